@@ -1,0 +1,15 @@
+"""Rule modules; importing this package registers every rule (see :mod:`dimlint.registry`)."""
+
+from __future__ import annotations
+
+from dimlint.checks import (  # noqa: F401
+    alignment,
+    attention,
+    consistency,
+    ffn,
+    inputs,
+    keys,
+    moe,
+    schema,
+    transformers_validation,
+)

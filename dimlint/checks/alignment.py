@@ -1,0 +1,114 @@
+"""GEMM alignment of widths and vocab (DL201, DL202) and the opt-in power-of-two note (DL203)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix
+from dimlint.diagnostics import Severity
+from dimlint.geometry import (
+    ALIGN_BEST,
+    ALIGN_MIN,
+    VOCAB_MULTIPLE,
+    Field,
+    alignment_targets,
+    evaluate,
+)
+from dimlint.registry import Finding, rule
+from dimlint.spec import ModelSpec
+
+_WIDTH_LABEL: dict[Field, str] = {
+    "heads": "query projection width (heads × head_dim)",
+    "kv_heads": "key/value projection width (kv_heads × head_dim)",
+}
+
+
+@rule(
+    "DL201",
+    "dim-alignment",
+    Severity.WARNING,
+    "A GEMM width (hidden, FFN, q/kv projection) is not a multiple of 8 (warning) or 64 (info).",
+    fix="sometimes",
+)
+def check_alignment(spec: ModelSpec) -> Iterator[Finding]:
+    dims = dims_of(spec)
+    widths = dict(alignment_targets(dims))
+    names = key_names(spec)
+    for problem in sorted(evaluate(dims), key=lambda p: p.field):
+        if problem.code != "DL201" or problem.field not in widths:
+            continue
+        value = widths[problem.field]
+        label = _WIDTH_LABEL.get(problem.field, names[problem.field])
+        if problem.severity is Severity.WARNING:
+            why = (
+                f"{label} {value} is not a multiple of {ALIGN_MIN}: fp16/bf16 Tensor Core GEMMs"
+                f" need multiples of {ALIGN_MIN} elements, so every matmul of this width runs"
+                " on slower, padded or non-Tensor-Core paths"
+            )
+        else:
+            why = (
+                f"{label} {value} is a multiple of {ALIGN_MIN} but not of {ALIGN_BEST}: GEMM"
+                " tiles of 64/128 leave a partly empty tile on this dimension (tile"
+                " quantization), a few percent slower than the nearest multiple of 64"
+            )
+        fix, alternatives = planned_fix(spec, problem)
+        yield Finding(
+            "DL201",
+            f"{why} (NVIDIA, Matrix Multiplication Background).{alternatives}",
+            anchor(spec, problem.field, "hidden", "heads"),
+            severity=problem.severity,
+            fix=fix,
+        )
+
+
+
+
+@rule(
+    "DL202",
+    "vocab-padding",
+    Severity.WARNING,
+    "The vocabulary size is not a multiple of 64.",
+    fix="always",
+)
+def check_vocab(spec: ModelSpec) -> Iterator[Finding]:
+    problem = next((p for p in evaluate(dims_of(spec)) if p.code == "DL202"), None)
+    if problem is None or spec.vocab is None:
+        return
+    vocab = spec.vocab.value
+    padded = -(-vocab // VOCAB_MULTIPLE) * VOCAB_MULTIPLE
+    fix, _ = planned_fix(spec, problem)
+    yield Finding(
+        "DL202",
+        f"{spec.vocab.key} {vocab} is not a multiple of {VOCAB_MULTIPLE}: the embedding and LM"
+        f" head GEMMs run on a misaligned width (nanoGPT padded GPT-2's 50257 to 50304 for a"
+        f" ~25% faster training step). Pad it to {padded} (+{padded - vocab} unused rows; the"
+        " tokenizer is unchanged).",
+        anchor(spec, "vocab"),
+        fix=fix,
+    )
+
+
+def _is_power_of_two(value: int) -> bool:
+    return value > 0 and value & (value - 1) == 0
+
+
+@rule(
+    "DL203",
+    "power-of-two",
+    Severity.INFO,
+    "A dimension is not a power of two (folklore: opt-in, no framework requires it).",
+    enabled_by_default=False,
+)
+def check_power_of_two(spec: ModelSpec) -> Iterator[Finding]:
+    for located in (spec.hidden, spec.ffn, spec.heads):
+        if located is None or not located.in_file or _is_power_of_two(located.value):
+            continue
+        lower = 1 << (located.value.bit_length() - 1)
+        yield Finding(
+            "DL203",
+            f"{located.key} {located.value} is not a power of two (nearest: {lower} or"
+            f" {lower * 2}). No framework or kernel requires powers of two — Llama-2-13B (5120),"
+            " Falcon-7B (4544) and Qwen2-7B (3584) are not — so this is a style note: alignment"
+            " to 64 (DL201) is what matters for speed.",
+            located.pointer,
+        )

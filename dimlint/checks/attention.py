@@ -1,0 +1,207 @@
+"""Attention geometry: heads, KV heads, head dim, rotary width, MLA (DL101–DL106)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix
+from dimlint.diagnostics import Severity
+from dimlint.geometry import MAX_KERNEL_HEAD_DIM, Problem, evaluate
+from dimlint.registry import Finding, rule
+from dimlint.spec import ModelSpec
+
+
+def _problem(spec: ModelSpec, code: str) -> Problem | None:
+    return next((p for p in evaluate(dims_of(spec)) if p.code == code), None)
+
+
+@rule(
+    "DL101",
+    "head-divisibility",
+    Severity.ERROR,
+    "No explicit head dim and the hidden size is not divisible by the number of heads.",
+    fix="sometimes",
+)
+def check_head_divisibility(spec: ModelSpec) -> Iterator[Finding]:
+    problem = _problem(spec, "DL101")
+    if problem is None or spec.hidden is None or spec.heads is None:
+        return
+    names = key_names(spec)
+    hidden, heads = spec.hidden.value, spec.heads.value
+    fix, alternatives = planned_fix(spec, problem)
+    yield Finding(
+        "DL101",
+        f"{names['hidden']} {hidden} is not divisible by {names['heads']} {heads}"
+        f" ({hidden} / {heads} = {hidden / heads:g}): attention reshapes the hidden state into"
+        f" {heads} heads of equal width, so the first forward pass fails (and transformers,"
+        f" Megatron and vLLM refuse the config). Change {names['hidden']} or {names['heads']},"
+        f" or state head_dim explicitly.{alternatives}",
+        anchor(spec, "hidden", "heads"),
+        fix=fix,
+    )
+
+
+@rule(
+    "DL102",
+    "kv-head-divisibility",
+    Severity.ERROR,
+    "The number of heads is not a multiple of the number of KV heads, or KV heads exceed heads.",
+    fix="sometimes",
+)
+def check_kv_heads(spec: ModelSpec) -> Iterator[Finding]:
+    problem = _problem(spec, "DL102")
+    if problem is None or spec.heads is None or spec.kv_heads is None:
+        return
+    names = key_names(spec)
+    heads, kv = spec.heads.value, spec.kv_heads.value
+    reason = (
+        f"{names['kv_heads']} {kv} exceeds {names['heads']} {heads}"
+        if kv > heads
+        else f"{names['heads']} {heads} is not a multiple of {names['kv_heads']} {kv}"
+    )
+    fix, alternatives = planned_fix(spec, problem)
+    yield Finding(
+        "DL102",
+        f"{reason}: grouped-query attention shares each KV head among heads / kv_heads query"
+        " heads, so the group size must be a whole number (FlashAttention: 'Number of heads in"
+        " key/value must divide number of heads in query'; repeat_kv fails the same way)."
+        f" transformers loads such a config and crashes at the first forward.{alternatives}",
+        anchor(spec, "kv_heads", "heads"),
+        fix=fix,
+    )
+
+
+@rule(
+    "DL103",
+    "rotary-dim-odd",
+    Severity.ERROR,
+    "The rotary dimension (head dim × partial rotary factor) is odd or not a whole number.",
+    fix="sometimes",
+)
+def check_rotary(spec: ModelSpec) -> Iterator[Finding]:
+    problem = _problem(spec, "DL103")
+    rotary = dims_of(spec).rotary_width
+    if problem is None or rotary is None:
+        return
+    names = key_names(spec)
+    head_width = dims_of(spec).head_width
+    if spec.rotary_dim is not None:
+        how = f"{names['rotary']} is {spec.rotary_dim.value}"
+    else:
+        factor = spec.partial_rotary_factor.value if spec.partial_rotary_factor else 1.0
+        how = f"head dim {head_width} × {names['rotary']} {factor:g} = {rotary:g}"
+    fix, alternatives = planned_fix(spec, problem)
+    yield Finding(
+        "DL103",
+        f"the rotary dimension is odd or fractional ({how}): rotary embeddings rotate channel"
+        " pairs (rotate_half splits the rotated slice in two), so it must be an even integer;"
+        f" the cos/sin tables and the query slice get different widths and the forward pass"
+        f" fails.{alternatives}",
+        anchor(spec, "rotary", "head_dim"),
+        fix=fix,
+    )
+
+
+@rule(
+    "DL104",
+    "head-dim-kernel",
+    Severity.WARNING,
+    "The head dim exceeds 256 or is not a multiple of 8: fast attention kernels refuse or pad it.",
+)
+def check_head_dim_kernel(spec: ModelSpec) -> Iterator[Finding]:
+    problem = _problem(spec, "DL104")
+    width = dims_of(spec).head_width
+    if problem is None or width is None:
+        return
+    if width > MAX_KERNEL_HEAD_DIM:
+        detail = (
+            f"head dim {width} exceeds {MAX_KERNEL_HEAD_DIM}, the largest FlashAttention 2/3 and"
+            " vLLM's flash backend support: training falls back to a slower attention"
+            " implementation and FlashAttention raises an error"
+        )
+    else:
+        detail = (
+            f"head dim {width} is not a multiple of 8: FlashAttention-2 pads it to the next"
+            " multiple of 8 (wasted work), vLLM's flash backend refuses it and falls back to a"
+            " slower backend"
+        )
+    yield Finding(
+        "DL104",
+        f"{detail}. Prefer a head dim that is a multiple of 8 and at most 256 (64, 80, 96, 128"
+        " and 256 are common).",
+        anchor(spec, "head_dim", "hidden", "heads"),
+    )
+
+
+@rule(
+    "DL105",
+    "head-dim-override",
+    Severity.INFO,
+    "An explicit head dim makes heads × head dim differ from the hidden size (legal).",
+)
+def check_head_dim_override(spec: ModelSpec) -> Iterator[Finding]:
+    if spec.head_dim is None or spec.hidden is None or spec.heads is None or spec.is_mla:
+        return
+    if spec.head_dim.origin != "config":
+        return
+    projected = spec.heads.value * spec.head_dim.value
+    if projected == spec.hidden.value:
+        return
+    names = key_names(spec)
+    yield Finding(
+        "DL105",
+        f"{names['heads']} {spec.heads.value} × {names['head_dim']} {spec.head_dim.value} ="
+        f" {projected} ≠ {names['hidden']} {spec.hidden.value}: the attention projections map"
+        f" {spec.hidden.value} → {projected} → {spec.hidden.value}. This is legal (Gemma 2/3,"
+        " Qwen3 and Mistral-Nemo do it), but tools that assume head_dim = hidden / heads"
+        " (some transformers versions' validators, older converters) get it wrong.",
+        spec.head_dim.pointer,
+    )
+
+
+@rule(
+    "DL106",
+    "mla-geometry",
+    Severity.ERROR,
+    "Multi-head latent attention ranks and head dims are missing, non-positive or inconsistent.",
+)
+def check_mla(spec: ModelSpec) -> Iterator[Finding]:
+    if spec.kv_lora_rank is None:
+        return
+    missing = [
+        name
+        for name, value in (
+            ("qk_rope_head_dim", spec.qk_rope_head_dim),
+            ("qk_nope_head_dim", spec.qk_nope_head_dim),
+            ("v_head_dim", spec.v_head_dim),
+        )
+        if value is None and name.split("_head")[0] not in spec.invalid
+    ]
+    if missing:
+        yield Finding(
+            "DL106",
+            f"kv_lora_rank {spec.kv_lora_rank.value} selects multi-head latent attention, but"
+            f" {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set: MLA needs the"
+            " rotary and non-rotary query/key head dims and the value head dim to size its"
+            " projections.",
+            spec.kv_lora_rank.pointer,
+        )
+        return
+    rope = spec.qk_rope_head_dim
+    if rope is not None and rope.value % 2:
+        yield Finding(
+            "DL106",
+            f"qk_rope_head_dim {rope.value} is odd: the decoupled rotary part of each MLA head is"
+            " rotated in channel pairs, so it must be even (DeepSeek-V2/V3 use 64).",
+            rope.pointer,
+        )
+    if spec.head_dim is not None and spec.head_dim.in_file and rope is not None:
+        if spec.head_dim.value not in (rope.value, rope.value + (spec.qk_nope_head_dim.value if spec.qk_nope_head_dim else 0)):
+            yield Finding(
+                "DL106",
+                f"head_dim {spec.head_dim.value} matches neither qk_rope_head_dim {rope.value} nor"
+                " qk_nope_head_dim + qk_rope_head_dim: transformers' DeepSeek models size the"
+                " rotary tables from head_dim, so the query/key slices and the cos/sin tables"
+                " disagree.",
+                spec.head_dim.pointer,
+            )

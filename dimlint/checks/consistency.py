@@ -1,0 +1,201 @@
+"""Cross-field consistency: windows, layer types, token ids, rope scaling (DL601–DL604)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from dimlint.diagnostics import Severity
+from dimlint.registry import Finding, rule
+from dimlint.sources.jsonspans import escape_pointer_token
+from dimlint.spec import ModelSpec
+
+SLIDING_LAYER_TYPES = frozenset({"sliding_attention", "chunked_attention", "local_attention"})
+
+
+@rule(
+    "DL601",
+    "sliding-window",
+    Severity.WARNING,
+    "Sliding-window settings are inconsistent with the positions or the layer types.",
+)
+def check_sliding_window(spec: ModelSpec) -> Iterator[Finding]:
+    window = spec.sliding_window
+    enabled = spec.use_sliding_window.value if spec.use_sliding_window else True
+    sliding_layers = 0
+    if spec.layer_types is not None:
+        sliding_layers = sum(1 for kind in spec.layer_types.value if kind in SLIDING_LAYER_TYPES)
+    if sliding_layers and (window is None or window.value == 0) and "sliding_window" not in spec.invalid:
+        assert spec.layer_types is not None
+        yield Finding(
+            "DL601",
+            f"layer_types has {sliding_layers} sliding-window layers but sliding_window is not"
+            " set: those layers have no window to slide (the attention mask cannot be built)."
+            " Set sliding_window, or make those layers full_attention.",
+            spec.layer_types.pointer,
+        )
+        return
+    positions = spec.max_positions
+    if window is None or not window.in_file or not enabled or positions is None or window.value == 0:
+        return
+    if window.value > positions.value:
+        yield Finding(
+            "DL601",
+            f"sliding_window {window.value} exceeds {positions.key} {positions.value}: no sequence"
+            " the model accepts is long enough for the window to slide, so it has no effect,"
+            " while window-aware engines still plan memory for it. Set it below"
+            f" {positions.value}, or null (or use_sliding_window false) for full attention.",
+            window.pointer,
+        )
+
+
+@rule(
+    "DL602",
+    "layer-types-length",
+    Severity.ERROR,
+    "layer_types does not have one entry per layer.",
+)
+def check_layer_types(spec: ModelSpec) -> Iterator[Finding]:
+    if spec.layer_types is None or spec.layers is None:
+        return
+    count = len(spec.layer_types.value)
+    if count == spec.layers.value:
+        return
+    yield Finding(
+        "DL602",
+        f"layer_types has {count} entries but {spec.layers.key} is {spec.layers.value}: each"
+        " decoder layer looks up its attention type by index, so"
+        f" {'the extra entries are ignored and the config is ambiguous' if count > spec.layers.value else 'the last layers have no type (IndexError)'}."
+        f" Give exactly {spec.layers.value} entries.",
+        spec.layer_types.pointer,
+    )
+
+
+@rule(
+    "DL603",
+    "token-id-range",
+    Severity.WARNING,
+    "A special token id is outside the vocabulary.",
+)
+def check_token_ids(spec: ModelSpec) -> Iterator[Finding]:
+    if spec.vocab is None:
+        return
+    vocab = spec.vocab.value
+    for token in spec.token_ids:
+        if token.value >= vocab:
+            yield Finding(
+                "DL603",
+                f"{token.key} {token.value} is ≥ {spec.vocab.key} {vocab}: the embedding has no"
+                f" row {token.value}, so generating or feeding this token is an IndexError. Raise"
+                f" {spec.vocab.key} to at least {token.value + 1} (padded: "
+                f"{-(-(token.value + 1) // 64) * 64}) or fix the id.",
+                token.pointer,
+            )
+
+
+_NEEDS_FACTOR = frozenset({"linear", "dynamic", "yarn", "llama3"})
+_LLAMA3_KEYS = ("low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+@rule(
+    "DL604",
+    "rope-scaling",
+    Severity.WARNING,
+    "rope scaling parameters are incomplete or contradictory.",
+)
+def check_rope_scaling(spec: ModelSpec) -> Iterator[Finding]:
+    if spec.rope_scaling is None:
+        return
+    rope = spec.rope_scaling.value
+    base = spec.rope_scaling.pointer or ""
+    name = spec.rope_scaling.key
+
+    def at(key: str) -> str:
+        return f"{base}/{escape_pointer_token(key)}"
+
+    kind = rope.get("rope_type", rope.get("type"))
+    if kind is None:
+        if "factor" in rope:
+            yield Finding(
+                "DL604",
+                f"{name} has a factor but no rope_type (or type): transformers cannot tell"
+                " linear, dynamic, yarn or llama3 scaling apart and rejects it. Add rope_type.",
+                base,
+            )
+        return
+    if not isinstance(kind, str):
+        return
+    factor = _number(rope.get("factor"))
+    if kind in _NEEDS_FACTOR and "factor" not in rope:
+        yield Finding(
+            "DL604",
+            f"{name} uses {kind} scaling without a factor: the scaling has nothing to scale by."
+            " Add factor (context extension ratio, e.g. 8.0).",
+            base,
+        )
+    elif kind in _NEEDS_FACTOR and factor is not None and factor < 1:
+        yield Finding(
+            "DL604",
+            f"{name} factor {factor:g} is below 1: {kind} scaling extends the context by this"
+            " factor, so a value below 1 shrinks it. Use a factor ≥ 1.",
+            at("factor"),
+        )
+    if kind == "llama3":
+        missing = [key for key in _LLAMA3_KEYS if key not in rope]
+        if missing:
+            yield Finding(
+                "DL604",
+                f"{name} uses llama3 scaling without {', '.join(missing)}: the llama3 rule blends"
+                " low- and high-frequency bands and needs all three. Add them (Llama-3.1: 1.0,"
+                " 4.0, 8192).",
+                base,
+            )
+        else:
+            low, high = _number(rope["low_freq_factor"]), _number(rope["high_freq_factor"])
+            if low is not None and high is not None and low >= high:
+                yield Finding(
+                    "DL604",
+                    f"{name} low_freq_factor {low:g} is not below high_freq_factor {high:g}: the"
+                    " llama3 band edges are swapped (division by zero when equal).",
+                    at("low_freq_factor"),
+                )
+    yield from _check_rope_lengths(spec, rope, kind, at)
+
+
+def _check_rope_lengths(
+    spec: ModelSpec, rope: dict[str, Any], kind: str, at: Any
+) -> Iterator[Finding]:
+    """longrope factor lists and mrope sections must match the rotary half-width."""
+    head_width = spec.effective_head_dim
+    if head_width is None:
+        return
+    fraction = spec.partial_rotary_factor.value if spec.partial_rotary_factor else 1.0
+    half = int(head_width * fraction) // 2
+    if kind in ("longrope", "su"):
+        for key in ("short_factor", "long_factor"):
+            factors = rope.get(key)
+            if isinstance(factors, list) and len(factors) != half:
+                yield Finding(
+                    "DL604",
+                    f"{key} has {len(factors)} entries but the rotary half-width is {half}"
+                    f" (head dim {head_width} × {fraction:g} / 2): longrope scales each rotary"
+                    " frequency by its own factor, so the lengths must match.",
+                    at(key),
+                )
+    section = rope.get("mrope_section")
+    if isinstance(section, list) and all(isinstance(v, int) for v in section):
+        total = sum(section)
+        if total != half:
+            yield Finding(
+                "DL604",
+                f"mrope_section sums to {total} but the rotary half-width is {half} (head dim"
+                f" {head_width} / 2): multimodal rope splits the rotary frequencies into these"
+                " sections, so they must add up to it.",
+                at("mrope_section"),
+            )

@@ -1,0 +1,107 @@
+"""Shared plumbing of the coupled-dimension rules (DL101–DL104, DL201, DL202).
+
+Maps a :class:`ModelSpec` onto :class:`dimlint.geometry.Dims`, names each dimension the way the
+config spells it, and turns a :mod:`dimlint.fixes` suggestion into a :class:`PlannedFix` whose
+edits replace exactly the values that change.
+"""
+
+from __future__ import annotations
+
+from dimlint.diagnostics import Applicability
+from dimlint.fixes import Suggestion, format_value, suggest
+from dimlint.geometry import Dims, Field, Problem
+from dimlint.registry import PlannedFix
+from dimlint.spec import Located, ModelSpec
+
+
+def dims_of(spec: ModelSpec) -> Dims:
+    """The coupled values of ``spec`` (explicit head dim only; None where unknown)."""
+
+    def value(located: Located[int] | None) -> int | None:
+        return located.value if located is not None else None
+
+    return Dims(
+        hidden=value(spec.hidden),
+        heads=value(spec.heads),
+        kv_heads=value(spec.kv_heads),
+        head_dim=value(spec.head_dim),
+        ffn=value(spec.ffn),
+        expert_ffn=value(spec.expert_ffn),
+        vocab=value(spec.vocab),
+        rotary_fraction=spec.partial_rotary_factor.value if spec.partial_rotary_factor else None,
+        rotary_dim=value(spec.rotary_dim),
+        mla=spec.is_mla,
+    )
+
+
+def located(spec: ModelSpec, field: Field) -> Located[int] | Located[float] | None:
+    """Where a coupled dimension was read from."""
+    if field == "rotary":
+        return spec.rotary_dim if spec.rotary_dim is not None else spec.partial_rotary_factor
+    result: Located[int] | None = getattr(spec, field)
+    return result
+
+
+def key_names(spec: ModelSpec) -> dict[Field, str]:
+    """How the config spells each coupled dimension (``n_embd`` for gpt2's hidden…)."""
+    defaults: dict[Field, str] = {
+        "hidden": "hidden_size",
+        "heads": "num_attention_heads",
+        "kv_heads": "num_key_value_heads",
+        "head_dim": "head_dim",
+        "ffn": "intermediate_size",
+        "expert_ffn": "moe_intermediate_size",
+        "vocab": "vocab_size",
+        "rotary": "partial_rotary_factor",
+    }
+    names: dict[Field, str] = {}
+    for field, default in defaults.items():
+        source = located(spec, field)
+        names[field] = source.key if source is not None else default
+    return names
+
+
+def anchor(spec: ModelSpec, *fields: Field) -> str | None:
+    """The pointer of the first of ``fields`` that the file states (else of the config)."""
+    for field in fields:
+        source = located(spec, field)
+        if source is not None and source.pointer is not None and source.in_file:
+            return source.pointer
+    return spec.pointer or None
+
+
+def mutable_fields(spec: ModelSpec) -> list[Field]:
+    """Dimensions a fix may edit: those the file states as plain values."""
+    fields: list[Field] = ["hidden", "heads", "kv_heads", "head_dim", "ffn", "expert_ffn", "vocab", "rotary"]
+    return [f for f in fields if (source := located(spec, f)) is not None and source.in_file]
+
+
+def suggestions(spec: ModelSpec, problem: Problem) -> list[Suggestion]:
+    """Best repairs for ``problem`` found by the joint search."""
+    layers = spec.layers.value if spec.layers else 1
+    experts = spec.experts.value if spec.experts else 0
+    return suggest(
+        dims_of(spec),
+        problem,
+        mutable_fields(spec),
+        layers=layers,
+        gated=bool(spec.gated_mlp),
+        experts=experts,
+    )
+
+
+def planned_fix(spec: ModelSpec, problem: Problem) -> tuple[PlannedFix | None, str]:
+    """The fix for ``problem`` and a sentence listing the runner-up alternatives."""
+    found = suggestions(spec, problem)
+    if not found:
+        return None, ""
+    names = key_names(spec)
+    best, *others = found
+    replacements = []
+    for change in best.changes:
+        source = located(spec, change.field)
+        assert source is not None and source.pointer is not None
+        replacements.append((source.pointer, format_value(change.new)))
+    fix = PlannedFix(Applicability.UNSAFE, "set " + best.describe(names), tuple(replacements))
+    alternatives = "; ".join(other.describe(names) for other in others)
+    return fix, (f" Alternatives: {alternatives}." if alternatives else "")

@@ -1,0 +1,86 @@
+"""FFN sizing: ratio to the hidden size (DL301) and the rounding real recipes use (DL302)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from dimlint.diagnostics import Severity
+from dimlint.registry import Finding, rule
+from dimlint.spec import ModelSpec
+
+#: ffn / hidden ranges seen in released models (DOMAIN.md): gated 2.67 (Llama-3.2-3B) to 8.0
+#: (Gemma-2-27B); plain GELU MLPs use 4. Outside these, the width is almost surely a typo.
+GATED_RANGE = (2.0, 8.0)
+PLAIN_RANGE = (1.0, 8.0)
+#: Llama's ``multiple_of`` default; Megatron rounds to 64, which 256 also satisfies.
+RECIPE_MULTIPLE = 256
+
+
+def _dense_ffn(spec: ModelSpec) -> tuple[int, int] | None:
+    """(ffn, hidden) for dense MLPs; MoE configs are skipped (their experts are narrower)."""
+    if spec.ffn is None or spec.hidden is None or not spec.ffn.in_file:
+        return None
+    if spec.experts is not None and spec.experts.value > 0:
+        return None
+    return spec.ffn.value, spec.hidden.value
+
+
+@rule(
+    "DL301",
+    "ffn-ratio",
+    Severity.WARNING,
+    "The FFN width is outside the ratio to the hidden size that real models use.",
+)
+def check_ffn_ratio(spec: ModelSpec) -> Iterator[Finding]:
+    sizes = _dense_ffn(spec)
+    if sizes is None or spec.ffn is None:
+        return
+    ffn, hidden = sizes
+    low, high = GATED_RANGE if spec.gated_mlp else PLAIN_RANGE
+    ratio = ffn / hidden
+    if low <= ratio <= high:
+        return
+    kind = "gated (SwiGLU/GeGLU)" if spec.gated_mlp else "plain"
+    usual = (
+        "8/3 × hidden rounded up (2.67–5.3 in Llama, Qwen, Mistral; up to 8 in Gemma)"
+        if spec.gated_mlp
+        else "4 × hidden"
+    )
+    yield Finding(
+        "DL301",
+        f"{spec.ffn.key} {ffn} is {ratio:.2f} × hidden {hidden}, outside the {low:g}–{high:g}"
+        f" range real {kind} MLPs use ({usual}); check for a typo or a value copied from"
+        " another model.",
+        spec.ffn.pointer,
+    )
+
+
+def llama_ffn(hidden: int, multiple_of: int = RECIPE_MULTIPLE, multiplier: float = 1.0) -> int:
+    """Llama's FFN width: multiple_of · ceil(int(multiplier · int(8h/3)) / multiple_of)."""
+    width = int(multiplier * int(2 * 4 * hidden / 3))
+    return multiple_of * math.ceil(width / multiple_of)
+
+
+@rule(
+    "DL302",
+    "ffn-rounding",
+    Severity.INFO,
+    "A gated FFN width is not on the multiple-of-256 rounding real recipes use.",
+)
+def check_ffn_rounding(spec: ModelSpec) -> Iterator[Finding]:
+    sizes = _dense_ffn(spec)
+    if sizes is None or spec.ffn is None or not spec.gated_mlp:
+        return
+    ffn, hidden = sizes
+    if ffn % RECIPE_MULTIPLE == 0:
+        return
+    lower = ffn // RECIPE_MULTIPLE * RECIPE_MULTIPLE
+    yield Finding(
+        "DL302",
+        f"gated {spec.ffn.key} {ffn} is not a multiple of {RECIPE_MULTIPLE}: Llama-style recipes"
+        f" round the SwiGLU width up to multiple_of = {RECIPE_MULTIPLE} (which also satisfies"
+        f" Megatron's 64) — nearest {lower} or {lower + RECIPE_MULTIPLE}; the plain recipe for"
+        f" hidden {hidden} gives {llama_ffn(hidden)}.",
+        spec.ffn.pointer,
+    )

@@ -1,0 +1,25 @@
+"""DL001 invalid-input and DL002 duplicate-key: problems of the file, not of the model.
+
+Both are raised by the linter while reading a document (see :mod:`dimlint.linter`), before any
+spec exists, so they are registered here for the catalogue, the CLI and filtering, with no
+spec-level check.
+"""
+
+from __future__ import annotations
+
+from dimlint.diagnostics import Severity
+from dimlint.registry import register
+
+register(
+    "DL001",
+    "invalid-input",
+    Severity.ERROR,
+    "A file cannot be parsed: JSON syntax, encoding, or a top level that is not an object.",
+)
+register(
+    "DL002",
+    "duplicate-key",
+    Severity.ERROR,
+    "A JSON object repeats a key: readers silently keep the last value.",
+    fix="always",
+)

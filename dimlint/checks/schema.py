@@ -1,0 +1,202 @@
+"""DL003 invalid-value and DL005 missing-dimension: is each dimension a usable number at all?
+
+Types and ranges live in a JSON Schema shipped with the package (``data/config.schema.json``) and
+are enforced with jsonschema. Loading jsonschema and building a validator costs more than
+checking a clean config, so a tiny evaluator for the few keywords the schema uses answers "all
+fine" first; jsonschema runs only on objects that evaluator doubts, and produces the messages.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from dimlint.diagnostics import Applicability, Severity
+from dimlint.normalize import INT_FIELDS, REQUIRED_FIELDS
+from dimlint.registry import Finding, PlannedFix, rule
+from dimlint.sources.jsonspans import HugeInt, escape_pointer_token
+from dimlint.spec import ModelSpec
+
+SCHEMA_FILE = Path(__file__).resolve().parent.parent / "data" / "config.schema.json"
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    with SCHEMA_FILE.open(encoding="utf-8") as handle:
+        loaded: dict[str, Any] = json.load(handle)
+    return loaded
+
+
+def _is_type(value: Any, name: str) -> bool:
+    if name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool) and not isinstance(value, HugeInt)
+    if name == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if name == "null":
+        return value is None
+    if name == "boolean":
+        return isinstance(value, bool)
+    if name == "string":
+        return isinstance(value, str)
+    if name == "array":
+        return isinstance(value, list)
+    if name == "object":
+        return isinstance(value, dict)
+    return False
+
+
+def quick_valid(value: Any, subschema: dict[str, Any]) -> bool:
+    """Evaluate the keywords the shipped schema uses; False means "ask jsonschema"."""
+    if "$ref" in subschema:
+        name = subschema["$ref"].rsplit("/", 1)[-1]
+        return quick_valid(value, schema()["$defs"][name])
+    if "anyOf" in subschema:
+        return any(quick_valid(value, option) for option in subschema["anyOf"])
+    types = subschema.get("type")
+    if types is not None:
+        names = [types] if isinstance(types, str) else types
+        if not any(_is_type(value, name) for name in names):
+            return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if "minimum" in subschema and value < subschema["minimum"]:
+            return False
+        if "maximum" in subschema and value > subschema["maximum"]:
+            return False
+        if "exclusiveMinimum" in subschema and value <= subschema["exclusiveMinimum"]:
+            return False
+    if isinstance(value, list) and "items" in subschema:
+        return all(quick_valid(item, subschema["items"]) for item in value)
+    return True
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    # JSON Schema's "integer" admits 4096.0; a tensor dimension must be a real integer.
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: _is_type(value, "integer")
+    ).redefine("number", lambda _checker, value: _is_type(value, "number"))
+    return jsonschema.validators.extend(base, type_checker=checker)(schema())
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, HugeInt):
+        return f"an integer literal of {value.digits} digits"
+    if isinstance(value, bool):
+        return f"the boolean {json.dumps(value)}"
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return f"the float {value!r}" if math.isfinite(value) else f"{value!r} (not a number)"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value)}"
+    if isinstance(value, int):
+        return str(value)
+    return f"a JSON {type(value).__name__.replace('dict', 'object').replace('list', 'array')}"
+
+
+def _repair(value: Any) -> str | None:
+    """A meaning-preserving rewrite of a mistyped dimension: 4096.0 or "4096" → 4096."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value > 0:
+        return str(int(value))
+    if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
+        return str(int(value))
+    return None
+
+
+_REQUIRED_KEYS = frozenset(
+    key for name in REQUIRED_FIELDS for key in (INT_FIELDS[name][0], *INT_FIELDS[name][1])
+)
+
+
+@rule(
+    "DL003",
+    "invalid-value",
+    Severity.ERROR,
+    "A dimension has the wrong type or range (string, float, bool, null where required, ≤ 0).",
+    fix="sometimes",
+)
+def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
+    properties: dict[str, Any] = schema()["properties"]
+    doubtful = [
+        key for key, value in spec.raw.items() if key in properties and not quick_valid(value, properties[key])
+    ]
+    if not doubtful:
+        return
+    validator = _validator()
+    for key in doubtful:
+        value = spec.raw[key]
+        if next(validator.iter_errors({key: value}), None) is None:
+            continue
+        pointer = f"{spec.pointer}/{escape_pointer_token(key)}"
+        expected = _expected(properties[key], key)
+        message = f"{key} is {_describe(value)}, but it must be {expected}"
+        if value is None:
+            message += f": {key} is a required dimension of {spec.label}; set it to its size"
+        replacement = _repair(value)
+        fix = None
+        if replacement is not None:
+            message += f" (write {replacement})"
+            fix = PlannedFix(
+                Applicability.SAFE,
+                f"write {key} as the integer {replacement}",
+                ((pointer, replacement),),
+            )
+        yield Finding("DL003", message, pointer, fix=fix)
+
+
+def _expected(subschema: dict[str, Any], key: str) -> str:
+    if key in ("partial_rotary_factor", "rotary_pct"):
+        return "a number in (0, 1]"
+    if key == "layer_types":
+        return "a list of layer type names"
+    if "type" in subschema and subschema["type"] in (["boolean", "null"], ["object", "null"]):
+        return "a " + subschema["type"][0]
+    reference = subschema.get("$ref", "")
+    if reference.endswith("optional_count"):
+        return "a non-negative JSON integer (or null)"
+    if reference.endswith("optional_dimension"):
+        return "a positive JSON integer (or null to use the default)"
+    return "a positive JSON integer"
+
+
+@rule(
+    "DL005",
+    "missing-dimension",
+    Severity.WARNING,
+    "A dimension the rules need is absent and has no default.",
+)
+def check_missing(spec: ModelSpec) -> Iterator[Finding]:
+    missing = [
+        INT_FIELDS[name][0]
+        for name in REQUIRED_FIELDS
+        if getattr(spec, name) is None and name not in spec.invalid and not _explicit_null(spec, name)
+    ]
+    if not missing or (spec.pointer and len(missing) == len(REQUIRED_FIELDS)):
+        return
+    if spec.pointer and not spec.raw.get("model_type") and missing == ["vocab_size"]:
+        return  # vision and audio towers have no vocabulary
+    names = ", ".join(missing)
+    kind = f"model type {spec.model_type!r}" if spec.model_type else "this config (no model_type)"
+    yield Finding(
+        "DL005",
+        f"{names} {'is' if len(missing) == 1 else 'are'} not set and {kind} has no default for"
+        f" {'it' if len(missing) == 1 else 'them'}: the shape rules that need"
+        f" {'it' if len(missing) == 1 else 'them'} were skipped; add the key"
+        f"{'' if len(missing) == 1 else 's'} to the config",
+        spec.pointer if spec.pointer else None,
+    )
+
+
+def _explicit_null(spec: ModelSpec, name: str) -> bool:
+    keys = (INT_FIELDS[name][0], *INT_FIELDS[name][1])
+    return any(key in spec.raw and spec.raw[key] is None for key in keys)
+
+
+__all__ = ["_REQUIRED_KEYS"]

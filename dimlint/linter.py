@@ -1,0 +1,176 @@
+"""Lint one file: read it, find its model configs, run the rules, locate every finding.
+
+This is the pipeline of DESIGN.md for a single file (discovery, filtering of whole runs and
+reporting live elsewhere). One bad file never stops a run: every failure to read or parse
+becomes a DL001 finding for that file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
+from dimlint.normalize import looks_like_model_config, specs_for_document
+from dimlint.registry import Finding, PlannedFix, all_rules
+from dimlint.selection import Selection
+from dimlint.sources import jsonfile
+from dimlint.sources.jsonfile import InputProblem, JsonDocument
+
+#: Larger files are not read: no model config comes near this.
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class FileResult:
+    """Findings for one file, plus what is needed to fix it."""
+
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    document: JsonDocument | None = None
+    #: Why the file produced nothing (``--verbose`` prints it), e.g. "not a model config".
+    skipped: str | None = None
+
+
+def _point(position: Position) -> Span:
+    return Span(0, 0, position, Position(position.line, position.column + 1))
+
+
+def _input_diagnostic(path: str, problem: InputProblem, fix: Fix | None = None) -> Diagnostic:
+    from dimlint.registry import REGISTRY
+
+    return Diagnostic("DL001", REGISTRY["DL001"].severity, problem.message, path, _point(problem.position), fix=fix)
+
+
+def read_file(path: str) -> bytes | InputProblem:
+    """The file's bytes, or the reason it cannot be read (as a DL001 problem)."""
+    try:
+        if os.path.isdir(path):
+            return InputProblem("this is a directory, not a file")
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            return InputProblem(f"the file is {size / 2**20:.0f} MiB; model configs are a few KB")
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        return InputProblem(f"cannot read the file: {reason}")
+
+
+def lint_file(path: str, selection: Selection, *, explicit: bool = True) -> FileResult:
+    """Read and lint ``path``; unreadable files become DL001 findings."""
+    data = read_file(path)
+    if isinstance(data, InputProblem):
+        return FileResult(path, [_input_diagnostic(path, data)])
+    return lint_bytes(path, data, selection)
+
+
+def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
+    """Lint the bytes of a JSON file named ``path``."""
+    enabled = selection.enabled_codes(path)
+    result = FileResult(path)
+    document, problems = jsonfile.load(path, data)
+    for problem in problems:
+        if "DL001" in enabled:
+            fix = _bom_fix(problem) if document is not None and document.bom else None
+            result.diagnostics.append(_input_diagnostic(path, problem, fix))
+    if document is None:
+        return result
+    result.document = document
+    value = document.value
+    if not isinstance(value, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a scalar")
+        if looks_like_model_config(value) or path.endswith("config.json"):
+            if "DL001" in enabled:
+                message = f"the top level is {kind}; a model config must be a JSON object"
+                result.diagnostics.append(_input_diagnostic(path, InputProblem(message)))
+        else:
+            result.skipped = "not a model config (top level is not an object)"
+        return result
+    if not looks_like_model_config(value):
+        result.skipped = "not a model config (no model_type, architectures or dimension keys)"
+        result.diagnostics.clear() if not problems else None
+        return result
+    if document.has_duplicates and "DL002" in enabled:
+        result.diagnostics.extend(_duplicates(document))
+    rules = all_rules()
+    for spec in specs_for_document(path, value):
+        for code in sorted(enabled):
+            check = rules[code].check
+            if check is None:
+                continue
+            for finding in check(spec):
+                result.diagnostics.append(_locate(document, spec.pointer, finding, selection))
+    result.diagnostics.sort(key=lambda d: d.sort_key)
+    return result
+
+
+def _bom_fix(problem: InputProblem) -> Fix | None:
+    if "byte-order mark" not in problem.message:
+        return None
+    # The BOM is not part of the decoded text: an empty edit at offset 0 marks the fix, and the
+    # writer drops the BOM when this fix is applied.
+    span = Span(0, 0, Position(1, 1), Position(1, 1))
+    return Fix(Applicability.SAFE, "remove the byte-order mark", (Edit(span, ""),))
+
+
+def _duplicates(document: JsonDocument) -> list[Diagnostic]:
+    index = document.index
+    found = []
+    for duplicate in index.duplicates:
+        earlier, later = duplicate.earlier, duplicate.later
+        assert earlier.key_start is not None and earlier.key_end is not None
+        key = document.text[earlier.key_start : earlier.key_end]
+        later_pos = index.position(later.key_start or later.value_start)
+        message = (
+            f"key {key} appears again at line {later_pos.line}: JSON readers (Python's json,"
+            " transformers) silently keep the last value, so this one is ignored. Remove it, or"
+            " remove the later one if this is the value you meant."
+        )
+        removal = Edit(index.span(earlier.key_start, duplicate.next_start), "")
+        fix = Fix(Applicability.SAFE, f"remove the earlier (ignored) {key}", (removal,))
+        from dimlint.registry import REGISTRY
+
+        found.append(
+            Diagnostic(
+                "DL002",
+                REGISTRY["DL002"].severity,
+                message,
+                document.path,
+                index.span(earlier.key_start, earlier.key_end),
+                duplicate.pointer,
+                fix,
+            )
+        )
+    return found
+
+
+def _locate(
+    document: JsonDocument, spec_pointer: str, finding: Finding, selection: Selection
+) -> Diagnostic:
+    pointer = finding.anchor if finding.anchor is not None else spec_pointer
+    span = document.value_span(pointer) or document.value_span(spec_pointer)
+    if span is not None and pointer == spec_pointer and span.end - span.start > 1:
+        # Whole-object findings point at the opening brace, not at the entire object.
+        span = document.index.span(span.start, span.start + 1)
+    fix = _resolve_fix(document, finding.fix) if finding.fix else None
+    severity = selection.severity_of(finding.code, finding.severity)
+    return Diagnostic(finding.code, severity, finding.message, document.path, span, pointer, fix)
+
+
+def _resolve_fix(document: JsonDocument, planned: PlannedFix) -> Fix | None:
+    edits: list[Edit] = []
+    for pointer, content in planned.replacements:
+        span = document.value_span(pointer)
+        if span is None:
+            return None
+        edits.append(Edit(span, content))
+    for pointer, new_key in planned.key_renames:
+        span = document.key_span(pointer)
+        if span is None:
+            return None
+        edits.append(Edit(span, json.dumps(new_key)))
+    for start, end, content in planned.raw_edits:
+        edits.append(Edit(document.index.span(start, end), content))
+    return Fix(planned.applicability, planned.message, tuple(sorted(edits, key=lambda e: e.span.start)))

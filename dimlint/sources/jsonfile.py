@@ -1,0 +1,142 @@
+"""Read a JSON file into a value plus (lazily) the position of every key and value.
+
+Reading is split in two so that clean files stay cheap: the C ``json`` parser produces the value
+and tells whether any object repeated a key; the position index (:mod:`dimlint.sources.jsonspans`)
+is built only when a finding needs a line and column, or when the C parser cannot cope (deep
+nesting, integers longer than ``int()`` accepts).
+
+Byte-level problems that make transformers fail before JSON parsing even starts (a UTF-8
+byte-order mark, UTF-16, invalid UTF-8, binary content) are reported as :class:`InputProblem`
+with a position, and the content is still checked when it can be decoded.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from dimlint.diagnostics import Position, Span
+from dimlint.sources import jsonspans
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """Why a file is not a readable JSON document (reported as DL001)."""
+
+    message: str
+    position: Position = Position(1, 1)
+    #: True when the content could still be decoded and checked despite the problem.
+    recoverable: bool = False
+
+
+@dataclass
+class JsonDocument:
+    """A parsed JSON file: its text, its value, and the spans of its members on demand."""
+
+    path: str
+    text: str
+    value: Any
+    has_duplicates: bool
+    bom: bool = False
+    _index: jsonspans.SpanIndex | None = field(default=None, repr=False)
+
+    @property
+    def index(self) -> jsonspans.SpanIndex:
+        """The position index, built on first use (it re-tokenizes the whole text)."""
+        if self._index is None:
+            _, self._index = jsonspans.parse(self.text)
+        return self._index
+
+    def value_span(self, pointer: str) -> Span | None:
+        return self.index.value_span(pointer)
+
+    def key_span(self, pointer: str) -> Span | None:
+        return self.index.key_span(pointer)
+
+
+_DUPLICATE_SENTINEL = "\x00dimlint-duplicate"
+
+
+def _pairs_hook(flag: list[bool]) -> Any:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            flag.append(True)
+        return result
+
+    return hook
+
+
+def decode(data: bytes) -> tuple[str | None, list[InputProblem]]:
+    """Decode file bytes as transformers would read them (UTF-8), explaining any failure."""
+    problems: list[InputProblem] = []
+    if not data.strip():
+        return None, [InputProblem("the file is empty: a config must be a JSON object")]
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        message = (
+            "the file is UTF-16 encoded; transformers reads config.json as UTF-8 and fails"
+            " (re-save it as UTF-8)"
+        )
+        try:
+            return data.decode("utf-16"), [InputProblem(message, recoverable=True)]
+        except UnicodeDecodeError:
+            return None, [InputProblem(message)]
+    if b"\x00" in data[:8192]:
+        return None, [InputProblem("the file is binary (it contains NUL bytes), not JSON")]
+    if data.startswith(codecs.BOM_UTF8):
+        problems.append(
+            InputProblem(
+                "the file starts with a UTF-8 byte-order mark, which json.loads rejects"
+                " ('Unexpected UTF-8 BOM'): save it without the BOM",
+                recoverable=True,
+            )
+        )
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8"), problems
+    except UnicodeDecodeError as error:
+        prefix = data[: error.start].decode("utf-8", errors="replace")
+        line = prefix.count("\n") + 1
+        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        byte = data[error.start : error.start + 1].hex()
+        return None, [
+            *problems,
+            InputProblem(
+                f"invalid UTF-8 (byte 0x{byte} at offset {error.start}): transformers reads"
+                " config.json as UTF-8; re-save the file as UTF-8",
+                Position(line, column),
+            ),
+        ]
+
+
+def load(path: str, data: bytes) -> tuple[JsonDocument | None, list[InputProblem]]:
+    """Parse file bytes; return the document (when there is one) and the input problems."""
+    text, problems = decode(data)
+    if text is None:
+        return None, problems
+    bom = data.startswith(codecs.BOM_UTF8)
+    duplicate_flag: list[bool] = []
+    index: jsonspans.SpanIndex | None = None
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs_hook(duplicate_flag))
+    except json.JSONDecodeError as error:
+        return None, [*problems, _syntax_problem(text, error.pos, error.msg)]
+    except (RecursionError, ValueError):
+        # Nesting beyond the C parser's recursion limit, or an integer with more digits than
+        # int() converts: the span parser handles both without recursion.
+        try:
+            value, index = jsonspans.parse(text)
+        except jsonspans.JsonSyntaxError as error:
+            return None, [*problems, _syntax_problem(text, error.offset, error.message)]
+        if index.duplicates:
+            duplicate_flag.append(True)
+    document = JsonDocument(path, text, value, bool(duplicate_flag), bom, index)
+    return document, problems
+
+
+def _syntax_problem(text: str, offset: int, message: str) -> InputProblem:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return InputProblem(f"invalid JSON: {message}", Position(line, column))

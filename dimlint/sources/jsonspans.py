@@ -1,0 +1,268 @@
+"""A JSON parser that remembers where every key and value is.
+
+The stdlib ``json`` module gives values but no positions, and it keeps only the last of two equal
+keys without saying so. Findings must point at the exact value, and duplicate keys are a finding
+of their own, so this module re-reads the text with a tokenizer and an explicit stack (no
+recursion: a document nested 200,000 levels deep is fine) and records, for every JSON pointer, the
+span of its key and of its value.
+
+It is only run when positions are needed (a file with findings) or when the C parser gives up
+(nesting too deep, integers too long for ``int``): the fast path is ``json.loads``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dimlint.diagnostics import Position, Span
+
+#: Values nested deeper than this get no span: configs are shallow, and pointers to a value
+#: 200,000 levels down would cost quadratic memory.
+MAX_INDEXED_DEPTH = 64
+
+#: Python refuses to convert longer decimal strings to int (CVE-2020-10735 guard).
+MAX_INT_DIGITS = 4300
+
+_TOKEN = re.compile(
+    r"""[ \t\n\r]*(?:
+      (?P<str>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
+    | (?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)
+    | (?P<punct>[{}\[\]:,])
+    | (?P<lit>true|false|null|NaN|Infinity|-Infinity)
+    )""",
+    re.VERBOSE,
+)
+_LITERALS: dict[str, Any] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "NaN": float("nan"),
+    "Infinity": float("inf"),
+    "-Infinity": float("-inf"),
+}
+
+
+class HugeInt(int):
+    """An integer literal too long for ``int()``: kept as its digit count, flagged by DL003."""
+
+    digits: int
+
+    def __new__(cls, digits: int) -> HugeInt:
+        obj = super().__new__(cls, 0)
+        obj.digits = digits
+        return obj
+
+
+class JsonSyntaxError(ValueError):
+    """Raised with the character offset where the document stops being JSON."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+@dataclass(frozen=True)
+class Member:
+    """Where one object member or array item sits (offsets into the text)."""
+
+    key_start: int | None
+    key_end: int | None
+    value_start: int
+    value_end: int
+
+
+@dataclass(frozen=True)
+class DuplicateKey:
+    """An object member overridden by a later member with the same key."""
+
+    pointer: str
+    earlier: Member
+    #: Start of the member that follows the earlier one: deleting ``[key_start, next_start)``
+    #: removes the earlier member together with its comma and the whitespace after it.
+    next_start: int
+    later: Member
+
+
+@dataclass
+class SpanIndex:
+    """Every pointer's member span, the duplicate keys, and line bookkeeping for positions."""
+
+    text: str
+    members: dict[str, Member] = field(default_factory=dict)
+    duplicates: list[DuplicateKey] = field(default_factory=list)
+    _line_starts: list[int] | None = None
+
+    def position(self, offset: int) -> Position:
+        """1-based line and column (in code points) of a character offset."""
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        line = bisect.bisect_right(self._line_starts, offset)
+        return Position(line, offset - self._line_starts[line - 1] + 1)
+
+    def span(self, start: int, end: int) -> Span:
+        return Span(start, end, self.position(start), self.position(end))
+
+    def value_span(self, pointer: str) -> Span | None:
+        member = self.members.get(pointer)
+        return None if member is None else self.span(member.value_start, member.value_end)
+
+    def key_span(self, pointer: str) -> Span | None:
+        member = self.members.get(pointer)
+        if member is None or member.key_start is None or member.key_end is None:
+            return None
+        return self.span(member.key_start, member.key_end)
+
+
+def escape_pointer_token(token: str) -> str:
+    """RFC 6901 escaping of one reference token."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _string_value(token: str) -> str:
+    return token[1:-1] if "\\" not in token else str(json.loads(token))
+
+
+def _number_value(token: str) -> int | float:
+    if "." in token or "e" in token or "E" in token:
+        return float(token)
+    digits = len(token.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        return HugeInt(digits)
+    return int(token)
+
+
+@dataclass
+class _Frame:
+    """An open object or array on the parser's stack."""
+
+    container: dict[str, Any] | list[Any]
+    pointer: str | None  # None below MAX_INDEXED_DEPTH
+    start: int
+    key: str | None = None
+    key_start: int = 0
+    key_end: int = 0
+    expect: str = "first"  # first | key | colon | value | comma
+
+
+def parse(text: str) -> tuple[Any, SpanIndex]:
+    """Parse ``text`` into (value, index); raise :class:`JsonSyntaxError` at the bad offset."""
+    index = SpanIndex(text)
+    members = index.members
+    stack: list[_Frame] = []
+    root: Any = None
+    have_root = False
+    pos = 0
+    length = len(text)
+    match = _TOKEN.match
+
+    def child_pointer(frame: _Frame) -> str | None:
+        if frame.pointer is None:
+            return None
+        if isinstance(frame.container, list):
+            return f"{frame.pointer}/{len(frame.container)}"
+        assert frame.key is not None
+        return f"{frame.pointer}/{escape_pointer_token(frame.key)}"
+
+    def place(value: Any, start: int, end: int) -> None:
+        nonlocal root, have_root
+        if not stack:
+            root, have_root = value, True
+            members[""] = Member(None, None, start, end)
+            return
+        frame = stack[-1]
+        pointer = child_pointer(frame)
+        if isinstance(frame.container, list):
+            frame.container.append(value)
+            if pointer is not None:
+                members[pointer] = Member(None, None, start, end)
+        else:
+            assert frame.key is not None
+            member = Member(frame.key_start, frame.key_end, start, end)
+            if pointer is None:
+                frame.container[frame.key] = value
+            elif frame.key in frame.container:
+                earlier = members[pointer]
+                following = _next_member_start(text, earlier.value_end)
+                index.duplicates.append(DuplicateKey(pointer, earlier, following, member))
+            if pointer is not None:
+                frame.container[frame.key] = value
+                members[pointer] = member
+        frame.expect = "comma"
+
+    while True:
+        token = match(text, pos)
+        if token is None or token.lastgroup is None:
+            rest = text[pos:].lstrip(" \t\n\r")
+            if not rest:
+                if have_root and not stack:
+                    return root, index
+                raise JsonSyntaxError("unexpected end of file", length)
+            offset = length - len(rest)
+            raise JsonSyntaxError(f"unexpected character {rest[0]!r}", offset)
+        kind = token.lastgroup
+        start, end = token.start(kind), token.end()
+        pos = end
+        char = text[start]
+        if have_root and not stack:
+            raise JsonSyntaxError("extra data after the top-level value", start)
+        frame = stack[-1] if stack else None
+        in_object = frame is not None and isinstance(frame.container, dict)
+        if frame is not None and frame.expect == "colon":
+            if char != ":" or kind != "punct":
+                raise JsonSyntaxError("expected ':' after an object key", start)
+            frame.expect = "value"
+            continue
+        if kind == "punct" and char in "]}":
+            if frame is None or (char == "}") != in_object:
+                raise JsonSyntaxError(f"unexpected {char!r}", start)
+            if frame.expect not in ("comma", "first"):
+                raise JsonSyntaxError(f"unexpected {char!r} after ','", start)
+            stack.pop()
+            place(frame.container, frame.start, end)
+            continue
+        if kind == "punct" and char == ",":
+            if frame is None or frame.expect != "comma":
+                raise JsonSyntaxError("unexpected ','", start)
+            frame.expect = "key" if in_object else "value"
+            continue
+        if frame is not None and in_object and frame.expect in ("first", "key"):
+            if kind != "str":
+                raise JsonSyntaxError("expected an object key (a string in double quotes)", start)
+            frame.key = _string_value(text[start:end])
+            frame.key_start, frame.key_end = start, end
+            frame.expect = "colon"
+            continue
+        if frame is not None and frame.expect not in ("value", "first"):
+            raise JsonSyntaxError("expected ',' or a closing bracket", start)
+        if kind == "punct":
+            if char == ":":
+                raise JsonSyntaxError("unexpected ':'", start)
+            pointer = "" if frame is None else child_pointer(frame)
+            if len(stack) >= MAX_INDEXED_DEPTH:
+                pointer = None
+            container: dict[str, Any] | list[Any] = {} if char == "{" else []
+            stack.append(_Frame(container, pointer, start))
+            continue
+        raw = text[start:end]
+        value: Any
+        if kind == "str":
+            value = _string_value(raw)
+        elif kind == "num":
+            value = _number_value(raw)
+        else:
+            value = _LITERALS[raw]
+        place(value, start, end)
+
+
+def _next_member_start(text: str, after_value: int) -> int:
+    """Offset of the first key after the comma that follows an object member's value."""
+    comma = text.index(",", after_value)
+    offset = comma + 1
+    while offset < len(text) and text[offset] in " \t\n\r":
+        offset += 1
+    return offset

@@ -1,0 +1,1 @@
+"""Maintainer tools that need an installed transformers; dimlint never imports them."""

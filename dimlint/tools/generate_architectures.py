@@ -1,0 +1,216 @@
+"""Generate dimlint's alias/default table from the installed transformers.
+
+dimlint analyses config.json files without importing transformers (slow to import and often
+absent where the linter runs), yet it must know what transformers does with each key: which
+standard names are aliases of the attribute actually stored, which value applies when a key is
+absent, which keys a model type declares and which nested configs it carries. This module reads
+those facts off the config classes once and writes them to ``dimlint/data/architectures.json``.
+
+transformers is imported only inside functions, so importing this module costs nothing.
+
+Usage: ``python -m dimlint.tools.generate_architectures [--output PATH] [--check]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "architectures.json"
+
+# Keys every config.json may carry that PreTrainedConfig neither declares nor serialises by
+# default: `torch_dtype` is the pre-v5 spelling of `dtype` (consumed in `__post_init__`) and
+# `auto_map` is written by `save_pretrained` for remote-code models.
+_UNDECLARED_BASE_FIELDS = ("auto_map", "torch_dtype")
+
+
+def _to_json(value: object) -> tuple[bool, object]:
+    """Return ``(ok, value)`` with tuples turned into lists, so the table equals its own reload.
+
+    ``ok`` is false for anything dimlint could not compare against a config.json value: dicts,
+    nested configs, callables, sentinels and non-finite floats.
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return True, value
+    if isinstance(value, float):
+        return math.isfinite(value), value
+    if isinstance(value, list | tuple):
+        items = [_to_json(item) for item in value]
+        return all(ok for ok, _ in items), [item for _, item in items]
+    return False, None
+
+
+def _describe(
+    config_class: Any,
+    base_fields: frozenset[str],
+    base_defaults: Mapping[str, object],
+    causal_lm: bool,
+) -> dict[str, object]:
+    """Describe one config class.
+
+    Defaults come from the declared dataclass fields, not from an instance: ``__post_init__``
+    derives values such as llama's ``head_dim`` from other keys, and dimlint has to know that an
+    absent key means "derived", not a fixed number. Sub-config keys get no default because an
+    absent one means "build the default nested config", not ``None``. Base fields appear in
+    ``defaults`` only when the class changes their default (e.g. ``is_encoder_decoder``).
+    """
+    sub_configs = {
+        key: getattr(sub_class, "model_type", "") or None  # AutoConfig has no model_type
+        for key, sub_class in config_class.sub_configs.items()
+    }
+    defaults: dict[str, object] = {}
+    for field in dataclasses.fields(config_class):
+        inherited = field.name in base_fields and field.default == base_defaults.get(field.name)
+        if field.name in sub_configs or inherited:
+            continue
+        ok, value = _to_json(field.default)
+        if ok:
+            defaults[field.name] = value
+    return {
+        "aliases": dict(config_class.attribute_map),
+        "defaults": defaults,
+        "fields": sorted({field.name for field in dataclasses.fields(config_class)} - base_fields),
+        "sub_configs": sub_configs,
+        "causal_lm": causal_lm,
+    }
+
+
+def generate() -> dict[str, object]:
+    """Build the table from every model type the installed transformers registers.
+
+    A model type whose config class fails to import is recorded under ``skipped`` with the
+    reason, so a broken optional module never blocks regeneration but is still visible.
+    """
+    import transformers
+    from transformers import PreTrainedConfig
+    from transformers.models.auto import configuration_auto
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    base_defaults = {field.name: field.default for field in dataclasses.fields(PreTrainedConfig)}
+    base_fields = frozenset(
+        {*base_defaults, *PreTrainedConfig().to_dict(), *_UNDECLARED_BASE_FIELDS}
+    )
+    model_types: dict[str, object] = {}
+    skipped: dict[str, str] = {}
+    # configuration_auto rebinds CONFIG_MAPPING_NAMES (adding e.g. gpt-sw3) after importing it
+    # from auto_mappings, which mypy reads as a non-exported re-export.
+    names = configuration_auto.CONFIG_MAPPING_NAMES  # type: ignore[attr-defined]
+    for model_type in sorted(names):
+        try:
+            config_class = configuration_auto.CONFIG_MAPPING[model_type]
+        except Exception as exc:  # any import-time failure of one model must not stop the rest
+            skipped[model_type] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+            continue
+        if not dataclasses.is_dataclass(config_class):
+            skipped[model_type] = f"{config_class.__name__} is not a dataclass"
+            continue
+        causal_lm = model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+        model_types[model_type] = _describe(config_class, base_fields, base_defaults, causal_lm)
+    return {
+        "transformers_version": transformers.__version__,
+        "base_fields": sorted(base_fields),
+        "model_types": model_types,
+        "skipped": skipped,
+    }
+
+
+def render(table: Mapping[str, object]) -> str:
+    """Serialise ``table`` deterministically, one model type per line, for reviewable diffs."""
+
+    def dump(value: object) -> str:
+        return json.dumps(value, sort_keys=True, allow_nan=False)
+
+    model_types = table["model_types"]
+    if not isinstance(model_types, Mapping):
+        raise TypeError("table['model_types'] must be a mapping")
+    # The version leads so a reader sees at once which transformers the file describes.
+    keys = sorted(
+        set(table) - {"model_types"}, key=lambda key: (key != "transformers_version", key)
+    )
+    header = [f"  {dump(key)}: {dump(table[key])}," for key in keys]
+    rows = [f"    {dump(name)}: {dump(model_types[name])}" for name in sorted(model_types)]
+    return "\n".join(["{", *header, '  "model_types": {', ",\n".join(rows), "  }", "}"]) + "\n"
+
+
+def differing_entries(old: Mapping[str, object], new: Mapping[str, object]) -> list[str]:
+    """Name what differs between two tables: header keys, and model types added/removed/changed.
+
+    Used by ``--check`` and the drift test, so a failure names model types instead of dumping
+    a megabyte of JSON.
+    """
+    changes = [
+        key for key in sorted({*old, *new} - {"model_types"}) if old.get(key) != new.get(key)
+    ]
+    old_types = old.get("model_types")
+    new_types = new.get("model_types")
+    old_types = old_types if isinstance(old_types, Mapping) else {}
+    new_types = new_types if isinstance(new_types, Mapping) else {}
+    for name in sorted({*old_types, *new_types}):
+        if name not in old_types:
+            changes.append(f"model_types.{name} (added)")
+        elif name not in new_types:
+            changes.append(f"model_types.{name} (removed)")
+        elif old_types[name] != new_types[name]:
+            changes.append(f"model_types.{name} (changed)")
+    return changes
+
+
+def check(path: Path) -> int:
+    """Compare ``path`` with what the installed transformers generates.
+
+    Returns 0 when identical, 1 when it differs (or is missing/unreadable) and 2 when the
+    installed transformers is not the version the file was generated from, since then a
+    difference says nothing about the file being stale.
+    """
+    import transformers
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        recorded = json.loads(text)
+    except (OSError, ValueError) as exc:
+        print(f"{path}: cannot read table: {exc}", file=sys.stderr)
+        return 1
+    recorded_version = recorded.get("transformers_version") if isinstance(recorded, dict) else None
+    if recorded_version != transformers.__version__:
+        print(
+            f"{path} was generated from transformers {recorded_version}, "
+            f"but {transformers.__version__} is installed",
+            file=sys.stderr,
+        )
+        return 2
+    expected = render(generate())
+    if text == expected:
+        return 0
+    changes = differing_entries(recorded, json.loads(expected)) or ["formatting only"]
+    print(f"{path} is stale ({len(changes)} differences):", file=sys.stderr)
+    for change in changes:
+        print(f"  {change}", file=sys.stderr)
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point: regenerate the table, or verify it with ``--check``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="table to write")
+    parser.add_argument(
+        "--check", action="store_true", help="verify the table instead of writing it"
+    )
+    args = parser.parse_args(argv)
+    path: Path = args.output
+    if args.check:
+        return check(path)
+    table = generate()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render(table), encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
