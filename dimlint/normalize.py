@@ -71,7 +71,9 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
 REQUIRED_FIELDS = ("hidden", "heads", "layers", "vocab")
 
 #: Fields where 0 is meaningful (no shared experts; no routed experts in a dense model).
-ZERO_ALLOWED = frozenset({"shared_experts", "experts", "experts_per_token", "sliding_window"})
+ZERO_ALLOWED = frozenset(
+    {"shared_experts", "experts", "experts_per_token", "sliding_window", "q_lora_rank"}
+)
 
 #: Keys that hold nested model configs in composite models, beyond what the table lists.
 SUB_CONFIG_KEYS = (
@@ -156,7 +158,6 @@ def normalize(
         setattr(spec, name, _resolve_int(spec, name, standard, spellings, arch))
     _resolve_special_cases(spec, arch)
 
-    spec.partial_rotary_factor = _resolve_fraction(spec, arch)
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
     layer_types = obj.get("layer_types")
     if isinstance(layer_types, list):
@@ -166,6 +167,7 @@ def normalize(
         if isinstance(rope, dict) and rope:
             spec.rope_scaling = Located(rope, key, _child(pointer, key))
             break
+    spec.partial_rotary_factor = _resolve_fraction(spec, arch)
     spec.activation = _resolve_activation(spec, arch)
     spec.gated_mlp = _is_gated(spec)
     tie = obj.get("tie_word_embeddings", (arch.defaults if arch else {}).get("tie_word_embeddings"))
@@ -236,17 +238,28 @@ def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
 
 
 def _resolve_fraction(spec: ModelSpec, arch: Architecture | None) -> Located[float] | None:
+    """The rotated fraction of each head: top-level, or (transformers 5) in rope_parameters."""
     obj = spec.raw
-    for key in ("partial_rotary_factor", "rotary_pct", "rotary_percentage"):
-        if key in obj:
-            value = obj[key]
+    places: list[tuple[dict[str, Any], str, str]] = [
+        (obj, key, _child(spec.pointer, key))
+        for key in ("partial_rotary_factor", "rotary_pct", "rotary_percentage")
+    ]
+    if spec.rope_scaling is not None and spec.rope_scaling.pointer is not None:
+        rope_pointer = spec.rope_scaling.pointer
+        places.insert(
+            0,
+            (spec.rope_scaling.value, "partial_rotary_factor", _child(rope_pointer, "partial_rotary_factor")),
+        )
+    for container, key, pointer in places:
+        if key in container:
+            value = container[key]
             if (
                 isinstance(value, _NUMERIC_SCALARS)
                 and not isinstance(value, bool)
                 and math.isfinite(value)
                 and 0 < value <= 1
             ):
-                return Located(float(value), key, _child(spec.pointer, key))
+                return Located(float(value), key, pointer)
             if value is not None:
                 spec.invalid.add("partial_rotary_factor")
             return None

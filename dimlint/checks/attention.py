@@ -173,7 +173,6 @@ def check_mla(spec: ModelSpec) -> Iterator[Finding]:
         for name, value in (
             ("qk_rope_head_dim", spec.qk_rope_head_dim),
             ("qk_nope_head_dim", spec.qk_nope_head_dim),
-            ("v_head_dim", spec.v_head_dim),
         )
         if value is None and name.split("_head")[0] not in spec.invalid
     ]
@@ -182,8 +181,7 @@ def check_mla(spec: ModelSpec) -> Iterator[Finding]:
             "DL106",
             f"kv_lora_rank {spec.kv_lora_rank.value} selects multi-head latent attention, but"
             f" {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set: MLA needs the"
-            " rotary and non-rotary query/key head dims and the value head dim to size its"
-            " projections.",
+            " rotary and non-rotary query/key head dims to size its projections.",
             spec.kv_lora_rank.pointer,
         )
         return
@@ -195,13 +193,3 @@ def check_mla(spec: ModelSpec) -> Iterator[Finding]:
             " rotated in channel pairs, so it must be even (DeepSeek-V2/V3 use 64).",
             rope.pointer,
         )
-    if spec.head_dim is not None and spec.head_dim.in_file and rope is not None:
-        if spec.head_dim.value not in (rope.value, rope.value + (spec.qk_nope_head_dim.value if spec.qk_nope_head_dim else 0)):
-            yield Finding(
-                "DL106",
-                f"head_dim {spec.head_dim.value} matches neither qk_rope_head_dim {rope.value} nor"
-                " qk_nope_head_dim + qk_rope_head_dim: transformers' DeepSeek models size the"
-                " rotary tables from head_dim, so the query/key slices and the cos/sin tables"
-                " disagree.",
-                spec.head_dim.pointer,
-            )

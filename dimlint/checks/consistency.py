@@ -20,8 +20,9 @@ SLIDING_LAYER_TYPES = frozenset({"sliding_attention", "chunked_attention", "loca
     "Sliding-window settings are inconsistent with the positions or the layer types.",
 )
 def check_sliding_window(spec: ModelSpec) -> Iterator[Finding]:
+    # A window larger than the context is how Phi-3 and others spell "no sliding window", so
+    # only contradictions that break the attention mask are reported.
     window = spec.sliding_window
-    enabled = spec.use_sliding_window.value if spec.use_sliding_window else True
     sliding_layers = 0
     if spec.layer_types is not None:
         sliding_layers = sum(1 for kind in spec.layer_types.value if kind in SLIDING_LAYER_TYPES)
@@ -35,18 +36,16 @@ def check_sliding_window(spec: ModelSpec) -> Iterator[Finding]:
             spec.layer_types.pointer,
         )
         return
-    positions = spec.max_positions
-    if window is None or not window.in_file or not enabled or positions is None or window.value == 0:
-        return
-    if window.value > positions.value:
-        yield Finding(
-            "DL601",
-            f"sliding_window {window.value} exceeds {positions.key} {positions.value}: no sequence"
-            " the model accepts is long enough for the window to slide, so it has no effect,"
-            " while window-aware engines still plan memory for it. Set it below"
-            f" {positions.value}, or null (or use_sliding_window false) for full attention.",
-            window.pointer,
-        )
+    flag = spec.use_sliding_window
+    if flag is not None and flag.in_file and flag.value and window is None:
+        if "sliding_window" not in spec.invalid:
+            yield Finding(
+                "DL601",
+                "use_sliding_window is true but sliding_window is not set: the flag turns on a"
+                " window of unknown size (attention implementations then ignore it or fail)."
+                " Set sliding_window, or set use_sliding_window to false.",
+                flag.pointer,
+            )
 
 
 @rule(
@@ -173,9 +172,11 @@ def _check_rope_lengths(
 ) -> Iterator[Finding]:
     """longrope factor lists and mrope sections must match the rotary half-width."""
     head_width = spec.effective_head_dim
+    fraction = spec.partial_rotary_factor.value if spec.partial_rotary_factor else 1.0
+    if spec.is_mla and spec.qk_rope_head_dim is not None:
+        head_width, fraction = spec.qk_rope_head_dim.value, 1.0  # only the decoupled part rotates
     if head_width is None:
         return
-    fraction = spec.partial_rotary_factor.value if spec.partial_rotary_factor else 1.0
     half = int(head_width * fraction) // 2
     if kind in ("longrope", "su"):
         for key in ("short_factor", "long_factor"):

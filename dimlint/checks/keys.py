@@ -2,13 +2,19 @@
 
 transformers stores unknown keys as plain attributes without complaint, so
 ``"num_attention_head": 40`` is silently ignored and the default (32 for Llama) is used. Only
-near misses are reported: configs carry plenty of legitimate extra keys (training metadata,
-remote-code fields), and a key that is a field of *some* transformers model is left alone.
+typos are reported — configs carry plenty of legitimate extra keys — so a key counts as a typo
+of a field only when:
+
+* it is not a field of *any* transformers model (nor a legacy one): ``n_head`` in a Llama
+  config is a deliberate spelling, not a typo;
+* it is within two single-character edits (insert, delete, substitute, swap) of the field;
+* it does not merely add or drop a whole word (``mm_hidden_size`` is not ``hidden_size``);
+* the field it resembles is absent: if both are set, they are two different keys.
 """
 
 from __future__ import annotations
 
-import difflib
+import functools
 from collections.abc import Iterator
 
 from dimlint import architectures
@@ -22,9 +28,85 @@ from dimlint.spec import ModelSpec
 DIMENSION_KEYS = frozenset(
     key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)
 )
-#: Keys real configs carry that newer transformers dropped or renamed; not typos.
-LEGACY_KEYS = frozenset({"rope_scaling", "rope_theta", "torch_dtype", "use_return_dict"})
-_CUTOFF = 0.85
+#: Keys written by transformers 4's PretrainedConfig (generation and export settings) and since
+#: dropped or renamed; released configs are full of them and they are not typos.
+LEGACY_KEYS = frozenset(
+    {
+        "rope_scaling", "rope_theta", "torch_dtype", "use_return_dict", "tie_encoder_decoder",
+        "output_scores", "return_dict_in_generate", "forced_bos_token_id", "forced_eos_token_id",
+        "remove_invalid_values", "exponential_decay_length_penalty", "suppress_tokens",
+        "begin_suppress_tokens", "max_length", "min_length", "do_sample", "early_stopping",
+        "num_beams", "num_beam_groups", "diversity_penalty", "temperature", "top_k", "top_p",
+        "typical_p", "repetition_penalty", "length_penalty", "no_repeat_ngram_size",
+        "encoder_no_repeat_ngram_size", "bad_words_ids", "num_return_sequences", "torchscript",
+        "use_bfloat16", "tf_legacy_loss", "pruned_heads", "is_decoder", "add_cross_attention",
+        "cross_attention_hidden_size", "finetuning_task", "tokenizer_class", "prefix",
+        "sep_token_id", "task_specific_params", "decoder_start_token_id",
+    }
+)
+MAX_EDITS = 2
+
+
+def edit_distance(a: str, b: str, limit: int = MAX_EDITS) -> int:
+    """Optimal-string-alignment distance, giving up (returning limit + 1) past ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, char_b in enumerate(b, 1):
+            cost = char_a != char_b
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def _word_added_or_dropped(key: str, field: str) -> bool:
+    ours, theirs = set(key.split("_")), set(field.split("_"))
+    return ours != theirs and (ours < theirs or ours > theirs)
+
+
+@functools.cache
+def _by_length(fields: frozenset[str]) -> dict[int, list[str]]:
+    buckets: dict[int, list[str]] = {}
+    for field in fields:
+        if len(field) >= 6:
+            buckets.setdefault(len(field), []).append(field)
+    return buckets
+
+
+@functools.cache
+def closest_field(key: str, fields: frozenset[str]) -> str | None:
+    """The field ``key`` is a typo of, if any (ties: the alphabetically first)."""
+    best: tuple[int, str] | None = None
+    buckets = _by_length(fields)
+    nearby = (f for size in range(len(key) - MAX_EDITS, len(key) + MAX_EDITS + 1) for f in buckets.get(size, ()))
+    letters = set(key)
+    for field in nearby:
+        if len(letters.symmetric_difference(field)) > 2 * MAX_EDITS:
+            continue  # cheap filter: too many distinct letters differ for two edits
+        if _word_added_or_dropped(key, field):
+            continue
+        distance = edit_distance(key, field)
+        if distance <= MAX_EDITS and (best is None or (distance, field) < best):
+            best = (distance, field)
+    return best[1] if best else None
+
+
+@functools.cache
+def _own_fields(model_type: str | None) -> frozenset[str]:
+    arch = architectures.lookup(model_type) if model_type else None
+    return (arch.fields if arch else DIMENSION_KEYS) | architectures.base_fields()
+
+
+@functools.cache
+def _known_anywhere() -> frozenset[str]:
+    return architectures.all_fields() | DIMENSION_KEYS | LEGACY_KEYS
 
 
 @rule(
@@ -32,34 +114,28 @@ _CUTOFF = 0.85
     "unknown-key",
     Severity.WARNING,
     "A key is not a field of the model type but is a near miss of one.",
-    fix="sometimes",
+    fix="always",
 )
 def check_unknown_keys(spec: ModelSpec) -> Iterator[Finding]:
     arch = architectures.lookup(spec.model_type) if spec.model_type else None
-    own = (arch.fields if arch else DIMENSION_KEYS) | architectures.base_fields()
-    known_anywhere = architectures.all_fields() | DIMENSION_KEYS | LEGACY_KEYS
-    candidates = sorted(own | (DIMENSION_KEYS if arch is None else frozenset()))
+    own = _own_fields(spec.model_type if arch else None)
+    known_anywhere = _known_anywhere()
     for key in spec.raw:
-        if key in own or key in known_anywhere or key.startswith("_"):
+        if key in own or key in known_anywhere or key.startswith("_") or len(key) < 6:
             continue
-        match = difflib.get_close_matches(key, candidates, n=1, cutoff=_CUTOFF)
-        if not match:
+        intended = closest_field(key, own)
+        if intended is None or intended in spec.raw:
             continue
-        intended = match[0]
         pointer = f"{spec.pointer}/{escape_pointer_token(key)}"
         kind = f"model type {spec.model_type!r}" if arch else "this config"
-        message = (
+        yield Finding(
+            "DL004",
             f"{key!r} is not a field of {kind}; did you mean {intended!r}? transformers keeps"
-            f" unknown keys without complaint, so this value is ignored"
-        )
-        fix = None
-        if intended in spec.raw:
-            message += f" (and {intended!r} is also set, so it takes effect)"
-        else:
-            message += " and the default is used"
-            fix = PlannedFix(
+            " unknown keys without complaint, so this value is ignored and the default is used.",
+            pointer,
+            fix=PlannedFix(
                 Applicability.UNSAFE,
                 f"rename {key!r} to {intended!r}",
                 key_renames=((pointer, intended),),
-            )
-        yield Finding("DL004", message + ".", pointer, fix=fix)
+            ),
+        )

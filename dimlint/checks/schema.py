@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dimlint import architectures
 from dimlint.diagnostics import Applicability, Severity
 from dimlint.normalize import INT_FIELDS, REQUIRED_FIELDS
 from dimlint.registry import Finding, PlannedFix, rule
@@ -110,11 +111,6 @@ def _repair(value: Any) -> str | None:
     return None
 
 
-_REQUIRED_KEYS = frozenset(
-    key for name in REQUIRED_FIELDS for key in (INT_FIELDS[name][0], *INT_FIELDS[name][1])
-)
-
-
 @rule(
     "DL003",
     "invalid-value",
@@ -129,6 +125,8 @@ def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
     ]
     if not doubtful:
         return
+    if is_template(spec):
+        doubtful = [key for key in doubtful if spec.raw[key] is not None]  # DL005 says it once
     validator = _validator()
     for key in doubtful:
         value = spec.raw[key]
@@ -166,6 +164,23 @@ def _expected(subschema: dict[str, Any], key: str) -> str:
     return "a positive JSON integer"
 
 
+def is_template(spec: ModelSpec) -> bool:
+    """Every required dimension the config states is null: a template to be filled in."""
+    nulls = [name for name in REQUIRED_FIELDS if _explicit_null(spec, name)]
+    stated = [name for name in REQUIRED_FIELDS if getattr(spec, name) is not None and getattr(spec, name).in_file]
+    return len(nulls) >= 2 and not stated
+
+
+def _has_sub_configs(spec: ModelSpec) -> bool:
+    return any(isinstance(value, dict) and _looks_nested_config(value) for value in spec.raw.values())
+
+
+def _looks_nested_config(value: dict[str, Any]) -> bool:
+    from dimlint.normalize import looks_like_model_config
+
+    return looks_like_model_config(value)
+
+
 @rule(
     "DL005",
     "missing-dimension",
@@ -173,30 +188,55 @@ def _expected(subschema: dict[str, Any], key: str) -> str:
     "A dimension the rules need is absent and has no default.",
 )
 def check_missing(spec: ModelSpec) -> Iterator[Finding]:
+    if spec.pointer:
+        return  # nested towers name their sizes many ways (depth, embed_dim…) and lack vocab
+    if is_template(spec):
+        yield Finding(
+            "DL005",
+            "every dimension of this config is null: it looks like a template to be filled in"
+            " (speculative-decoding drafts are often shipped so). The shape rules were skipped;"
+            " fill in hidden_size, num_attention_heads, num_hidden_layers and vocab_size.",
+            None,
+        )
+        return
+    if _has_sub_configs(spec):
+        return  # a composite model: its sizes live in text_config, vision_config…
     missing = [
         INT_FIELDS[name][0]
         for name in REQUIRED_FIELDS
-        if getattr(spec, name) is None and name not in spec.invalid and not _explicit_null(spec, name)
+        if getattr(spec, name) is None
+        and name not in spec.invalid
+        and not _explicit_null(spec, name)
+        and _applies(spec, name)
     ]
-    if not missing or (spec.pointer and len(missing) == len(REQUIRED_FIELDS)):
+    if not missing:
         return
-    if spec.pointer and not spec.raw.get("model_type") and missing == ["vocab_size"]:
-        return  # vision and audio towers have no vocabulary
     names = ", ".join(missing)
+    one = len(missing) == 1
     kind = f"model type {spec.model_type!r}" if spec.model_type else "this config (no model_type)"
     yield Finding(
         "DL005",
-        f"{names} {'is' if len(missing) == 1 else 'are'} not set and {kind} has no default for"
-        f" {'it' if len(missing) == 1 else 'them'}: the shape rules that need"
-        f" {'it' if len(missing) == 1 else 'them'} were skipped; add the key"
-        f"{'' if len(missing) == 1 else 's'} to the config",
-        spec.pointer if spec.pointer else None,
+        f"{names} {'is' if one else 'are'} not set and {kind} has no default for"
+        f" {'it' if one else 'them'}: the shape rules that need {'it' if one else 'them'} were"
+        f" skipped; add the key{'' if one else 's'} to the config",
+        None,
     )
+
+
+#: Families without attention heads (recurrent / state-space models).
+ATTENTION_FREE = ("rwkv", "mamba", "xlstm", "retnet", "hgrn")
+
+
+def _applies(spec: ModelSpec, name: str) -> bool:
+    """Whether the model type has this dimension at all (vision towers have no vocab…)."""
+    arch = architectures.lookup(spec.model_type) if spec.model_type else None
+    if arch is not None:
+        return arch.attribute(INT_FIELDS[name][0]) in arch.fields
+    if name == "heads" and spec.model_type:
+        return not any(family in spec.model_type for family in ATTENTION_FREE)
+    return True
 
 
 def _explicit_null(spec: ModelSpec, name: str) -> bool:
     keys = (INT_FIELDS[name][0], *INT_FIELDS[name][1])
     return any(key in spec.raw and spec.raw[key] is None for key in keys)
-
-
-__all__ = ["_REQUIRED_KEYS"]

@@ -60,8 +60,12 @@ def _describe(
     absent one means "build the default nested config", not ``None``. Base fields appear in
     ``defaults`` only when the class changes their default (e.g. ``is_encoder_decoder``).
     """
+    # AutoConfig has no model_type of its own; the default it builds is in sub_configs_defaults.
+    spec_defaults = getattr(config_class, "sub_configs_defaults", None) or {}
     sub_configs = {
-        key: getattr(sub_class, "model_type", "") or None  # AutoConfig has no model_type
+        key: getattr(sub_class, "model_type", "")
+        or getattr(spec_defaults.get(key), "model_type", "")
+        or None
         for key, sub_class in config_class.sub_configs.items()
     }
     defaults: dict[str, object] = {}

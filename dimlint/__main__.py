@@ -1,0 +1,7 @@
+"""``python -m dimlint``."""
+
+from __future__ import annotations
+
+from dimlint.cli import main_entry
+
+main_entry()

@@ -1,0 +1,152 @@
+"""Settings from ``[tool.dimlint]`` in ``pyproject.toml`` or from ``dimlint.toml``.
+
+The nearest settings file upward from each checked file wins (as in ruff), so a monorepo can
+hold different settings per model folder. Unknown keys are an error that names the nearest
+valid key: a misspelt ``ignores`` that silently did nothing would be worse than no setting.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dimlint.diagnostics import Severity
+from dimlint.selection import Selection, SelectionError, validate_codes
+
+KEYS = (
+    "select",
+    "ignore",
+    "extend-select",
+    "per-file-ignores",
+    "severity",
+    "fail-level",
+    "targets",
+    "budget",
+    "context",
+    "batch",
+    "dtype",
+    "kv-dtype",
+    "exclude",
+    "baseline",
+)
+
+
+class SettingsError(ValueError):
+    """An unreadable or invalid settings file (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Validated settings of one file (empty when there is none)."""
+
+    source: Path | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    severity: dict[str, Severity] = field(default_factory=dict)
+    fail_level: Severity | None = None
+    exclude: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # targets, budget… (used by later rules)
+
+    def selection(
+        self,
+        select: tuple[str, ...] | None,
+        extend_select: tuple[str, ...],
+        ignore: tuple[str, ...],
+    ) -> Selection:
+        """Combine with command-line options: ``--select`` replaces, the others add."""
+        base = self.per_file_ignores
+        if self.source is not None:
+            base = {str(self.source.parent / k): v for k, v in base.items()} | base
+        return Selection(
+            select=select if select is not None else self.select,
+            extend_select=self.extend_select + extend_select,
+            ignore=self.ignore + ignore,
+            severity=self.severity,
+            per_file_ignores=base,
+        )
+
+
+def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"{source}: {key} must be a list of rule codes, e.g. [\"DL2\"]")
+    try:
+        validate_codes(value)
+    except SelectionError as error:
+        raise SettingsError(f"{source}: {key}: {error}") from None
+    return tuple(value)
+
+
+def parse(table: dict[str, Any], source: Path) -> Settings:
+    """Validate one settings table."""
+    for key in table:
+        if key not in KEYS:
+            hint = difflib.get_close_matches(key, KEYS, n=1)
+            suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(KEYS)}"
+            raise SettingsError(f"{source}: unknown setting {key!r}{suggestion}")
+    per_file: dict[str, tuple[str, ...]] = {}
+    for pattern, codes in table.get("per-file-ignores", {}).items():
+        per_file[pattern] = _codes(codes, f"per-file-ignores.{pattern}", source)
+    severity: dict[str, Severity] = {}
+    for code, level in table.get("severity", {}).items():
+        validate_codes([code])
+        try:
+            severity[code] = Severity.parse(str(level))
+        except ValueError as error:
+            raise SettingsError(f"{source}: severity.{code}: {error}") from None
+    fail_level = None
+    if "fail-level" in table:
+        try:
+            fail_level = Severity.parse(str(table["fail-level"]))
+        except ValueError as error:
+            raise SettingsError(f"{source}: fail-level: {error}") from None
+    exclude = table.get("exclude", [])
+    if not isinstance(exclude, list):
+        raise SettingsError(f"{source}: exclude must be a list of glob patterns")
+    return Settings(
+        source=source,
+        select=_codes(table["select"], "select", source) if "select" in table else None,
+        ignore=_codes(table.get("ignore", []), "ignore", source),
+        extend_select=_codes(table.get("extend-select", []), "extend-select", source),
+        per_file_ignores=per_file,
+        severity=severity,
+        fail_level=fail_level,
+        exclude=tuple(str(p) for p in exclude),
+        extra={k: table[k] for k in ("targets", "budget", "context", "batch", "dtype", "kv-dtype", "baseline") if k in table},
+    )
+
+
+def load_file(path: Path) -> Settings:
+    """Read settings from an explicit file (``--config``)."""
+    try:
+        with path.open("rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SettingsError(f"{path}: invalid TOML: {error}") from None
+    if path.name == "pyproject.toml":
+        table = document.get("tool", {}).get("dimlint", {})
+    else:
+        table = document
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: [tool.dimlint] must be a table")
+    return parse(table, path)
+
+
+@functools.cache
+def nearest(directory: Path) -> Settings:
+    """Settings of the nearest ``dimlint.toml`` or ``pyproject.toml`` with ``[tool.dimlint]``."""
+    for candidate in (directory, *directory.parents):
+        dedicated = candidate / "dimlint.toml"
+        if dedicated.is_file():
+            return load_file(dedicated)
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and b"[tool.dimlint" in pyproject.read_bytes():
+            return load_file(pyproject)
+    return Settings()
