@@ -34,18 +34,40 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="check model configs (default: the current folder)")
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
     check.add_argument("--output-format", choices=FORMATS, default=None, help="default: full")
-    check.add_argument("--select", type=_codes, default=None, help="codes or prefixes to run (replaces the defaults)")
+    check.add_argument(
+        "--select",
+        type=_codes,
+        default=None,
+        help="codes or prefixes to run (replaces the defaults)",
+    )
     check.add_argument("--extend-select", type=_codes, default=(), help="codes or prefixes to add")
     check.add_argument("--ignore", type=_codes, default=(), help="codes or prefixes to skip")
-    check.add_argument("--fail-level", choices=("error", "warning", "info"), default=None, help="lowest severity that fails the run (default: error)")
+    check.add_argument(
+        "--fail-level",
+        choices=("error", "warning", "info"),
+        default=None,
+        help="lowest severity that fails the run (default: error)",
+    )
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
-    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also apply fixes that change shapes")
-    check.add_argument("--diff", action="store_true", help="print the fixes as a diff instead of writing them")
+    check.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix/--diff: also apply fixes that change shapes",
+    )
+    check.add_argument(
+        "--diff", action="store_true", help="print the fixes as a diff instead of writing them"
+    )
     check.add_argument("--show-fixes", action="store_true", help="list the fixes applied")
-    check.add_argument("--config", type=Path, default=None, help="settings file (dimlint.toml or pyproject.toml)")
+    check.add_argument(
+        "--config", type=Path, default=None, help="settings file (dimlint.toml or pyproject.toml)"
+    )
     check.add_argument("--no-config", action="store_true", help="ignore every settings file")
-    check.add_argument("--statistics", action="store_true", help="print counts per rule instead of findings")
-    check.add_argument("--verbose", action="store_true", help="say which files were skipped and why")
+    check.add_argument(
+        "--statistics", action="store_true", help="print counts per rule instead of findings"
+    )
+    check.add_argument(
+        "--verbose", action="store_true", help="say which files were skipped and why"
+    )
 
     rule = commands.add_parser("rule", help="explain one rule")
     rule.add_argument("code")
@@ -53,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     parser = build_parser()
@@ -89,11 +113,12 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             import traceback
 
             traceback.print_exc(file=err)
-        err.write(f"dimlint: internal error: {type(error).__name__}: {error} (rerun with --verbose for the traceback)\n")
+        err.write(
+            f"dimlint: internal error: {type(error).__name__}: {error} (rerun with --verbose for the traceback)\n"
+        )
         return 2
 
 
 def main_entry() -> None:
     """Console-script entry point."""
     sys.exit(main())
-

@@ -11,15 +11,14 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from typing import NamedTuple
 
 SKIP_DIRS = frozenset(
     {
         ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__",
         ".mypy_cache", ".ruff_cache", ".pytest_cache", "site-packages", ".eggs", "build", "dist",
     }
-)
+)  # fmt: skip
 #: JSON files a model repository holds that are never model configs: not even opened.
 NOT_CONFIGS = frozenset(
     {
@@ -29,23 +28,35 @@ NOT_CONFIGS = frozenset(
         "tsconfig.json", "trainer_state.json", "all_results.json", "eval_results.json",
         "train_results.json", "model.safetensors.index.json", "pytorch_model.bin.index.json",
     }
-)
+)  # fmt: skip
 
 
-@dataclass
+class _Pattern(NamedTuple):
+    glob: str
+    negated: bool
+    dir_only: bool
+    anchored: bool
+
+
 class _IgnoreRules:
     """The patterns of one ``.gitignore`` (a practical subset: globs, ``/``-anchoring, ``!``)."""
 
-    base: Path
-    patterns: list[tuple[str, bool, bool, bool]] = field(default_factory=list)
+    __slots__ = ("base", "patterns")
+
+    def __init__(self, base: str, patterns: list[_Pattern]) -> None:
+        self.base = base
+        self.patterns = patterns
 
     @classmethod
-    def read(cls, directory: Path) -> _IgnoreRules | None:
+    def read(cls, directory: str) -> _IgnoreRules | None:
         try:
-            lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+            with open(
+                os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace"
+            ) as f:
+                lines = f.read().splitlines()
         except OSError:
             return None
-        rules = cls(directory)
+        patterns = []
         for raw in lines:
             line = raw.strip()
             if not line or line.startswith("#"):
@@ -54,53 +65,51 @@ class _IgnoreRules:
             line = line.lstrip("!")
             dir_only = line.endswith("/")
             line = line.rstrip("/")
-            anchored = "/" in line
-            rules.patterns.append((line.lstrip("/"), negated, dir_only, anchored))
-        return rules
+            patterns.append(_Pattern(line.lstrip("/"), negated, dir_only, "/" in line))
+        return cls(directory, patterns)
 
-    def ignored(self, path: Path, is_dir: bool) -> bool | None:
+    def ignored(self, path: str, is_dir: bool) -> bool | None:
         """True/False when a pattern decides, None when none matches."""
-        relative = path.relative_to(self.base).as_posix()
+        relative = os.path.relpath(path, self.base).replace(os.sep, "/")
+        name = os.path.basename(path)
         verdict: bool | None = None
-        for pattern, negated, dir_only, anchored in self.patterns:
-            if dir_only and not is_dir:
+        for pattern in self.patterns:
+            if pattern.dir_only and not is_dir:
                 continue
-            subject = relative if anchored else path.name
-            if fnmatch.fnmatch(subject, pattern) or (anchored and fnmatch.fnmatch(relative, pattern + "/*")):
-                verdict = not negated
+            subject = relative if pattern.anchored else name
+            if fnmatch.fnmatch(subject, pattern.glob):
+                verdict = not pattern.negated
         return verdict
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A file to check; ``explicit`` when the user named it."""
 
     path: str
     explicit: bool
 
 
-def _excluded(path: Path, patterns: Sequence[str]) -> bool:
-    posix = path.as_posix()
-    return any(fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(path.name, p) for p in patterns)
+def _excluded(path: str, patterns: Sequence[str]) -> bool:
+    name = os.path.basename(path)
+    return any(fnmatch.fnmatch(path, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
 def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Iterator[Target]:
     """Yield files to check, in a stable order, each once."""
     seen: set[str] = set()
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
+    for path in paths:
+        if os.path.isdir(path):
             for found in _walk(path, exclude):
                 if found not in seen:
                     seen.add(found)
                     yield Target(found, explicit=False)
-        elif raw not in seen:
-            seen.add(raw)
-            yield Target(raw, explicit=True)
+        elif path not in seen:
+            seen.add(path)
+            yield Target(path, explicit=True)
 
 
-def _walk(root: Path, exclude: Sequence[str]) -> Iterator[str]:
-    stack: list[tuple[Path, list[_IgnoreRules]]] = [(root, [])]
+def _walk(root: str, exclude: Sequence[str]) -> Iterator[str]:
+    stack: list[tuple[str, list[_IgnoreRules]]] = [(root, [])]
     while stack:
         directory, inherited = stack.pop()
         rules = list(inherited)
@@ -111,24 +120,25 @@ def _walk(root: Path, exclude: Sequence[str]) -> Iterator[str]:
             entries = sorted(os.scandir(directory), key=lambda e: e.name, reverse=True)
         except OSError:
             continue
+        files = []
         for entry in entries:
-            path = Path(entry.path)
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if _is_ignored(path, is_dir, rules) or _excluded(path, exclude):
+            if _is_ignored(entry.path, is_dir, rules) or _excluded(entry.path, exclude):
                 continue
             if is_dir:
-                if entry.name in SKIP_DIRS or (path / "pyvenv.cfg").exists():
-                    continue
-                stack.append((path, rules))
+                if entry.name not in SKIP_DIRS and not os.path.exists(
+                    os.path.join(entry.path, "pyvenv.cfg")
+                ):
+                    stack.append((entry.path, rules))
             elif entry.name.endswith(".json") and entry.name not in NOT_CONFIGS:
-                yield entry.path
-    return
+                files.append(entry.path)
+        yield from reversed(files)
 
 
-def _is_ignored(path: Path, is_dir: bool, rules: list[_IgnoreRules]) -> bool:
+def _is_ignored(path: str, is_dir: bool, rules: list[_IgnoreRules]) -> bool:
     verdict = False
     for rule in rules:
         decided = rule.ignored(path, is_dir)

@@ -14,7 +14,7 @@ import difflib
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dimlint.diagnostics import Applicability, Diagnostic, Edit
 from dimlint.linter import FileResult
@@ -22,8 +22,7 @@ from dimlint.linter import FileResult
 MAX_ROUNDS = 10
 
 
-@dataclass
-class FixOutcome:
+class FixOutcome(NamedTuple):
     """The fixed text (None when nothing applied) and how many fixes were applied."""
 
     original: bytes
@@ -81,11 +80,15 @@ def fix_file(
             assert diagnostic.fix is not None
             ranges = [(e.span.start, e.span.end) for e in diagnostic.fix.edits]
             # a fix is all or nothing: skip it if any of its edits overlaps a taken one
-            if any(_overlaps(r, t) and not _same(diagnostic, r, edits) for r in ranges for t in taken):
+            if any(
+                _overlaps(r, t) and not _same(diagnostic, r, edits) for r in ranges for t in taken
+            ):
                 continue
             edits.extend(diagnostic.fix.edits)
             taken.extend(ranges)
-        text, count = apply_edits(document.text, [e for e in edits if e.span.end > e.span.start or e.content])
+        text, count = apply_edits(
+            document.text, [e for e in edits if e.span.end > e.span.start or e.content]
+        )
         applied_total += len(fixes) if count or drop_bom else 0
         keep_bom = document.bom and not drop_bom
         updated = (codecs.BOM_UTF8 if keep_bom else b"") + text.encode("utf-8")
@@ -104,7 +107,10 @@ def _same(diagnostic: Diagnostic, span: tuple[int, int], edits: list[Edit]) -> b
     """An edit identical to one already taken (two findings offering the same change)."""
     assert diagnostic.fix is not None
     mine = {(e.span.start, e.span.end, e.content) for e in diagnostic.fix.edits}
-    return any((e.span.start, e.span.end, e.content) in mine and (e.span.start, e.span.end) == span for e in edits)
+    return any(
+        (e.span.start, e.span.end, e.content) in mine and (e.span.start, e.span.end) == span
+        for e in edits
+    )
 
 
 def unified_diff(path: str, before: bytes, after: bytes) -> str:

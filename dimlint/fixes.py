@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dimlint.diagnostics import Severity
 from dimlint.geometry import Dims, Field, Problem, approximate_parameters, evaluate
@@ -29,8 +29,7 @@ GROUPS: tuple[tuple[Field, ...], ...] = (
 _WINDOW = 0.25  # never suggest a value more than 25% away from the current one
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One key's new value."""
 
     field: Field
@@ -38,15 +37,16 @@ class Change:
     new: int | float
 
 
-@dataclass(frozen=True)
-class Suggestion:
+class Suggestion(NamedTuple):
     """A combination of changes that clears the finding, with its cost."""
 
     changes: tuple[Change, ...]
     parameter_change: float  # relative, e.g. -0.002 for -0.2%
 
     def describe(self, names: dict[Field, str]) -> str:
-        parts = [f"{names[c.field]} {format_value(c.old)} → {format_value(c.new)}" for c in self.changes]
+        parts = [
+            f"{names[c.field]} {format_value(c.old)} → {format_value(c.new)}" for c in self.changes
+        ]
         change = self.parameter_change
         percent = f"{change:+.2%}" if abs(change) < 0.01 else f"{change:+.1%}"
         return f"{', '.join(parts)} ({percent} parameters)"
@@ -76,26 +76,53 @@ def suggest(
         return []
     before = evaluate(dims)
     base_params = approximate_parameters(dims, layers, gated, experts) or 1
-    options = [_candidates(dims, name) for name in free]
+    alternatives = {name: _candidates(dims, name)[1:] for name in free}
     scored: list[tuple[tuple[int, int, int, float], Suggestion]] = []
-    for combination in itertools.product(*options):
-        changed = {name: value for name, value in zip(free, combination, strict=True) if value != _current(dims, name)}
-        if not changed:
-            continue
-        candidate = _apply(dims, changed)
-        after = evaluate(candidate)
-        if target in after or any(p.code == target.code and p.field == target.field for p in after):
-            continue
-        new = after - before
-        if any(p.severity is Severity.ERROR for p in new):
-            continue
-        params = approximate_parameters(candidate, layers, gated, experts)
-        delta = (params - base_params) / base_params
-        key = (len(new), len(changed), len(after), abs(delta))
-        changes = tuple(Change(name, _current(dims, name), value) for name, value in changed.items())  # type: ignore[misc]
-        scored.append((key, Suggestion(changes, delta)))
+    # Fewer changed keys first: once a level yields enough clean repairs, more changes can only
+    # rank lower, so the search stops there.
+    for count in range(1, len(free) + 1):
+        if sum(1 for key, _ in scored if key[0] == 0) >= limit:
+            break
+        for names in itertools.combinations(free, count):
+            for values in itertools.product(*(alternatives[name] for name in names)):
+                _score(
+                    dims,
+                    dict(zip(names, values, strict=True)),
+                    target,
+                    before,
+                    base_params,
+                    (layers, gated, experts),
+                    scored,
+                )
     scored.sort(key=lambda item: item[0])
     return [suggestion for _, suggestion in scored[:limit]]
+
+
+def _score(
+    dims: Dims,
+    changed: dict[Field, int | float],
+    target: Problem,
+    before: frozenset[Problem],
+    base_params: int,
+    shape: tuple[int, bool, int],
+    scored: list[tuple[tuple[int, int, int, float], Suggestion]],
+) -> None:
+    """Evaluate one combination of changes and keep it if it repairs ``target`` cleanly."""
+    layers, gated, experts = shape
+    candidate = _apply(dims, changed)
+    after = evaluate(candidate)
+    if any(p.code == target.code and p.field == target.field for p in after):
+        return
+    new = after - before
+    if any(p.severity is Severity.ERROR for p in new):
+        return
+    params = approximate_parameters(candidate, layers, gated, experts)
+    delta = (params - base_params) / base_params
+    key = (len(new), len(changed), len(after), abs(delta))
+    changes = tuple(
+        Change(name, _current(dims, name) or 0, value) for name, value in changed.items()
+    )
+    scored.append((key, Suggestion(changes, delta)))
 
 
 def _current(dims: Dims, name: Field) -> int | float | None:

@@ -8,8 +8,7 @@ cannot trade one finding for another.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from dimlint.diagnostics import Severity
 
@@ -24,8 +23,7 @@ MAX_KERNEL_HEAD_DIM = 256
 Field = Literal["hidden", "heads", "kv_heads", "head_dim", "ffn", "expert_ffn", "vocab", "rotary"]
 
 
-@dataclass(frozen=True)
-class Dims:
+class Dims(NamedTuple):
     """The values the coupled rules read; ``None`` means unknown (the rule stays silent)."""
 
     hidden: int | None
@@ -40,7 +38,7 @@ class Dims:
     mla: bool = False
 
     def with_values(self, **values: int | float | None) -> Dims:
-        return replace(self, **values)  # type: ignore[arg-type]
+        return self._replace(**values)
 
     @property
     def head_width(self) -> int | None:
@@ -62,8 +60,7 @@ class Dims:
         return width * self.rotary_fraction
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """One violated predicate: which rule, which dimension, how bad."""
 
     code: str

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
 from dimlint.normalize import looks_like_model_config, specs_for_document
@@ -22,15 +21,17 @@ from dimlint.sources.jsonfile import InputProblem, JsonDocument
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
-@dataclass
 class FileResult:
     """Findings for one file, plus what is needed to fix it."""
 
-    path: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    document: JsonDocument | None = None
-    #: Why the file produced nothing (``--verbose`` prints it), e.g. "not a model config".
-    skipped: str | None = None
+    __slots__ = ("diagnostics", "document", "path", "skipped")
+
+    def __init__(self, path: str, diagnostics: list[Diagnostic] | None = None) -> None:
+        self.path = path
+        self.diagnostics: list[Diagnostic] = diagnostics or []
+        self.document: JsonDocument | None = None
+        #: Why the file produced nothing (``--verbose`` prints it), e.g. "not a model config".
+        self.skipped: str | None = None
 
 
 def _point(position: Position) -> Span:
@@ -40,7 +41,14 @@ def _point(position: Position) -> Span:
 def _input_diagnostic(path: str, problem: InputProblem, fix: Fix | None = None) -> Diagnostic:
     from dimlint.registry import REGISTRY
 
-    return Diagnostic("DL001", REGISTRY["DL001"].severity, problem.message, path, _point(problem.position), fix=fix)
+    return Diagnostic(
+        "DL001",
+        REGISTRY["DL001"].severity,
+        problem.message,
+        path,
+        _point(problem.position),
+        fix=fix,
+    )
 
 
 def read_file(path: str) -> bytes | InputProblem:
@@ -153,7 +161,7 @@ def _locate(
     span = document.value_span(pointer) or document.value_span(spec_pointer)
     if span is not None and pointer == spec_pointer and span.end - span.start > 1:
         # Whole-object findings point at the opening brace, not at the entire object.
-        span = document.index.span(span.start, span.start + 1)
+        span = document.span(span.start, span.start + 1)
     fix = _resolve_fix(document, finding.fix) if finding.fix else None
     severity = selection.severity_of(finding.code, finding.severity)
     return Diagnostic(finding.code, severity, finding.message, document.path, span, pointer, fix)
@@ -172,5 +180,7 @@ def _resolve_fix(document: JsonDocument, planned: PlannedFix) -> Fix | None:
             return None
         edits.append(Edit(span, json.dumps(new_key)))
     for start, end, content in planned.raw_edits:
-        edits.append(Edit(document.index.span(start, end), content))
-    return Fix(planned.applicability, planned.message, tuple(sorted(edits, key=lambda e: e.span.start)))
+        edits.append(Edit(document.span(start, end), content))
+    return Fix(
+        planned.applicability, planned.message, tuple(sorted(edits, key=lambda e: e.span.start))
+    )

@@ -248,7 +248,11 @@ def _resolve_fraction(spec: ModelSpec, arch: Architecture | None) -> Located[flo
         rope_pointer = spec.rope_scaling.pointer
         places.insert(
             0,
-            (spec.rope_scaling.value, "partial_rotary_factor", _child(rope_pointer, "partial_rotary_factor")),
+            (
+                spec.rope_scaling.value,
+                "partial_rotary_factor",
+                _child(rope_pointer, "partial_rotary_factor"),
+            ),
         )
     for container, key, pointer in places:
         if key in container:

@@ -9,8 +9,7 @@ against the source, so a rule never deals with offsets.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from dimlint.diagnostics import Applicability, Severity
 from dimlint.spec import ModelSpec
@@ -18,8 +17,7 @@ from dimlint.spec import ModelSpec
 FixKind = Literal["always", "sometimes", "never"]
 
 
-@dataclass(frozen=True)
-class PlannedFix:
+class PlannedFix(NamedTuple):
     """A fix expressed against the document: new text for values named by JSON pointer."""
 
     applicability: Applicability
@@ -31,8 +29,7 @@ class PlannedFix:
     raw_edits: tuple[tuple[int, int, str], ...] = ()
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """What a check reports; ``anchor`` is the pointer of the value to point at."""
 
     code: str
@@ -45,8 +42,7 @@ class Finding:
 SpecCheck = Callable[[ModelSpec], Iterable[Finding]]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """Metadata and check function of one rule."""
 
     code: str
@@ -109,8 +105,13 @@ def rule(
     return decorate
 
 
-def all_rules() -> dict[str, Rule]:
-    """Every registered rule, importing the rule modules on first use."""
-    import dimlint.checks  # noqa: F401  (registers the rules)
+_SORTED: dict[str, Rule] = {}
 
-    return dict(sorted(REGISTRY.items()))
+
+def all_rules() -> dict[str, Rule]:
+    """Every registered rule by code, importing the rule modules on first use."""
+    if not _SORTED:
+        import dimlint.checks  # noqa: F401  (registers the rules)
+
+        _SORTED.update(sorted(REGISTRY.items()))
+    return _SORTED

@@ -9,9 +9,9 @@ prefix such as ``DL2`` means "the usual DL2 rules", not "also the folklore note"
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from pathlib import PurePath
+from typing import NamedTuple
 
 from dimlint.diagnostics import Severity
 from dimlint.registry import Rule, all_rules
@@ -39,33 +39,49 @@ def validate_codes(entries: Iterable[str]) -> None:
             )
 
 
-@dataclass(frozen=True)
-class Selection:
+_ENABLED: dict[tuple[tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]], frozenset[str]] = {}
+
+
+class Selection(NamedTuple):
     """The resolved rule set for one file."""
 
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    severity: Mapping[str, Severity] = field(default_factory=dict)
-    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    severity: Mapping[str, Severity] = {}
+    per_file_ignores: Mapping[str, tuple[str, ...]] = {}
 
     def enabled_codes(self, path: str | None = None) -> frozenset[str]:
+        """The codes that run on ``path`` (cached: the same for every file without per-file ignores)."""
+        key = (self.select, self.extend_select, self.ignore)
+        if not self.per_file_ignores and key in _ENABLED:
+            return _ENABLED[key]
+        enabled = self._compute_enabled(path)
+        if not self.per_file_ignores:
+            _ENABLED[key] = enabled
+        return enabled
+
+    def _compute_enabled(self, path: str | None) -> frozenset[str]:
         rules = all_rules()
         if self.select is None:
             chosen = {code for code, rule in rules.items() if rule.enabled_by_default}
         else:
             chosen = {c for c, r in rules.items() if any(_matches(c, e, r) for e in self.select)}
-        chosen |= {c for c, r in rules.items() if any(_matches(c, e, r) for e in self.extend_select)}
+        chosen |= {
+            c for c, r in rules.items() if any(_matches(c, e, r) for e in self.extend_select)
+        }
         ignored = list(self.ignore)
         if path is not None:
             ignored += self._file_ignores(path)
-        return frozenset(c for c in chosen if not any(c.startswith(e) or e == "ALL" for e in ignored))
+        return frozenset(
+            c for c in chosen if not any(c.startswith(e) or e == "ALL" for e in ignored)
+        )
 
     def _file_ignores(self, path: str) -> list[str]:
-        pure = PurePath(path)
+        name = os.path.basename(path)
         found: list[str] = []
         for pattern, codes in self.per_file_ignores.items():
-            if pure.match(pattern) or fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(pure.name, pattern):
+            if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(name, pattern):
                 found += codes
         return found
 

@@ -7,12 +7,9 @@ valid key: a misspelt ``ignores`` that silently did nothing would be worse than 
 
 from __future__ import annotations
 
-import difflib
 import functools
-import tomllib
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+import os
+from typing import Any, NamedTuple
 
 from dimlint.diagnostics import Severity
 from dimlint.selection import Selection, SelectionError, validate_codes
@@ -39,19 +36,18 @@ class SettingsError(ValueError):
     """An unreadable or invalid settings file (exit code 2)."""
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """Validated settings of one file (empty when there is none)."""
 
-    source: Path | None = None
+    source: str | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
-    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    severity: dict[str, Severity] = field(default_factory=dict)
+    per_file_ignores: dict[str, tuple[str, ...]] = {}  # noqa: RUF012 (never mutated)
+    severity: dict[str, Severity] = {}  # noqa: RUF012
     fail_level: Severity | None = None
     exclude: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)  # targets, budget… (used by later rules)
+    extra: dict[str, Any] = {}  # noqa: RUF012 (targets, budget…: read by later rules)
 
     def selection(
         self,
@@ -62,7 +58,8 @@ class Settings:
         """Combine with command-line options: ``--select`` replaces, the others add."""
         base = self.per_file_ignores
         if self.source is not None:
-            base = {str(self.source.parent / k): v for k, v in base.items()} | base
+            folder = os.path.dirname(self.source)
+            base = {os.path.join(folder, k): v for k, v in base.items()} | base
         return Selection(
             select=select if select is not None else self.select,
             extend_select=self.extend_select + extend_select,
@@ -72,9 +69,9 @@ class Settings:
         )
 
 
-def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
+def _codes(value: Any, key: str, source: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise SettingsError(f"{source}: {key} must be a list of rule codes, e.g. [\"DL2\"]")
+        raise SettingsError(f'{source}: {key} must be a list of rule codes, e.g. ["DL2"]')
     try:
         validate_codes(value)
     except SelectionError as error:
@@ -82,12 +79,16 @@ def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
     return tuple(value)
 
 
-def parse(table: dict[str, Any], source: Path) -> Settings:
+def parse(table: dict[str, Any], source: str) -> Settings:
     """Validate one settings table."""
     for key in table:
         if key not in KEYS:
+            import difflib
+
             hint = difflib.get_close_matches(key, KEYS, n=1)
-            suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(KEYS)}"
+            suggestion = (
+                f"; did you mean {hint[0]!r}?" if hint else f"; valid keys: {', '.join(KEYS)}"
+            )
             raise SettingsError(f"{source}: unknown setting {key!r}{suggestion}")
     per_file: dict[str, tuple[str, ...]] = {}
     for pattern, codes in table.get("per-file-ignores", {}).items():
@@ -117,20 +118,26 @@ def parse(table: dict[str, Any], source: Path) -> Settings:
         severity=severity,
         fail_level=fail_level,
         exclude=tuple(str(p) for p in exclude),
-        extra={k: table[k] for k in ("targets", "budget", "context", "batch", "dtype", "kv-dtype", "baseline") if k in table},
+        extra={
+            k: table[k]
+            for k in ("targets", "budget", "context", "batch", "dtype", "kv-dtype", "baseline")
+            if k in table
+        },
     )
 
 
-def load_file(path: Path) -> Settings:
-    """Read settings from an explicit file (``--config``)."""
+def load_file(path: str) -> Settings:
+    """Read settings from a ``dimlint.toml`` or a ``pyproject.toml``."""
+    import tomllib
+
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             document = tomllib.load(handle)
     except OSError as error:
         raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise SettingsError(f"{path}: invalid TOML: {error}") from None
-    if path.name == "pyproject.toml":
+    if os.path.basename(path) == "pyproject.toml":
         table = document.get("tool", {}).get("dimlint", {})
     else:
         table = document
@@ -140,13 +147,15 @@ def load_file(path: Path) -> Settings:
 
 
 @functools.cache
-def nearest(directory: Path) -> Settings:
+def nearest(directory: str) -> Settings:
     """Settings of the nearest ``dimlint.toml`` or ``pyproject.toml`` with ``[tool.dimlint]``."""
-    for candidate in (directory, *directory.parents):
-        dedicated = candidate / "dimlint.toml"
-        if dedicated.is_file():
-            return load_file(dedicated)
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and b"[tool.dimlint" in pyproject.read_bytes():
-            return load_file(pyproject)
-    return Settings()
+    dedicated = os.path.join(directory, "dimlint.toml")
+    if os.path.isfile(dedicated):
+        return load_file(dedicated)
+    pyproject = os.path.join(directory, "pyproject.toml")
+    if os.path.isfile(pyproject):
+        with open(pyproject, "rb") as handle:
+            if b"[tool.dimlint" in handle.read():
+                return load_file(pyproject)
+    parent = os.path.dirname(directory)
+    return Settings() if parent == directory else nearest(parent)

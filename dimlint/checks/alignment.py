@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix
+from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
 from dimlint.diagnostics import Severity
 from dimlint.geometry import (
     ALIGN_BEST,
@@ -12,7 +12,6 @@ from dimlint.geometry import (
     VOCAB_MULTIPLE,
     Field,
     alignment_targets,
-    evaluate,
 )
 from dimlint.registry import Finding, rule
 from dimlint.spec import ModelSpec
@@ -34,7 +33,7 @@ def check_alignment(spec: ModelSpec) -> Iterator[Finding]:
     dims = dims_of(spec)
     widths = dict(alignment_targets(dims))
     names = key_names(spec)
-    for problem in sorted(evaluate(dims), key=lambda p: p.field):
+    for problem in sorted(problems_of(spec), key=lambda p: p.field):
         if problem.code != "DL201" or problem.field not in widths:
             continue
         value = widths[problem.field]
@@ -61,8 +60,6 @@ def check_alignment(spec: ModelSpec) -> Iterator[Finding]:
         )
 
 
-
-
 @rule(
     "DL202",
     "vocab-padding",
@@ -71,7 +68,7 @@ def check_alignment(spec: ModelSpec) -> Iterator[Finding]:
     fix="always",
 )
 def check_vocab(spec: ModelSpec) -> Iterator[Finding]:
-    problem = next((p for p in evaluate(dims_of(spec)) if p.code == "DL202"), None)
+    problem = next((p for p in problems_of(spec) if p.code == "DL202"), None)
     if problem is None or spec.vocab is None:
         return
     vocab = spec.vocab.value

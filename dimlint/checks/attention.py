@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix
+from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
 from dimlint.diagnostics import Severity
-from dimlint.geometry import MAX_KERNEL_HEAD_DIM, Problem, evaluate
+from dimlint.geometry import MAX_KERNEL_HEAD_DIM, Problem
 from dimlint.registry import Finding, rule
 from dimlint.spec import ModelSpec
 
 
 def _problem(spec: ModelSpec, code: str) -> Problem | None:
-    return next((p for p in evaluate(dims_of(spec)) if p.code == code), None)
+    return next((p for p in problems_of(spec) if p.code == code), None)
 
 
 @rule(

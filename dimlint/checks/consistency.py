@@ -26,7 +26,11 @@ def check_sliding_window(spec: ModelSpec) -> Iterator[Finding]:
     sliding_layers = 0
     if spec.layer_types is not None:
         sliding_layers = sum(1 for kind in spec.layer_types.value if kind in SLIDING_LAYER_TYPES)
-    if sliding_layers and (window is None or window.value == 0) and "sliding_window" not in spec.invalid:
+    if (
+        sliding_layers
+        and (window is None or window.value == 0)
+        and "sliding_window" not in spec.invalid
+    ):
         assert spec.layer_types is not None
         yield Finding(
             "DL601",

@@ -7,15 +7,35 @@ edits replace exactly the values that change.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dimlint.diagnostics import Applicability
-from dimlint.fixes import Suggestion, format_value, suggest
-from dimlint.geometry import Dims, Field, Problem
+from dimlint.geometry import Dims, Field, Problem, evaluate
 from dimlint.registry import PlannedFix
 from dimlint.spec import Located, ModelSpec
+
+if TYPE_CHECKING:
+    from dimlint.fixes import Suggestion
+
+
+def problems_of(spec: ModelSpec) -> frozenset[Problem]:
+    """``evaluate(dims_of(spec))``, computed once per spec for all the coupled rules."""
+    found: frozenset[Problem] | None = spec.memo.get("problems")
+    if found is None:
+        found = spec.memo["problems"] = evaluate(dims_of(spec))
+    return found
 
 
 def dims_of(spec: ModelSpec) -> Dims:
     """The coupled values of ``spec`` (explicit head dim only; None where unknown)."""
+    cached: Dims | None = spec.memo.get("dims")
+    if cached is not None:
+        return cached
+    spec.memo["dims"] = dims = _dims(spec)
+    return dims
+
+
+def _dims(spec: ModelSpec) -> Dims:
 
     def value(located: Located[int] | None) -> int | None:
         return located.value if located is not None else None
@@ -72,12 +92,23 @@ def anchor(spec: ModelSpec, *fields: Field) -> str | None:
 
 def mutable_fields(spec: ModelSpec) -> list[Field]:
     """Dimensions a fix may edit: those the file states as plain values."""
-    fields: list[Field] = ["hidden", "heads", "kv_heads", "head_dim", "ffn", "expert_ffn", "vocab", "rotary"]
+    fields: list[Field] = [
+        "hidden",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "ffn",
+        "expert_ffn",
+        "vocab",
+        "rotary",
+    ]
     return [f for f in fields if (source := located(spec, f)) is not None and source.in_file]
 
 
 def suggestions(spec: ModelSpec, problem: Problem) -> list[Suggestion]:
-    """Best repairs for ``problem`` found by the joint search."""
+    """Best repairs for ``problem`` found by the joint search (imported only when needed)."""
+    from dimlint.fixes import suggest
+
     layers = spec.layers.value if spec.layers else 1
     experts = spec.experts.value if spec.experts else 0
     return suggest(
@@ -92,6 +123,8 @@ def suggestions(spec: ModelSpec, problem: Problem) -> list[Suggestion]:
 
 def planned_fix(spec: ModelSpec, problem: Problem) -> tuple[PlannedFix | None, str]:
     """The fix for ``problem`` and a sentence listing the runner-up alternatives."""
+    from dimlint.fixes import format_value
+
     found = suggestions(spec, problem)
     if not found:
         return None, ""

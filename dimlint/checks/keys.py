@@ -32,16 +32,49 @@ DIMENSION_KEYS = frozenset(
 #: dropped or renamed; released configs are full of them and they are not typos.
 LEGACY_KEYS = frozenset(
     {
-        "rope_scaling", "rope_theta", "torch_dtype", "use_return_dict", "tie_encoder_decoder",
-        "output_scores", "return_dict_in_generate", "forced_bos_token_id", "forced_eos_token_id",
-        "remove_invalid_values", "exponential_decay_length_penalty", "suppress_tokens",
-        "begin_suppress_tokens", "max_length", "min_length", "do_sample", "early_stopping",
-        "num_beams", "num_beam_groups", "diversity_penalty", "temperature", "top_k", "top_p",
-        "typical_p", "repetition_penalty", "length_penalty", "no_repeat_ngram_size",
-        "encoder_no_repeat_ngram_size", "bad_words_ids", "num_return_sequences", "torchscript",
-        "use_bfloat16", "tf_legacy_loss", "pruned_heads", "is_decoder", "add_cross_attention",
-        "cross_attention_hidden_size", "finetuning_task", "tokenizer_class", "prefix",
-        "sep_token_id", "task_specific_params", "decoder_start_token_id",
+        "rope_scaling",
+        "rope_theta",
+        "torch_dtype",
+        "use_return_dict",
+        "tie_encoder_decoder",
+        "output_scores",
+        "return_dict_in_generate",
+        "forced_bos_token_id",
+        "forced_eos_token_id",
+        "remove_invalid_values",
+        "exponential_decay_length_penalty",
+        "suppress_tokens",
+        "begin_suppress_tokens",
+        "max_length",
+        "min_length",
+        "do_sample",
+        "early_stopping",
+        "num_beams",
+        "num_beam_groups",
+        "diversity_penalty",
+        "temperature",
+        "top_k",
+        "top_p",
+        "typical_p",
+        "repetition_penalty",
+        "length_penalty",
+        "no_repeat_ngram_size",
+        "encoder_no_repeat_ngram_size",
+        "bad_words_ids",
+        "num_return_sequences",
+        "torchscript",
+        "use_bfloat16",
+        "tf_legacy_loss",
+        "pruned_heads",
+        "is_decoder",
+        "add_cross_attention",
+        "cross_attention_hidden_size",
+        "finetuning_task",
+        "tokenizer_class",
+        "prefix",
+        "sep_token_id",
+        "task_specific_params",
+        "decoder_start_token_id",
     }
 )
 MAX_EDITS = 2
@@ -85,7 +118,11 @@ def closest_field(key: str, fields: frozenset[str]) -> str | None:
     """The field ``key`` is a typo of, if any (ties: the alphabetically first)."""
     best: tuple[int, str] | None = None
     buckets = _by_length(fields)
-    nearby = (f for size in range(len(key) - MAX_EDITS, len(key) + MAX_EDITS + 1) for f in buckets.get(size, ()))
+    nearby = (
+        f
+        for size in range(len(key) - MAX_EDITS, len(key) + MAX_EDITS + 1)
+        for f in buckets.get(size, ())
+    )
     letters = set(key)
     for field in nearby:
         if len(letters.symmetric_difference(field)) > 2 * MAX_EDITS:

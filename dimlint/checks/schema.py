@@ -34,9 +34,15 @@ def schema() -> dict[str, Any]:
 
 def _is_type(value: Any, name: str) -> bool:
     if name == "integer":
-        return isinstance(value, int) and not isinstance(value, bool) and not isinstance(value, HugeInt)
+        return (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and not isinstance(value, HugeInt)
+        )
     if name == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
     if name == "null":
         return value is None
     if name == "boolean":
@@ -48,6 +54,29 @@ def _is_type(value: Any, name: str) -> bool:
     if name == "object":
         return isinstance(value, dict)
     return False
+
+
+@functools.cache
+def _quick_checks() -> dict[str, Any]:
+    """A compiled predicate per schema property (the schema is read once per process)."""
+    properties: dict[str, Any] = schema()["properties"]
+    return {key: _compile(subschema) for key, subschema in properties.items()}
+
+
+def _compile(subschema: dict[str, Any]) -> Any:
+    def check(value: Any) -> bool:
+        return quick_valid(value, subschema)
+
+    if subschema.get("$ref") in ("#/$defs/required_dimension", "#/$defs/optional_dimension"):
+        nullable = subschema["$ref"].endswith("optional_dimension")
+
+        def dimension(value: Any) -> bool:
+            if value.__class__ is int:
+                return bool(value >= 1)
+            return (nullable and value is None) or check(value)
+
+        return dimension
+    return check
 
 
 def quick_valid(value: Any, subschema: dict[str, Any]) -> bool:
@@ -119,15 +148,14 @@ def _repair(value: Any) -> str | None:
     fix="sometimes",
 )
 def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
-    properties: dict[str, Any] = schema()["properties"]
-    doubtful = [
-        key for key, value in spec.raw.items() if key in properties and not quick_valid(value, properties[key])
-    ]
+    checks = _quick_checks()
+    doubtful = [key for key, value in spec.raw.items() if key in checks and not checks[key](value)]
     if not doubtful:
         return
     if is_template(spec):
         doubtful = [key for key in doubtful if spec.raw[key] is not None]  # DL005 says it once
     validator = _validator()
+    properties: dict[str, Any] = schema()["properties"]
     for key in doubtful:
         value = spec.raw[key]
         if next(validator.iter_errors({key: value}), None) is None:
@@ -167,12 +195,18 @@ def _expected(subschema: dict[str, Any], key: str) -> str:
 def is_template(spec: ModelSpec) -> bool:
     """Every required dimension the config states is null: a template to be filled in."""
     nulls = [name for name in REQUIRED_FIELDS if _explicit_null(spec, name)]
-    stated = [name for name in REQUIRED_FIELDS if getattr(spec, name) is not None and getattr(spec, name).in_file]
+    stated = [
+        name
+        for name in REQUIRED_FIELDS
+        if getattr(spec, name) is not None and getattr(spec, name).in_file
+    ]
     return len(nulls) >= 2 and not stated
 
 
 def _has_sub_configs(spec: ModelSpec) -> bool:
-    return any(isinstance(value, dict) and _looks_nested_config(value) for value in spec.raw.values())
+    return any(
+        isinstance(value, dict) and _looks_nested_config(value) for value in spec.raw.values()
+    )
 
 
 def _looks_nested_config(value: dict[str, Any]) -> bool:

@@ -6,17 +6,15 @@ import argparse
 import os
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TextIO
 
 from dimlint.diagnostics import Diagnostic, Severity
 from dimlint.discovery import discover
 from dimlint.errors import UsageError
-from dimlint.fixer import ConcurrentModification, fix_file, unified_diff, write_atomically
-from dimlint.linter import lint_bytes, lint_file, read_file
+from dimlint.linter import FileResult, lint_bytes, lint_file, read_file
 from dimlint.registry import all_rules
 from dimlint.report import RENDERERS
-from dimlint.selection import SelectionError, validate_codes
+from dimlint.selection import Selection, SelectionError, validate_codes
 from dimlint.settings import Settings, SettingsError, load_file, nearest
 from dimlint.sources.jsonfile import InputProblem
 
@@ -26,7 +24,7 @@ def _settings_for(path: str, args: argparse.Namespace, explicit: Settings | None
         return Settings()
     if explicit is not None:
         return explicit
-    return nearest(Path(os.path.abspath(path)).parent)
+    return nearest(os.path.dirname(os.path.abspath(path)))
 
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -36,7 +34,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except SelectionError as error:
         raise UsageError(str(error)) from None
     try:
-        explicit = load_file(args.config) if args.config and not args.no_config else None
+        explicit = load_file(str(args.config)) if args.config and not args.no_config else None
         cwd_settings = _settings_for(os.path.join(os.getcwd(), "_"), args, explicit)
     except SettingsError as error:
         raise UsageError(str(error)) from None
@@ -47,13 +45,10 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"dimlint: error: {path}: no such file or directory\n")
     existing = [p for p in paths if p not in missing]
 
-    exclude = cwd_settings.exclude
     diagnostics: list[Diagnostic] = []
     sources: dict[str, str] = {}
-    fixed_files = 0
-    fixed_count = 0
-    fixing = args.fix or args.diff
-    for target in discover(existing, exclude):
+    fixed_files = fixed_count = 0
+    for target in discover(existing, cwd_settings.exclude):
         try:
             settings = _settings_for(target.path, args, explicit)
         except SettingsError as error:
@@ -64,26 +59,10 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             result = lint_file(target.path, selection)
         else:
             result = lint_bytes(target.path, data, selection)
-            if fixing and result.document is not None and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-                outcome = fix_file(
-                    data,
-                    result,
-                    lambda new, p=target.path, s=selection: lint_bytes(p, new, s),
-                    unsafe=args.unsafe_fixes,
-                )
-                if outcome.fixed is not None:
-                    if args.diff:
-                        out.write(unified_diff(target.path, data, outcome.fixed))
-                        fixed_files += 1
-                        fixed_count += outcome.applied
-                    else:
-                        try:
-                            write_atomically(os.path.realpath(target.path), data, outcome.fixed)
-                            result = outcome.result
-                            fixed_files += 1
-                            fixed_count += outcome.applied
-                        except (ConcurrentModification, OSError) as error:
-                            err.write(f"dimlint: {target.path}: fix not written: {error}\n")
+            if (args.fix or args.diff) and result.document is not None:
+                result, applied = _fix(target.path, data, result, selection, args, out, err)
+                fixed_files += bool(applied)
+                fixed_count += applied
         if result.skipped and args.verbose:
             err.write(f"dimlint: skipped {target.path}: {result.skipped}\n")
         if result.document is not None:
@@ -91,7 +70,11 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         diagnostics.extend(result.diagnostics)
 
     diagnostics.sort(key=lambda d: d.sort_key)
-    fail_level = Severity.parse(args.fail_level) if args.fail_level else (cwd_settings.fail_level or Severity.ERROR)
+    fail_level = (
+        Severity.parse(args.fail_level)
+        if args.fail_level
+        else (cwd_settings.fail_level or Severity.ERROR)
+    )
     output_format = args.output_format or "full"
     if args.diff:
         pass  # the diff is the output
@@ -109,6 +92,36 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 1 if fixed_files else 0
     failing = any(d.severity >= fail_level for d in diagnostics)
     return 1 if failing else 0
+
+
+def _fix(
+    path: str,
+    data: bytes,
+    result: FileResult,
+    selection: Selection,
+    args: argparse.Namespace,
+    out: TextIO,
+    err: TextIO,
+) -> tuple[FileResult, int]:
+    """Apply (``--fix``) or show (``--diff``) the fixes of one file; return what remains."""
+    from dimlint import fixer
+
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return result, 0  # UTF-16: rewriting would change every byte
+    outcome = fixer.fix_file(
+        data, result, lambda new: lint_bytes(path, new, selection), unsafe=args.unsafe_fixes
+    )
+    if outcome.fixed is None:
+        return result, 0
+    if args.diff:
+        out.write(fixer.unified_diff(path, data, outcome.fixed))
+        return result, outcome.applied
+    try:
+        fixer.write_atomically(os.path.realpath(path), data, outcome.fixed)
+    except OSError as error:
+        err.write(f"dimlint: {path}: fix not written: {error}\n")
+        return result, 0
+    return outcome.result, outcome.applied
 
 
 def _summary(diagnostics: Sequence[Diagnostic], fixed: int, args: argparse.Namespace) -> str:
@@ -144,4 +157,3 @@ def _statistics(diagnostics: Sequence[Diagnostic]) -> str:
         marker = "[*]" if fixable[code] else "   "
         lines.append(f"{count:6d}  {code}  {marker} {rules[code].name}")
     return "\n".join(lines) + ("\n" if lines else "")
-

@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import codecs
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from dimlint.diagnostics import Position, Span
 from dimlint.sources import jsonspans
 
 
-@dataclass(frozen=True)
-class InputProblem:
+class InputProblem(NamedTuple):
     """Why a file is not a readable JSON document (reported as DL001)."""
 
     message: str
@@ -31,32 +29,65 @@ class InputProblem:
     recoverable: bool = False
 
 
-@dataclass
 class JsonDocument:
     """A parsed JSON file: its text, its value, and the spans of its members on demand."""
 
-    path: str
-    text: str
-    value: Any
-    has_duplicates: bool
-    bom: bool = False
-    _index: jsonspans.SpanIndex | None = field(default=None, repr=False)
+    __slots__ = ("_index", "_lazy", "bom", "has_duplicates", "path", "text", "value")
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        value: Any,
+        has_duplicates: bool,
+        bom: bool = False,
+        index: jsonspans.SpanIndex | None = None,
+    ) -> None:
+        self.path = path
+        self.text = text
+        self.value = value
+        self.has_duplicates = has_duplicates
+        self.bom = bom
+        self._index = index
+        self._lazy: jsonspans.LazySpans | None = None
 
     @property
     def index(self) -> jsonspans.SpanIndex:
-        """The position index, built on first use (it re-tokenizes the whole text)."""
+        """The full position index (every member, duplicates), built on first use."""
         if self._index is None:
             _, self._index = jsonspans.parse(self.text)
         return self._index
 
+    def _spans(self) -> jsonspans.SpanIndex | jsonspans.LazySpans:
+        if self._index is not None or self.has_duplicates:
+            return self.index
+        if self._lazy is None:
+            self._lazy = jsonspans.LazySpans(self.text)
+        return self._lazy
+
     def value_span(self, pointer: str) -> Span | None:
-        return self.index.value_span(pointer)
+        """Where the value at ``pointer`` is (None when absent)."""
+        spans = self._spans()
+        member = spans.member(pointer)
+        if member is None:
+            return None
+        index = spans if isinstance(spans, jsonspans.SpanIndex) else spans.index
+        return index.span(member.value_start, member.value_end)
 
     def key_span(self, pointer: str) -> Span | None:
-        return self.index.key_span(pointer)
+        """Where the key of the member at ``pointer`` is (None for array items and the root)."""
+        spans = self._spans()
+        member = spans.member(pointer)
+        if member is None or member.key_start is None or member.key_end is None:
+            return None
+        index = spans if isinstance(spans, jsonspans.SpanIndex) else spans.index
+        return index.span(member.key_start, member.key_end)
 
-
-_DUPLICATE_SENTINEL = "\x00dimlint-duplicate"
+    def span(self, start: int, end: int) -> Span:
+        """Positions of a character range (for edits that are not a single value)."""
+        spans = self._spans()
+        index = spans if isinstance(spans, jsonspans.SpanIndex) else spans.index
+        return index.span(start, end)
 
 
 def _pairs_hook(flag: list[bool]) -> Any:

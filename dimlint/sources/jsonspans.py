@@ -15,8 +15,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from dimlint.diagnostics import Position, Span
 
@@ -66,8 +65,7 @@ class JsonSyntaxError(ValueError):
         self.offset = offset
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(NamedTuple):
     """Where one object member or array item sits (offsets into the text)."""
 
     key_start: int | None
@@ -76,8 +74,7 @@ class Member:
     value_end: int
 
 
-@dataclass(frozen=True)
-class DuplicateKey:
+class DuplicateKey(NamedTuple):
     """An object member overridden by a later member with the same key."""
 
     pointer: str
@@ -88,14 +85,16 @@ class DuplicateKey:
     later: Member
 
 
-@dataclass
 class SpanIndex:
     """Every pointer's member span, the duplicate keys, and line bookkeeping for positions."""
 
-    text: str
-    members: dict[str, Member] = field(default_factory=dict)
-    duplicates: list[DuplicateKey] = field(default_factory=list)
-    _line_starts: list[int] | None = None
+    __slots__ = ("_line_starts", "duplicates", "members", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.members: dict[str, Member] = {}
+        self.duplicates: list[DuplicateKey] = []
+        self._line_starts: list[int] | None = None
 
     def position(self, offset: int) -> Position:
         """1-based line and column (in code points) of a character offset."""
@@ -107,12 +106,15 @@ class SpanIndex:
     def span(self, start: int, end: int) -> Span:
         return Span(start, end, self.position(start), self.position(end))
 
+    def member(self, pointer: str) -> Member | None:
+        return self.members.get(pointer)
+
     def value_span(self, pointer: str) -> Span | None:
-        member = self.members.get(pointer)
+        member = self.member(pointer)
         return None if member is None else self.span(member.value_start, member.value_end)
 
     def key_span(self, pointer: str) -> Span | None:
-        member = self.members.get(pointer)
+        member = self.member(pointer)
         if member is None or member.key_start is None or member.key_end is None:
             return None
         return self.span(member.key_start, member.key_end)
@@ -136,17 +138,21 @@ def _number_value(token: str) -> int | float:
     return int(token)
 
 
-@dataclass
 class _Frame:
     """An open object or array on the parser's stack."""
 
-    container: dict[str, Any] | list[Any]
-    pointer: str | None  # None below MAX_INDEXED_DEPTH
-    start: int
-    key: str | None = None
-    key_start: int = 0
-    key_end: int = 0
-    expect: str = "first"  # first | key | colon | value | comma
+    __slots__ = ("container", "expect", "key", "key_end", "key_start", "pointer", "start")
+
+    def __init__(
+        self, container: dict[str, Any] | list[Any], pointer: str | None, start: int
+    ) -> None:
+        self.container = container
+        self.pointer = pointer  # None below MAX_INDEXED_DEPTH
+        self.start = start
+        self.key: str | None = None
+        self.key_start = 0
+        self.key_end = 0
+        self.expect = "first"  # first | key | colon | value | comma
 
 
 def parse(text: str) -> tuple[Any, SpanIndex]:
@@ -266,3 +272,81 @@ def _next_member_start(text: str, after_value: int) -> int:
     while offset < len(text) and text[offset] in " \t\n\r":
         offset += 1
     return offset
+
+
+_STRING = re.compile(
+    r'[ \t\n\r]*("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")[ \t\n\r]*:'
+)
+_SEPARATOR = re.compile(r"[ \t\n\r]*([,\]}])")
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+class LazySpans:
+    """Member spans computed on demand, for documents the C parser already accepted.
+
+    Locating ``/text_config/hidden_size`` only needs the members of the two objects on that path:
+    each member's key is matched with a regex and its value is skipped by the C decoder
+    (``raw_decode``), so a clean 2 KB config costs a few dozen C calls instead of a Python-level
+    walk over every token. Objects are scanned at most once; documents with duplicate keys use
+    the full :func:`parse` instead (every object must be scanned to find them).
+    """
+
+    __slots__ = ("_decoder", "_objects", "index")
+
+    def __init__(self, text: str) -> None:
+        self.index = SpanIndex(text)
+        self._decoder = json.JSONDecoder()
+        self._objects: set[str] = set()
+        start = _WHITESPACE.match(text, 0)
+        assert start is not None
+        _, end = self._decoder.raw_decode(text, start.end())
+        self.index.members[""] = Member(None, None, start.end(), end)
+
+    def member(self, pointer: str) -> Member | None:
+        """The span of the value at ``pointer`` (None when the document has no such value)."""
+        members = self.index.members
+        if pointer in members:
+            return members[pointer]
+        parent, _, _ = pointer.rpartition("/")
+        if parent == pointer or parent in self._objects:
+            return None
+        container = self.member(parent)
+        if container is None:
+            return None
+        self._objects.add(parent)
+        self._scan(parent, container)
+        return members.get(pointer)
+
+    def _scan(self, pointer: str, container: Member) -> None:
+        """Record the spans of every member (or item) of the container at ``pointer``."""
+        text = self.index.text
+        opening = text[container.value_start]
+        if opening not in "{[":
+            return
+        position = container.value_start + 1
+        item = 0
+        decode = self._decoder.raw_decode
+        while True:
+            closing = _SEPARATOR.match(text, position)
+            if closing is not None and closing.group(1) in "]}":
+                return
+            if opening == "{":
+                key = _STRING.match(text, position)
+                if key is None:
+                    return
+                name = _string_value(key.group(1))
+                key_start, key_end = key.start(1), key.end(1)
+                position = key.end()
+                child = f"{pointer}/{escape_pointer_token(name)}"
+            else:
+                key_start = key_end = None
+                child = f"{pointer}/{item}"
+                item += 1
+            value_start = _WHITESPACE.match(text, position)
+            assert value_start is not None
+            _, value_end = decode(text, value_start.end())
+            self.index.members[child] = Member(key_start, key_end, value_start.end(), value_end)
+            separator = _SEPARATOR.match(text, value_end)
+            if separator is None or separator.group(1) != ",":
+                return
+            position = separator.end()
