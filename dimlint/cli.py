@@ -114,7 +114,8 @@ def main(
 
             traceback.print_exc(file=err)
         err.write(
-            f"dimlint: internal error: {type(error).__name__}: {error} (rerun with --verbose for the traceback)\n"
+            f"dimlint: internal error: {type(error).__name__}: {error}"
+            " (rerun with --verbose for the traceback)\n"
         )
         return 2
 

@@ -186,7 +186,8 @@ def _candidates(dims: Dims, name: Field) -> list[int | float]:
         found |= {math.ceil(dims.vocab / m) * m for m in (64, 128)}
     elif name == "rotary":
         found |= _rotary_candidates(dims)
-    found.discard(current)  # type: ignore[arg-type]
+    if current is not None:
+        found.discard(current)
     ordered = sorted(found, key=lambda v: abs(v - (current or 0)))
     return [current, *ordered[:6]] if current is not None else ordered[:6]
 

@@ -38,7 +38,7 @@ class Dims(NamedTuple):
     mla: bool = False
 
     def with_values(self, **values: int | float | None) -> Dims:
-        return self._replace(**values)
+        return self._replace(**values)  # type: ignore[arg-type]
 
     @property
     def head_width(self) -> int | None:

@@ -128,7 +128,8 @@ def _duplicates(document: JsonDocument) -> list[Diagnostic]:
     found = []
     for duplicate in index.duplicates:
         earlier, later = duplicate.earlier, duplicate.later
-        assert earlier.key_start is not None and earlier.key_end is not None
+        assert earlier.key_start is not None
+        assert earlier.key_end is not None
         key = document.text[earlier.key_start : earlier.key_end]
         later_pos = index.position(later.key_start or later.value_start)
         message = (

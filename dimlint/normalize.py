@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 from dimlint import architectures
 from dimlint.architectures import Architecture
@@ -91,12 +91,17 @@ SUB_CONFIG_KEYS = (
     "vision_tower_config",
 )
 
+#: Model types whose absent ``n_inner`` means an MLP of 4 × hidden.
+GPT2_STYLE = frozenset(
+    {"gpt2", "gpt_bigcode", "gptj", "codegen", "imagegpt", "decision_transformer"}
+)
+
 #: Activation spellings whose MLP is gated (two input projections).
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu", "reglu", "silu_glu", "gated-gelu", "gated-silu"})
 _NUMERIC_SCALARS = (int, float)
 
 
-def is_dimension(value: Any) -> bool:
+def is_dimension(value: Any) -> TypeGuard[int]:
     """A JSON integer (not a bool, not a float) — what a shape dimension must be."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -227,14 +232,10 @@ def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
             )
     if spec.kv_heads is not None and spec.kv_heads.value == 0:
         spec.kv_heads = None
-    if spec.ffn is None and "ffn" not in spec.invalid and spec.hidden is not None:
-        if (
-            spec.model_type
-            in {"gpt2", "gpt_bigcode", "gptj", "codegen", "imagegpt", "decision_transformer"}
-            or "n_inner" in obj
-        ):
-            # gpt2-style configs: an absent or null n_inner means 4 × hidden
-            spec.ffn = Located(4 * spec.hidden.value, "n_inner", None, "derived")
+    gpt2_style = spec.model_type in GPT2_STYLE or "n_inner" in obj
+    if spec.ffn is None and "ffn" not in spec.invalid and spec.hidden is not None and gpt2_style:
+        # gpt2-style configs: an absent or null n_inner means 4 × hidden
+        spec.ffn = Located(4 * spec.hidden.value, "n_inner", None, "derived")
 
 
 def _resolve_fraction(spec: ModelSpec, arch: Architecture | None) -> Located[float] | None:

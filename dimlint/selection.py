@@ -52,7 +52,7 @@ class Selection(NamedTuple):
     per_file_ignores: Mapping[str, tuple[str, ...]] = {}
 
     def enabled_codes(self, path: str | None = None) -> frozenset[str]:
-        """The codes that run on ``path`` (cached: the same for every file without per-file ignores)."""
+        """The codes that run on ``path`` (cached when there are no per-file ignores)."""
         key = (self.select, self.extend_select, self.ignore)
         if not self.per_file_ignores and key in _ENABLED:
             return _ENABLED[key]

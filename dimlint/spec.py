@@ -131,9 +131,14 @@ class ModelSpec:
         """The per-head width the attention code uses: explicit, or hidden // heads."""
         if self.head_dim is not None:
             return self.head_dim.value
-        if self.hidden is not None and self.heads is not None and self.heads.value > 0:
-            if self.hidden.value % self.heads.value == 0:
-                return self.hidden.value // self.heads.value
+        hidden, heads = self.hidden, self.heads
+        if (
+            hidden is not None
+            and heads is not None
+            and heads.value
+            and hidden.value % heads.value == 0
+        ):
+            return hidden.value // heads.value
         return None
 
     @property

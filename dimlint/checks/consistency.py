@@ -41,15 +41,20 @@ def check_sliding_window(spec: ModelSpec) -> Iterator[Finding]:
         )
         return
     flag = spec.use_sliding_window
-    if flag is not None and flag.in_file and flag.value and window is None:
-        if "sliding_window" not in spec.invalid:
-            yield Finding(
-                "DL601",
-                "use_sliding_window is true but sliding_window is not set: the flag turns on a"
-                " window of unknown size (attention implementations then ignore it or fail)."
-                " Set sliding_window, or set use_sliding_window to false.",
-                flag.pointer,
-            )
+    if (
+        flag is not None
+        and flag.in_file
+        and flag.value
+        and window is None
+        and "sliding_window" not in spec.invalid
+    ):
+        yield Finding(
+            "DL601",
+            "use_sliding_window is true but sliding_window is not set: the flag turns on a"
+            " window of unknown size (attention implementations then ignore it or fail)."
+            " Set sliding_window, or set use_sliding_window to false.",
+            flag.pointer,
+        )
 
 
 @rule(
@@ -64,11 +69,14 @@ def check_layer_types(spec: ModelSpec) -> Iterator[Finding]:
     count = len(spec.layer_types.value)
     if count == spec.layers.value:
         return
+    if count > spec.layers.value:
+        effect = "the extra entries are ignored and the config is ambiguous"
+    else:
+        effect = "the last layers have no type (IndexError)"
     yield Finding(
         "DL602",
         f"layer_types has {count} entries but {spec.layers.key} is {spec.layers.value}: each"
-        " decoder layer looks up its attention type by index, so"
-        f" {'the extra entries are ignored and the config is ambiguous' if count > spec.layers.value else 'the last layers have no type (IndexError)'}."
+        f" decoder layer looks up its attention type by index, so {effect}."
         f" Give exactly {spec.layers.value} entries.",
         spec.layer_types.pointer,
     )

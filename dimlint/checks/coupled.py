@@ -133,7 +133,8 @@ def planned_fix(spec: ModelSpec, problem: Problem) -> tuple[PlannedFix | None, s
     replacements = []
     for change in best.changes:
         source = located(spec, change.field)
-        assert source is not None and source.pointer is not None
+        assert source is not None
+        assert source.pointer is not None
         replacements.append((source.pointer, format_value(change.new)))
     fix = PlannedFix(Applicability.UNSAFE, "set " + best.describe(names), tuple(replacements))
     alternatives = "; ".join(other.describe(names) for other in others)

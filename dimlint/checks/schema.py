@@ -112,7 +112,8 @@ def _validator() -> Any:
     checker = base.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: _is_type(value, "integer")
     ).redefine("number", lambda _checker, value: _is_type(value, "number"))
-    return jsonschema.validators.extend(base, type_checker=checker)(schema())
+    extended = jsonschema.validators.extend(base, type_checker=checker)  # type: ignore[no-untyped-call]
+    return extended(schema())
 
 
 def _describe(value: Any) -> str:
@@ -183,7 +184,7 @@ def _expected(subschema: dict[str, Any], key: str) -> str:
     if key == "layer_types":
         return "a list of layer type names"
     if "type" in subschema and subschema["type"] in (["boolean", "null"], ["object", "null"]):
-        return "a " + subschema["type"][0]
+        return "a " + str(subschema["type"][0])
     reference = subschema.get("$ref", "")
     if reference.endswith("optional_count"):
         return "a non-negative JSON integer (or null)"

@@ -21,10 +21,10 @@ def _refusal(spec: ModelSpec) -> tuple[str, str] | None:
     import transformers
     from transformers import AutoConfig
 
-    transformers.logging.set_verbosity_error()
+    transformers.logging.set_verbosity_error()  # type: ignore[no-untyped-call]
     kwargs = {key: value for key, value in spec.raw.items() if key != "model_type"}
     try:
-        AutoConfig.for_model(spec.model_type, **kwargs)
+        AutoConfig.for_model(str(spec.model_type), **kwargs)
     except Exception as error:  # transformers raises many types; all mean "refused"
         lines = [line.strip() for line in str(error).splitlines() if line.strip()]
         return transformers.__version__, " ".join(lines[-2:]) or type(error).__name__

@@ -335,11 +335,12 @@ class LazySpans:
                 if key is None:
                     return
                 name = _string_value(key.group(1))
-                key_start, key_end = key.start(1), key.end(1)
+                key_start: int | None = key.start(1)
+                key_end: int | None = key.end(1)
                 position = key.end()
                 child = f"{pointer}/{escape_pointer_token(name)}"
             else:
-                key_start = key_end = None
+                key_start, key_end = None, None
                 child = f"{pointer}/{item}"
                 item += 1
             value_start = _WHITESPACE.match(text, position)
