@@ -8,9 +8,9 @@ internal errors (one line, with the traceback only under ``--verbose``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TextIO
 
 from dimlint import __version__
@@ -23,15 +23,29 @@ def _codes(text: str) -> tuple[str, ...]:
     return tuple(part.strip().upper() for part in text.split(",") if part.strip())
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's formatter with the width given, so that it does not import shutil at start-up."""
+    try:
+        width = os.get_terminal_size().columns - 2
+    except OSError:
+        width = 98
+    return argparse.HelpFormatter(prog, width=width)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        formatter_class=_formatter,
         prog="dimlint",
         description="Find transformer config shapes that crash, run slowly or fail to shard.",
     )
     parser.add_argument("--version", action="version", version=f"dimlint {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = commands.add_parser("check", help="check model configs (default: the current folder)")
+    check = commands.add_parser(
+        "check",
+        formatter_class=_formatter,
+        help="check model configs (default: the current folder)",
+    )
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
     check.add_argument("--output-format", choices=FORMATS, default=None, help="default: full")
     check.add_argument(
@@ -59,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--show-fixes", action="store_true", help="list the fixes applied")
     check.add_argument(
-        "--config", type=Path, default=None, help="settings file (dimlint.toml or pyproject.toml)"
+        "--config", default=None, help="settings file (dimlint.toml or pyproject.toml)"
     )
     check.add_argument("--no-config", action="store_true", help="ignore every settings file")
     check.add_argument(
@@ -69,9 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--verbose", action="store_true", help="say which files were skipped and why"
     )
 
-    rule = commands.add_parser("rule", help="explain one rule")
+    rule = commands.add_parser("rule", formatter_class=_formatter, help="explain one rule")
     rule.add_argument("code")
-    commands.add_parser("rules", help="list every rule")
+    commands.add_parser("rules", formatter_class=_formatter, help="list every rule")
     return parser
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from dimlint import architectures
@@ -22,12 +22,14 @@ from dimlint.registry import Finding, PlannedFix, rule
 from dimlint.sources.jsonspans import HugeInt, escape_pointer_token
 from dimlint.spec import ModelSpec
 
-SCHEMA_FILE = Path(__file__).resolve().parent.parent / "data" / "config.schema.json"
+SCHEMA_FILE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "config.schema.json"
+)
 
 
 @functools.cache
 def schema() -> dict[str, Any]:
-    with SCHEMA_FILE.open(encoding="utf-8") as handle:
+    with open(SCHEMA_FILE, encoding="utf-8") as handle:
         loaded: dict[str, Any] = json.load(handle)
     return loaded
 

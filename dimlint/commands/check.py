@@ -34,7 +34,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except SelectionError as error:
         raise UsageError(str(error)) from None
     try:
-        explicit = load_file(str(args.config)) if args.config and not args.no_config else None
+        explicit = load_file(args.config) if args.config and not args.no_config else None
         cwd_settings = _settings_for(os.path.join(os.getcwd(), "_"), args, explicit)
     except SettingsError as error:
         raise UsageError(str(error)) from None

@@ -13,6 +13,7 @@ It is only run when positions are needed (a file with findings) or when the C pa
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 from typing import Any, NamedTuple
@@ -26,15 +27,20 @@ MAX_INDEXED_DEPTH = 64
 #: Python refuses to convert longer decimal strings to int (CVE-2020-10735 guard).
 MAX_INT_DIGITS = 4300
 
-_TOKEN = re.compile(
+_TOKEN_PATTERN = (
     r"""[ \t\n\r]*(?:
       (?P<str>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
     | (?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)
     | (?P<punct>[{}\[\]:,])
     | (?P<lit>true|false|null|NaN|Infinity|-Infinity)
-    )""",
-    re.VERBOSE,
+    )"""
 )
+@functools.cache
+def _token() -> re.Pattern[str]:
+    """The full tokenizer, compiled on first use (most runs only need :class:`LazySpans`)."""
+    return re.compile(_TOKEN_PATTERN, re.VERBOSE)
+
+
 _LITERALS: dict[str, Any] = {
     "true": True,
     "false": False,
@@ -164,7 +170,7 @@ def parse(text: str) -> tuple[Any, SpanIndex]:
     have_root = False
     pos = 0
     length = len(text)
-    match = _TOKEN.match
+    match = _token().match
 
     def child_pointer(frame: _Frame) -> str | None:
         if frame.pointer is None:

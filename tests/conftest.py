@@ -1,0 +1,38 @@
+"""Shared test helpers: where ../shared is, and linting text without touching the disk."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dimlint.diagnostics import Diagnostic
+from dimlint.linter import lint_bytes
+from dimlint.selection import Selection
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared; skips the test when it is absent (fails under CI's variable)."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        message = f"{path} is not available (the shared corpus sits beside the checkout)"
+        if os.environ.get("DIMLINT_REQUIRE_SHARED"):
+            pytest.fail(message + "; DIMLINT_REQUIRE_SHARED is set")
+        pytest.skip(message)
+    return path
+
+
+def lint_text(
+    text: str, *, path: str = "config.json", select: tuple[str, ...] | None = None
+) -> list[Diagnostic]:
+    """Lint a JSON document given as text, with an optional rule selection."""
+    selection = Selection(select=select)
+    return lint_bytes(path, text.encode("utf-8"), selection).diagnostics
+
+
+def codes(diagnostics: list[Diagnostic]) -> list[str]:
+    return [d.code for d in diagnostics]
