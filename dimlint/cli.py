@@ -16,7 +16,7 @@ from typing import TextIO
 from dimlint import __version__
 from dimlint.errors import UsageError
 
-FORMATS = ("full", "concise", "json")
+FORMATS = ("full", "concise", "json", "github", "sarif", "junit", "auto")
 
 
 def _codes(text: str) -> tuple[str, ...]:
@@ -47,7 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="check model configs (default: the current folder)",
     )
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
-    check.add_argument("--output-format", choices=FORMATS, default=None, help="default: full")
+    check.add_argument(
+        "--output-format",
+        choices=FORMATS,
+        default=None,
+        help="default: auto (github under GitHub Actions, else full)",
+    )
     check.add_argument(
         "--select",
         type=_codes,
@@ -76,6 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", default=None, help="settings file (dimlint.toml or pyproject.toml)"
     )
     check.add_argument("--no-config", action="store_true", help="ignore every settings file")
+    check.add_argument("--baseline", default=None, help="report only findings not in this baseline")
+    check.add_argument(
+        "--write-baseline", default=None, metavar="FILE", help="record the current findings"
+    )
+    check.add_argument(
+        "--sarif-file", default=None, metavar="FILE", help="also write a SARIF report to FILE"
+    )
     check.add_argument(
         "--statistics", action="store_true", help="print counts per rule instead of findings"
     )

@@ -23,36 +23,66 @@ MAX_ROUNDS = 10
 
 
 class FixOutcome(NamedTuple):
-    """The fixed text (None when nothing applied) and how many fixes were applied."""
+    """The fixed bytes (None when nothing changed), the findings fixed, and what remains."""
 
     original: bytes
     fixed: bytes | None
-    applied: int
+    applied: list[Diagnostic]
     result: FileResult
 
 
 def allowed(diagnostic: Diagnostic, unsafe: bool) -> bool:
+    """Whether ``--fix`` (with or without ``--unsafe-fixes``) may apply this finding's fix."""
     if diagnostic.fix is None:
         return False
     kind = diagnostic.fix.applicability
     return kind is Applicability.SAFE or (unsafe and kind is Applicability.UNSAFE)
 
 
-def apply_edits(text: str, edits: list[Edit]) -> tuple[str, int]:
-    """Apply non-overlapping edits (identical duplicates merged); return text and count."""
-    unique = sorted({(e.span.start, e.span.end, e.content) for e in edits})
+def _key(edit: Edit) -> tuple[int, int, str]:
+    return (edit.span.start, edit.span.end, edit.content)
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """Apply non-overlapping edits, given in any order (identical duplicates merged)."""
     pieces: list[str] = []
     cursor = 0
-    applied = 0
-    for start, end, content in unique:
-        if start < cursor:
-            continue  # overlaps an earlier edit: left for the next round
+    for start, end, content in sorted(set(map(_key, edits))):
         pieces.append(text[cursor:start])
         pieces.append(content)
         cursor = end
-        applied += 1
     pieces.append(text[cursor:])
-    return "".join(pieces), applied
+    return "".join(pieces)
+
+
+def _compatible(fixes: list[Diagnostic]) -> tuple[list[Diagnostic], list[Edit]]:
+    """Fixes whose edits neither overlap nor conflict; the others wait for the next round.
+
+    A fix is all or nothing. Two findings offering the same edit (DL101 and DL201 both moving
+    hidden_size to 4096) are compatible: the edit is applied once.
+    """
+    chosen: list[Diagnostic] = []
+    taken: dict[tuple[int, int], str] = {}
+    for diagnostic in fixes:
+        assert diagnostic.fix is not None
+        edits = diagnostic.fix.edits
+        clash = any(_conflicts(edit, taken) for edit in edits)
+        if clash:
+            continue
+        chosen.append(diagnostic)
+        taken.update({(e.span.start, e.span.end): e.content for e in edits})
+    return chosen, [e for d in chosen if d.fix is not None for e in d.fix.edits]
+
+
+def _conflicts(edit: Edit, taken: dict[tuple[int, int], str]) -> bool:
+    """An edit conflicts with a taken one on the same range with other text, or overlapping."""
+    for (start, end), content in taken.items():
+        if (start, end) == (edit.span.start, edit.span.end):
+            if content != edit.content:
+                return True
+        elif start < edit.span.end and edit.span.start < end:
+            return True
+    return False
 
 
 def fix_file(
@@ -62,55 +92,29 @@ def fix_file(
     *,
     unsafe: bool,
 ) -> FixOutcome:
-    """Apply allowed fixes to a file's bytes until none is left (or MAX_ROUNDS)."""
+    """Apply allowed fixes in rounds, re-linting between rounds, until none is left."""
     result = first
     current = original
-    applied_total = 0
+    applied: list[Diagnostic] = []
     for _ in range(MAX_ROUNDS):
         document = result.document
-        if document is None or document.text is None:
+        if document is None:
             break
-        fixes = [d for d in result.diagnostics if allowed(d, unsafe)]
-        if not fixes:
+        chosen, edits = _compatible([d for d in result.diagnostics if allowed(d, unsafe)])
+        if not chosen:
             break
-        drop_bom = any(d.code == "DL001" for d in fixes)
-        edits: list[Edit] = []
-        taken: list[tuple[int, int]] = []
-        for diagnostic in fixes:
-            assert diagnostic.fix is not None
-            ranges = [(e.span.start, e.span.end) for e in diagnostic.fix.edits]
-            # a fix is all or nothing: skip it if any of its edits overlaps a taken one
-            if any(
-                _overlaps(r, t) and not _same(diagnostic, r, edits) for r in ranges for t in taken
-            ):
-                continue
-            edits.extend(diagnostic.fix.edits)
-            taken.extend(ranges)
-        text, count = apply_edits(
+        drop_bom = any(d.code == "DL001" for d in chosen)  # the only DL001 fix removes a BOM
+        text = apply_edits(
             document.text, [e for e in edits if e.span.end > e.span.start or e.content]
         )
-        applied_total += len(fixes) if count or drop_bom else 0
         keep_bom = document.bom and not drop_bom
         updated = (codecs.BOM_UTF8 if keep_bom else b"") + text.encode("utf-8")
         if updated == current:
             break
+        applied.extend(chosen)
         current = updated
         result = relint(current)
-    return FixOutcome(original, current if current != original else None, applied_total, result)
-
-
-def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
-
-
-def _same(diagnostic: Diagnostic, span: tuple[int, int], edits: list[Edit]) -> bool:
-    """An edit identical to one already taken (two findings offering the same change)."""
-    assert diagnostic.fix is not None
-    mine = {(e.span.start, e.span.end, e.content) for e in diagnostic.fix.edits}
-    return any(
-        (e.span.start, e.span.end, e.content) in mine and (e.span.start, e.span.end) == span
-        for e in edits
-    )
+    return FixOutcome(original, current if current != original else None, applied, result)
 
 
 def unified_diff(path: str, before: bytes, after: bytes) -> str:

@@ -1,4 +1,4 @@
-"""``dimlint check``: discover, lint, optionally fix, report, and choose the exit code."""
+"""``dimlint check``: discover, lint, optionally fix, filter by baseline, report, exit code."""
 
 from __future__ import annotations
 
@@ -6,17 +6,25 @@ import argparse
 import os
 from collections import Counter
 from collections.abc import Sequence
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from dimlint.diagnostics import Diagnostic, Severity
 from dimlint.discovery import discover
 from dimlint.errors import UsageError
-from dimlint.linter import FileResult, lint_bytes, lint_file, read_file
+from dimlint.linter import FileResult, lint_bytes, lint_path
 from dimlint.registry import all_rules
-from dimlint.report import RENDERERS
 from dimlint.selection import Selection, SelectionError, validate_codes
 from dimlint.settings import Settings, SettingsError, load_file, nearest
-from dimlint.sources.jsonfile import InputProblem
+
+
+class Run(NamedTuple):
+    """Everything one ``check`` produced, before reporting."""
+
+    diagnostics: list[Diagnostic]
+    sources: dict[str, str]
+    fixed: list[Diagnostic]
+    fixed_files: int
+    missing: list[str]
 
 
 def _settings_for(path: str, args: argparse.Namespace, explicit: Settings | None) -> Settings:
@@ -24,74 +32,95 @@ def _settings_for(path: str, args: argparse.Namespace, explicit: Settings | None
         return Settings()
     if explicit is not None:
         return explicit
-    return nearest(os.path.dirname(os.path.abspath(path)))
+    try:
+        return nearest(os.path.dirname(os.path.abspath(path)))
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
+
+
+def output_format(requested: str | None) -> str:
+    """``auto`` (and no choice at all) means GitHub annotations under GitHub Actions."""
+    if requested in (None, "auto"):
+        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "full"
+    return requested
 
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``dimlint check`` with parsed arguments; return the exit code."""
     try:
         validate_codes([*(args.select or ()), *args.extend_select, *args.ignore])
-    except SelectionError as error:
-        raise UsageError(str(error)) from None
-    try:
         explicit = load_file(args.config) if args.config and not args.no_config else None
-        cwd_settings = _settings_for(os.path.join(os.getcwd(), "_"), args, explicit)
-    except SettingsError as error:
+    except (SelectionError, SettingsError) as error:
         raise UsageError(str(error)) from None
+    cwd_settings = _settings_for(os.path.join(os.getcwd(), "_"), args, explicit)
 
+    run = _collect(args, cwd_settings, explicit, out, err)
+    diagnostics = run.diagnostics
+    baseline = args.baseline or _setting_path(cwd_settings, "baseline")
+    if args.write_baseline:
+        from dimlint import baseline as baselines
+
+        baselines.write(args.write_baseline, diagnostics)
+        err.write(f"dimlint: wrote {len(diagnostics)} findings to {args.write_baseline}\n")
+        return 2 if run.missing else 0
+    if baseline:
+        from dimlint import baseline as baselines
+
+        diagnostics = baselines.new_findings(diagnostics, baseline)
+
+    fail_level = Severity.ERROR
+    if args.fail_level:
+        fail_level = Severity.parse(args.fail_level)
+    elif cwd_settings.fail_level is not None:
+        fail_level = cwd_settings.fail_level
+    _report(args, run._replace(diagnostics=diagnostics), out, err)
+    if run.missing:
+        return 2
+    if args.diff:
+        return 1 if run.fixed_files else 0
+    return 1 if any(d.severity >= fail_level for d in diagnostics) else 0
+
+
+def _setting_path(settings: Settings, key: str) -> str | None:
+    value = settings.extra.get(key)
+    if not isinstance(value, str):
+        return None
+    if settings.source is None or os.path.isabs(value):
+        return value
+    return os.path.join(os.path.dirname(settings.source), value)
+
+
+def _collect(
+    args: argparse.Namespace,
+    cwd_settings: Settings,
+    explicit: Settings | None,
+    out: TextIO,
+    err: TextIO,
+) -> Run:
+    """Lint (and fix) every discovered file."""
     paths = args.paths or ["."]
     missing = [p for p in paths if not os.path.lexists(p)]
     for path in missing:
         err.write(f"dimlint: error: {path}: no such file or directory\n")
+    run = Run([], {}, [], 0, missing)
     existing = [p for p in paths if p not in missing]
-
-    diagnostics: list[Diagnostic] = []
-    sources: dict[str, str] = {}
-    fixed_files = fixed_count = 0
+    fixed_files = 0
     for target in discover(existing, cwd_settings.exclude):
-        try:
-            settings = _settings_for(target.path, args, explicit)
-        except SettingsError as error:
-            raise UsageError(str(error)) from None
+        settings = _settings_for(target.path, args, explicit)
         selection = settings.selection(args.select, args.extend_select, args.ignore)
-        data = read_file(target.path)
-        if isinstance(data, InputProblem):
-            result = lint_file(target.path, selection)
-        else:
-            result = lint_bytes(target.path, data, selection)
+        result, data = lint_path(target.path, selection)
+        if data is not None:
             if (args.fix or args.diff) and result.document is not None:
                 result, applied = _fix(target.path, data, result, selection, args, out, err)
                 fixed_files += bool(applied)
-                fixed_count += applied
+                run.fixed.extend(applied)
         if result.skipped and args.verbose:
             err.write(f"dimlint: skipped {target.path}: {result.skipped}\n")
-        if result.document is not None:
-            sources[target.path] = result.document.text
-        diagnostics.extend(result.diagnostics)
-
-    diagnostics.sort(key=lambda d: d.sort_key)
-    fail_level = (
-        Severity.parse(args.fail_level)
-        if args.fail_level
-        else (cwd_settings.fail_level or Severity.ERROR)
-    )
-    output_format = args.output_format or "full"
-    if args.diff:
-        pass  # the diff is the output
-    elif args.statistics:
-        out.write(_statistics(diagnostics))
-    else:
-        out.write(RENDERERS[output_format](diagnostics, sources))
-        if output_format in ("full", "concise"):
-            out.write(_summary(diagnostics, fixed_count, args))
-    if args.show_fixes and fixed_count:
-        err.write(f"dimlint: applied {fixed_count} fix(es) in {fixed_files} file(s)\n")
-    if missing:
-        return 2
-    if args.diff:
-        return 1 if fixed_files else 0
-    failing = any(d.severity >= fail_level for d in diagnostics)
-    return 1 if failing else 0
+        if result.document is not None and not result.skipped:
+            run.sources[target.path] = result.document.text
+        run.diagnostics.extend(result.diagnostics)
+    run.diagnostics.sort(key=lambda d: d.sort_key)
+    return run._replace(fixed_files=fixed_files)
 
 
 def _fix(
@@ -102,17 +131,17 @@ def _fix(
     args: argparse.Namespace,
     out: TextIO,
     err: TextIO,
-) -> tuple[FileResult, int]:
+) -> tuple[FileResult, list[Diagnostic]]:
     """Apply (``--fix``) or show (``--diff``) the fixes of one file; return what remains."""
     from dimlint import fixer
 
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return result, 0  # UTF-16: rewriting would change every byte
+        return result, []  # UTF-16: rewriting would change every byte
     outcome = fixer.fix_file(
         data, result, lambda new: lint_bytes(path, new, selection), unsafe=args.unsafe_fixes
     )
     if outcome.fixed is None:
-        return result, 0
+        return result, []
     if args.diff:
         out.write(fixer.unified_diff(path, data, outcome.fixed))
         return result, outcome.applied
@@ -120,13 +149,65 @@ def _fix(
         fixer.write_atomically(os.path.realpath(path), data, outcome.fixed)
     except OSError as error:
         err.write(f"dimlint: {path}: fix not written: {error}\n")
-        return result, 0
+        return result, []
     return outcome.result, outcome.applied
 
 
-def _summary(diagnostics: Sequence[Diagnostic], fixed: int, args: argparse.Namespace) -> str:
+def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> None:
+    from dimlint.report import renderer
+
+    diagnostics = run.diagnostics
+    chosen = output_format(args.output_format)
+    if args.show_fixes and run.fixed:
+        err.write(_fixed_listing(run.fixed, bool(args.diff)))
+    if args.diff:
+        return  # the diff is the output
+    if args.statistics:
+        out.write(_statistics(diagnostics))
+        return
+    out.write(renderer(chosen)(diagnostics, run.sources))
+    if chosen in ("full", "concise"):
+        out.write(_summary(diagnostics, len(run.fixed), bool(args.fix)))
+    if chosen == "github":
+        _write_step_summary(diagnostics, err)
+    if args.sarif_file:
+        from dimlint.report import sarif
+
+        with open(args.sarif_file, "w", encoding="utf-8") as handle:
+            handle.write(sarif.render(diagnostics, run.sources))
+
+
+def _write_step_summary(diagnostics: Sequence[Diagnostic], err: TextIO) -> None:
+    """Append the full list to ``$GITHUB_STEP_SUMMARY`` (annotations are capped per step)."""
+    from dimlint.report.github import step_summary
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    try:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(step_summary(diagnostics))
+    except OSError as error:
+        err.write(f"dimlint: cannot write the step summary {target}: {error.strerror}\n")
+
+
+def _fixed_listing(fixed: Sequence[Diagnostic], dry_run: bool) -> str:
+    verb = "Would fix" if dry_run else "Fixed"
+    lines = [f"{verb} {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:"]
+    by_file: dict[str, list[Diagnostic]] = {}
+    for diagnostic in fixed:
+        by_file.setdefault(diagnostic.path, []).append(diagnostic)
+    for path, found in sorted(by_file.items()):
+        lines.append(f"- {path}:")
+        for diagnostic in found:
+            message = diagnostic.fix.message if diagnostic.fix else ""
+            lines.append(f"    {diagnostic.code} {message}")
+    return "\n".join(lines) + "\n"
+
+
+def _summary(diagnostics: Sequence[Diagnostic], fixed: int, fixing: bool) -> str:
     lines = []
-    if fixed and args.fix:
+    if fixed and fixing:
         lines.append(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.")
     if not diagnostics:
         lines.append("All checks passed!")

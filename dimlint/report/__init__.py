@@ -1,17 +1,32 @@
-"""Output formats: each module renders a list of diagnostics as text for one audience."""
+"""Output formats: each module renders a list of diagnostics as text for one audience.
+
+Renderers are imported on use: the JUnit and SARIF writers pull in modules (XML, URL quoting)
+that a plain run should not pay for.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 
 from dimlint.diagnostics import Diagnostic
-from dimlint.report import concise, full, json_format
 
 Renderer = Callable[[Sequence[Diagnostic], dict[str, str]], str]
 
-#: format name → renderer(diagnostics, sources by path) → text for stdout
-RENDERERS: dict[str, Renderer] = {
-    "full": full.render,
-    "concise": concise.render,
-    "json": json_format.render,
+#: format name → module in this package defining ``render(diagnostics, sources) -> str``
+MODULES = {
+    "full": "full",
+    "concise": "concise",
+    "json": "json_format",
+    "github": "github",
+    "sarif": "sarif",
+    "junit": "junit",
 }
+FORMATS = (*MODULES, "auto")
+
+
+def renderer(name: str) -> Renderer:
+    """The render function of an output format."""
+    module = importlib.import_module(f"dimlint.report.{MODULES[name]}")
+    render: Renderer = module.render
+    return render

@@ -27,14 +27,14 @@ MAX_INDEXED_DEPTH = 64
 #: Python refuses to convert longer decimal strings to int (CVE-2020-10735 guard).
 MAX_INT_DIGITS = 4300
 
-_TOKEN_PATTERN = (
-    r"""[ \t\n\r]*(?:
+_TOKEN_PATTERN = r"""[ \t\n\r]*(?:
       (?P<str>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
     | (?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)
     | (?P<punct>[{}\[\]:,])
     | (?P<lit>true|false|null|NaN|Infinity|-Infinity)
     )"""
-)
+
+
 @functools.cache
 def _token() -> re.Pattern[str]:
     """The full tokenizer, compiled on first use (most runs only need :class:`LazySpans`)."""
