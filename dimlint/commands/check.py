@@ -109,11 +109,10 @@ def _collect(
         settings = _settings_for(target.path, args, explicit)
         selection = settings.selection(args.select, args.extend_select, args.ignore)
         result, data = lint_path(target.path, selection)
-        if data is not None:
-            if (args.fix or args.diff) and result.document is not None:
-                result, applied = _fix(target.path, data, result, selection, args, out, err)
-                fixed_files += bool(applied)
-                run.fixed.extend(applied)
+        if data is not None and (args.fix or args.diff) and result.document is not None:
+            result, applied = _fix(target.path, data, result, selection, args, out, err)
+            fixed_files += bool(applied)
+            run.fixed.extend(applied)
         if result.skipped and args.verbose:
             err.write(f"dimlint: skipped {target.path}: {result.skipped}\n")
         if result.document is not None and not result.skipped:
