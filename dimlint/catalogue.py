@@ -22,10 +22,12 @@ YAML library is needed or used. Fenced code blocks whose info string is ``json e
       "hidden_size": 4100,
     //               ^^^^ DL101
 
-``//``, then spaces, then a run of ``^`` under the offending characters (same columns), a space
-and the rule code. Several marker lines may follow one line. Marker lines are removed before the
-JSON is linted; what remains must raise exactly the marked findings. The *n*-th ``fixed`` block
-of a file is what applying every fix to the *n*-th ``example`` block produces.
+``//``, then spaces (none for column 3), then a run of ``^`` under the offending characters (same
+columns), a space and the rule code. Columns 1–2 cannot be marked, so a finding at a top-level
+``{`` needs the example indented. Several marker lines may follow one line. Marker lines are
+removed before the JSON is linted; what remains must raise exactly the marked findings. The
+*n*-th ``fixed`` block of a file is what applying every fix to the *n*-th ``example`` block
+produces.
 
 ``dimlint rule CODE`` prints a file (:func:`print_rule`), ``dimlint rules`` lists every rule
 (:func:`print_rules`); ``python -m dimlint.tools.readme_rules`` renders the README's table.
@@ -46,6 +48,7 @@ FIX_KINDS = ("always", "sometimes", "never")
 
 ExampleKind = Literal["example", "use-instead", "fixed"]
 EXAMPLE_KINDS: tuple[ExampleKind, ...] = ("example", "use-instead", "fixed")
+_KINDS: dict[str, ExampleKind] = {kind: kind for kind in EXAMPLE_KINDS}
 
 _FILE_NAME = re.compile(r"^(DL\d{3})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 _MARKER = re.compile(r"^//(?P<pad> *)(?P<carets>\^+) (?P<code>DL\d{3})\s*$")
@@ -267,9 +270,9 @@ def examples(doc: RuleDoc) -> list[Example]:
         if closing == len(lines):
             raise CatalogueError(f"{doc.path}:{opening + 1}: code block is not closed")
         index = closing + 1
-        if len(words) < 2 or words[0] != "json" or words[1] not in EXAMPLE_KINDS:
+        kind = _KINDS.get(words[1]) if len(words) >= 2 and words[0] == "json" else None
+        if kind is None:
             continue
-        kind: ExampleKind = words[1]  # type: ignore[assignment]  # checked just above
         counts[kind] += 1
         text, markers = parse_block(lines[opening + 1 : closing], f"{doc.path}:{opening + 1}")
         if markers and kind != "example":

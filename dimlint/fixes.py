@@ -56,7 +56,7 @@ def format_value(value: int | float) -> str:
     """Integers as digits; fractions as the shortest float text (0.25, 0.375)."""
     if isinstance(value, int):
         return str(value)
-    return repr(round(value, 6))
+    return repr(value)  # candidates are short decimals already (see _fraction_for)
 
 
 def suggest(
@@ -77,7 +77,7 @@ def suggest(
     before = evaluate(dims)
     base_params = approximate_parameters(dims, layers, gated, experts) or 1
     alternatives = {name: _candidates(dims, name)[1:] for name in free}
-    scored: list[tuple[tuple[int, int, int, float], Suggestion]] = []
+    scored: list[tuple[tuple[int, int, int, int, float], Suggestion]] = []
     # Fewer changed keys first: once a level yields enough clean repairs, more changes can only
     # rank lower, so the search stops there.
     for count in range(1, len(free) + 1):
@@ -105,7 +105,7 @@ def _score(
     before: frozenset[Problem],
     base_params: int,
     shape: tuple[int, bool, int],
-    scored: list[tuple[tuple[int, int, int, float], Suggestion]],
+    scored: list[tuple[tuple[int, int, int, int, float], Suggestion]],
 ) -> None:
     """Evaluate one combination of changes and keep it if it repairs ``target`` cleanly."""
     layers, gated, experts = shape
@@ -118,7 +118,9 @@ def _score(
         return
     params = approximate_parameters(candidate, layers, gated, experts)
     delta = (params - base_params) / base_params
-    key = (len(new), len(changed), len(after), abs(delta))
+    # Prefer, in order: no new finding, fewer changed keys, changing the finding's own key,
+    # fewer remaining findings, the smallest parameter change.
+    key = (len(new), len(changed), int(target.field not in changed), len(after), abs(delta))
     changes = tuple(
         Change(name, _current(dims, name) or 0, value) for name, value in changed.items()
     )
@@ -199,6 +201,15 @@ def _rotary_candidates(dims: Dims) -> set[int | float]:
     width = dims.head_width
     if width is None or dims.rotary_fraction is None:
         return set()
-    centre = width * dims.rotary_fraction
-    evens = {int(centre) // 2 * 2 + step for step in (-2, 0, 2, 4)}
-    return {even / width for even in evens if 0 < even <= width}
+    centre = int(width * dims.rotary_fraction)
+    evens = {centre // 2 * 2 + step for step in (-2, 0, 2, 4)}
+    return {_fraction_for(even, width) for even in evens if 0 < even <= width}
+
+
+def _fraction_for(rotated: int, width: int) -> float:
+    """A short decimal fraction f with int(width × f) == rotated (what the engines compute)."""
+    for digits in range(2, 10):
+        for candidate in (round(rotated / width, digits), math.ceil(rotated / width * 10**digits) / 10**digits):
+            if int(width * candidate) == rotated:
+                return candidate
+    return rotated / width

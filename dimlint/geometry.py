@@ -50,14 +50,18 @@ class Dims(NamedTuple):
         return None
 
     @property
-    def rotary_width(self) -> float | None:
-        """Rotated channels per head: explicit ``rotary_dim`` or head width × fraction."""
+    def rotary_width(self) -> int | None:
+        """Rotated channels per head: explicit ``rotary_dim``, or ``int(head width × fraction)``.
+
+        transformers and vLLM both truncate (``int(head_dim * partial_rotary_factor)``), so
+        Moonshine's 36 × 0.9 = 32.4 rotates 32 channels: fine.
+        """
         if self.rotary_dim is not None:
-            return float(self.rotary_dim)
+            return self.rotary_dim
         width = self.head_width
         if width is None or self.rotary_fraction is None:
             return None
-        return width * self.rotary_fraction
+        return int(width * self.rotary_fraction)
 
 
 class Problem(NamedTuple):
@@ -76,7 +80,7 @@ def evaluate(d: Dims) -> frozenset[Problem]:
     if d.heads and d.kv_heads and not d.mla and (d.heads % d.kv_heads or d.kv_heads > d.heads):
         found.add(Problem("DL102", "kv_heads", Severity.ERROR))
     rotary = d.rotary_width
-    if rotary is not None and (rotary != int(rotary) or int(rotary) % 2):
+    if rotary is not None and rotary % 2:
         found.add(Problem("DL103", "rotary", Severity.ERROR))
     width = d.head_width
     if width is not None and not d.mla and (width > MAX_KERNEL_HEAD_DIM or width % ALIGN_MIN):

@@ -35,7 +35,10 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
         "num_key_value_heads",
         ("num_kv_heads", "n_head_kv", "n_kv_heads", "num_query_groups", "kv_heads"),
     ),
-    "head_dim": ("head_dim", ("d_kv", "kv_channels", "attention_head_dim", "head_size")),
+    "head_dim": (
+        "head_dim",
+        ("d_kv", "kv_channels", "attention_head_dim", "attention_head_size", "head_size"),
+    ),
     "ffn": (
         "intermediate_size",
         ("n_inner", "ffn_hidden_size", "d_ff", "ffn_dim", "encoder_ffn_dim", "inner_hidden_size"),
@@ -72,7 +75,14 @@ REQUIRED_FIELDS = ("hidden", "heads", "layers", "vocab")
 
 #: Fields where 0 is meaningful (no shared experts; no routed experts in a dense model).
 ZERO_ALLOWED = frozenset(
-    {"shared_experts", "experts", "experts_per_token", "sliding_window", "q_lora_rank"}
+    {
+        "shared_experts",
+        "experts",
+        "experts_per_token",
+        "sliding_window",
+        "q_lora_rank",
+        "qk_rope_head_dim",  # 0: no rotary part (GLM-5's NoPE sparse-attention layers)
+    }
 )
 
 #: Keys that hold nested model configs in composite models, beyond what the table lists.
@@ -201,9 +211,11 @@ def _resolve_int(
             continue
         value = obj[key]
         if value is None:
-            break  # an explicit null means "use the default / derive it"
-        if isinstance(value, list):
-            return None  # per-layer widths (Swin, OpenELM): not a single dimension
+            return None  # explicit null: transformers keeps None (derived, or "no window")
+        if isinstance(value, list | dict):
+            return None  # per-stage widths (Swin, OpenELM) or per-stack counts (LXMERT)
+        if name == "head_dim" and value == 0 and "kv_lora_rank" in obj:
+            return None  # latent-attention configs write head_dim 0 for "unused"
         if not is_dimension(value) or value < minimum:
             spec.invalid.add(name)
             return None
@@ -338,13 +350,24 @@ GATED_FAMILIES = (
 )
 
 
+#: Words that mark a vision or audio encoder nested in (or named after) a language model.
+TOWER_MARKERS = ("vision", "audio", "visual", "vit", "siglip", "clip", "speech", "whisper")
+
+
+def is_tower(spec: ModelSpec) -> bool:
+    """A vision/audio encoder: its MLP sizing follows ViT conventions, not the LM's."""
+    names = f"{spec.model_type or ''} {spec.pointer}".lower()
+    return any(marker in names for marker in TOWER_MARKERS)
+
+
 def _is_gated(spec: ModelSpec) -> bool | None:
     """Whether the MLP has a gate projection (SwiGLU/GeGLU), or None when unknown."""
     act = spec.activation.value.lower() if spec.activation else ""
     if act in GATED_ACTIVATIONS or act.startswith("gated-"):
         return True
     model_type = (spec.model_type or "").lower()
-    if any(model_type.startswith(family) for family in GATED_FAMILIES):
+    tower = is_tower(spec)
+    if not tower and any(model_type.startswith(family) for family in GATED_FAMILIES):
         return True
     if act in {"silu", "swish"}:
         return True

@@ -55,9 +55,10 @@ KNOWN_INVALID_DEFAULTS: dict[tuple[str, str, str], str] = {
         " the default cannot build a model until vocab_size is set (33 for the released ESM-2)"
     ),
     ("glm4_moe", "DL101", "/hidden_size"): (
-        "4096 / 96 heads with no head_dim (GLM-4.5 states head_dim 128): Megatron and engines"
-        " that require hidden % heads refuse it; transformers floors head_dim to 42, so q/o are"
-        " 4032 wide and no GLM-4.5 checkpoint loads; DOMAIN.md"
+        "4096 / 96 heads and no head_dim (the released GLM-4.5 states head_dim 128): Megatron"
+        " and engines that require hidden % heads refuse it; transformers silently floors"
+        " head_dim to 42 (q/o projections 4032 wide, rotary dim 21), so it builds and runs but"
+        " is not the architecture it names; DOMAIN.md"
     ),
     ("glm4v_moe", "DL101", "/text_config/hidden_size"): (
         "same text tower as glm4v_moe_text: 4096 / 96 heads, no head_dim"
@@ -231,9 +232,15 @@ def build_default_configs() -> tuple[str, dict[str, str], dict[str, str]]:
                 config = CONFIG_MAPPING[model_type]()
                 texts[model_type] = config.to_json_string(use_diff=False)
             except Exception as error:  # transformers cannot build its own default
-                first = str(error).strip().splitlines()[:1]
-                unbuildable[model_type] = f"{type(error).__name__}: {''.join(first)}"
+                unbuildable[model_type] = one_line(error)
     return str(transformers.__version__), unbuildable, texts
+
+
+def one_line(error: BaseException, limit: int = 160) -> str:
+    """An exception as one short line (transformers' messages list every model type)."""
+    text = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return f"{type(error).__name__}: {text}"
 
 
 def lint_defaults() -> DefaultsRun:
@@ -278,6 +285,13 @@ def test_defaults_mostly_build(defaults: DefaultsRun) -> None:
     )
 
 
+def test_unbuildable_defaults_are_reported(defaults: DefaultsRun) -> None:
+    """Defaults transformers itself cannot build are skipped, and named in the -ra summary."""
+    if defaults.unbuildable:
+        listing = "; ".join(f"{t} ({why})" for t, why in sorted(defaults.unbuildable.items()))
+        pytest.skip(f"transformers cannot build its own default: {listing}")
+
+
 def test_defaults_never_raise(defaults: DefaultsRun) -> None:
     assert not defaults.crashes, "\n".join(
         f"{model_type}:\n{trace}" for model_type, trace in sorted(defaults.crashes.items())
@@ -286,17 +300,16 @@ def test_defaults_never_raise(defaults: DefaultsRun) -> None:
 
 def test_default_errors_are_reviewed_defects(defaults: DefaultsRun) -> None:
     """An error on a default that nobody reviewed is a dimlint false positive until shown not."""
-    unknown = {
-        key: d for key, d in default_error_keys(defaults).items() if key not in KNOWN_INVALID_DEFAULTS
-    }
-    listing = "\n".join(
-        f"  {key}: {d.message}" for key, d in sorted(unknown.items(), key=lambda item: item[0])
-    )
-    assert not unknown, (
-        f"{len(unknown)} error findings on transformers {defaults.version} defaults are not in"
-        f" KNOWN_INVALID_DEFAULTS (a dimlint false positive, or a new true defect to review):\n"
-        + listing
-    )
+    found = default_error_keys(defaults)
+    unknown = sorted(key for key in found if key not in KNOWN_INVALID_DEFAULTS)
+    if unknown:
+        listing = "\n".join(f"  {key}: {found[key].message}" for key in unknown)
+        pytest.fail(
+            f"{len(unknown)} error findings on transformers {defaults.version} defaults are not"
+            " in KNOWN_INVALID_DEFAULTS (a dimlint false positive, or a new true defect to"
+            f" review):\n{listing}",
+            pytrace=False,
+        )
 
 
 def test_known_invalid_defaults_are_not_stale(defaults: DefaultsRun) -> None:
@@ -315,16 +328,16 @@ class CorpusCounts(NamedTuple):
     name: str
     configs: int
     findings: Counter[tuple[str, str]]
-    configs_with: Counter[str]
+    configs_with: Counter[tuple[str, str]]
 
 
 def count_findings(name: str, results: dict[str, list[Diagnostic]]) -> CorpusCounts:
     """Findings per (code, severity) and configs per code over one corpus' lint results."""
     findings: Counter[tuple[str, str]] = Counter()
-    configs_with: Counter[str] = Counter()
+    configs_with: Counter[tuple[str, str]] = Counter()
     for diagnostics in results.values():
         findings.update((d.code, d.severity.label) for d in diagnostics)
-        configs_with.update({d.code for d in diagnostics})
+        configs_with.update({(d.code, d.severity.label) for d in diagnostics})
     return CorpusCounts(name, len(results), findings, configs_with)
 
 
@@ -348,10 +361,12 @@ def format_summary(corpora: list[CorpusCounts]) -> str:
     lines = [_row(header), _row(["---"] * len(header))]
     lines += [_row(row) for row in rows]
     warning_codes = sorted({code for code, severity in keys if severity == "warning"})
-    lines += ["", _row(["warning code", *(f"% of {c.name} configs" for c in corpora)])]
+    lines += ["", _row(["warning code", *(f"% of {c.name} with it" for c in corpora)])]
     lines.append(_row(["---"] * (len(corpora) + 1)))
     for code in warning_codes:
-        shares = [f"{100 * c.configs_with[code] / max(c.configs, 1):.1f}%" for c in corpora]
+        shares = [
+            f"{100 * c.configs_with[(code, 'warning')] / max(c.configs, 1):.1f}%" for c in corpora
+        ]
         lines.append(_row([code, *shares]))
     return "\n".join(lines)
 
@@ -379,12 +394,11 @@ def summary(defaults_run: DefaultsRun | None = None) -> str:
     return text
 
 
-def test_summary_covers_both_corpora(defaults: DefaultsRun, capsys: pytest.CaptureFixture[str]) -> None:
+def test_summary_covers_both_corpora(defaults: DefaultsRun) -> None:
     """The report renders (shown with -s); every released config and default is counted."""
     shared_path("corpus", "MANIFEST.tsv")
     text = summary(defaults)
-    with capsys.disabled():
-        print("\n" + text)
+    print("\n" + text)  # shown with -s
     assert f"released models ({len(released_files())})" in text
     assert f"defaults ({len(defaults.results)})" in text
 

@@ -174,7 +174,7 @@ def check_mla(spec: ModelSpec) -> Iterator[Finding]:
             ("qk_rope_head_dim", spec.qk_rope_head_dim),
             ("qk_nope_head_dim", spec.qk_nope_head_dim),
         )
-        if value is None and name.split("_head")[0] not in spec.invalid
+        if value is None and name not in spec.invalid
     ]
     if missing:
         yield Finding(

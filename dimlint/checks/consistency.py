@@ -11,6 +11,8 @@ from dimlint.sources.jsonspans import escape_pointer_token
 from dimlint.spec import ModelSpec
 
 SLIDING_LAYER_TYPES = frozenset({"sliding_attention", "chunked_attention", "local_attention"})
+#: Other names of the window: Llama 4's chunk size, ModernBERT's local window.
+WINDOW_KEYS = ("attention_chunk_size", "local_attention", "sliding_window_size")
 
 
 @rule(
@@ -26,9 +28,11 @@ def check_sliding_window(spec: ModelSpec) -> Iterator[Finding]:
     sliding_layers = 0
     if spec.layer_types is not None:
         sliding_layers = sum(1 for kind in spec.layer_types.value if kind in SLIDING_LAYER_TYPES)
+    other_window = any(spec.raw.get(key) for key in WINDOW_KEYS)
     if (
         sliding_layers
         and (window is None or window.value == 0)
+        and not other_window
         and "sliding_window" not in spec.invalid
     ):
         assert spec.layer_types is not None
@@ -66,7 +70,10 @@ def check_sliding_window(spec: ModelSpec) -> Iterator[Finding]:
 def check_layer_types(spec: ModelSpec) -> Iterator[Finding]:
     if spec.layer_types is None or spec.layers is None:
         return
-    count = len(spec.layer_types.value)
+    kinds = spec.layer_types.value
+    if not any(isinstance(kind, str) and kind.endswith("attention") for kind in kinds):
+        return  # not per-layer attention types (PP-DocLayout lists backbone block kinds)
+    count = len(kinds)
     if count == spec.layers.value:
         return
     if count > spec.layers.value:

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterator
 
 from dimlint.diagnostics import Severity
+from dimlint.normalize import is_tower
 from dimlint.registry import Finding, rule
 from dimlint.spec import ModelSpec
 
@@ -23,6 +24,8 @@ def _dense_ffn(spec: ModelSpec) -> tuple[int, int] | None:
         return None
     if spec.experts is not None and spec.experts.value > 0:
         return None
+    if is_tower(spec):
+        return None  # ViT MLPs and patch mergers are sized against other widths
     return spec.ffn.value, spec.hidden.value
 
 

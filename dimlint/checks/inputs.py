@@ -15,6 +15,7 @@ register(
     "invalid-input",
     Severity.ERROR,
     "A file cannot be parsed: JSON syntax, encoding, or a top level that is not an object.",
+    fix="sometimes",
 )
 register(
     "DL002",

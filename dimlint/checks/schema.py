@@ -138,8 +138,9 @@ def _repair(value: Any) -> str | None:
     """A meaning-preserving rewrite of a mistyped dimension: 4096.0 or "4096" → 4096."""
     if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value > 0:
         return str(int(value))
-    if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
-        return str(int(value))
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.isdigit() and int(text) > 0:
+        return str(int(text))
     return None
 
 
@@ -157,6 +158,9 @@ def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
         return
     if is_template(spec):
         doubtful = [key for key in doubtful if spec.raw[key] is not None]  # DL005 says it once
+    doubtful = [key for key in doubtful if not _accepted_exception(spec, key)]
+    if not doubtful:
+        return
     validator = _validator()
     properties: dict[str, Any] = schema()["properties"]
     for key in doubtful:
@@ -178,6 +182,32 @@ def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
                 ((pointer, replacement),),
             )
         yield Finding("DL003", message, pointer, fix=fix)
+
+
+#: Keys that make a config use rotary embeddings, where no weight is shaped by the positions.
+ROTARY_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "partial_rotary_factor")
+
+
+def _accepted_exception(spec: ModelSpec, key: str) -> bool:
+    """Values the schema doubts but the model type itself declares legitimate.
+
+    * ``null`` where the model type's own default is null (wav2vec2-bert's vocab_size: only
+      its optional CTC head uses it);
+    * ``head_dim`` 0 in latent-attention configs, which write 0 for "unused" (GLM-5);
+    * an integral float ``max_position_embeddings`` in a rotary model: no weight is shaped by it
+      (transformers' MusicFlamingo derives it from rope_theta).
+    """
+    value = spec.raw[key]
+    if value is None:
+        arch = architectures.lookup(spec.model_type) if spec.model_type else None
+        return arch is not None and key in arch.fields and arch.defaults.get(key, 0) is None
+    if key == "head_dim" and value == 0:
+        return "kv_lora_rank" in spec.raw
+    if key == "max_position_embeddings" and isinstance(value, float) and value.is_integer():
+        arch = architectures.lookup(spec.model_type) if spec.model_type else None
+        defaults = arch.defaults if arch else {}
+        return any(k in spec.raw or defaults.get(k) is not None for k in ROTARY_KEYS)
+    return False
 
 
 def _expected(subschema: dict[str, Any], key: str) -> str:
@@ -243,7 +273,7 @@ def check_missing(spec: ModelSpec) -> Iterator[Finding]:
         for name in REQUIRED_FIELDS
         if getattr(spec, name) is None
         and name not in spec.invalid
-        and not _explicit_null(spec, name)
+        and not _stated(spec, name)
         and _applies(spec, name)
     ]
     if not missing:
@@ -272,6 +302,11 @@ def _applies(spec: ModelSpec, name: str) -> bool:
     if name == "heads" and spec.model_type:
         return not any(family in spec.model_type for family in ATTENTION_FREE)
     return True
+
+
+def _stated(spec: ModelSpec, name: str) -> bool:
+    """The config has a key for this dimension (null, per-stage list…), so it is not missing."""
+    return any(key in spec.raw for key in (INT_FIELDS[name][0], *INT_FIELDS[name][1]))
 
 
 def _explicit_null(spec: ModelSpec, name: str) -> bool:

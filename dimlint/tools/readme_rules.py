@@ -43,8 +43,7 @@ def render_table() -> str:
             summary = f"{summary} Off by default." if "opt-in" not in summary else summary
         link = f"[{code}]({RULES_LINK_DIR}/{path.name})"
         lines.append(
-            f"| {link} | {_cell(doc.name)} | {doc.severity} | {doc.fix}"
-            f" | {_cell(summary)} |"
+            f"| {link} | {_cell(doc.name)} | {doc.severity} | {doc.fix} | {_cell(summary)} |"
         )
     return "\n".join(lines) + "\n"
 
