@@ -49,6 +49,7 @@ class _IgnoreRules:
 
     @classmethod
     def read(cls, directory: str) -> _IgnoreRules | None:
+        directory = os.path.abspath(directory)
         try:
             with open(
                 os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace"
@@ -70,14 +71,19 @@ class _IgnoreRules:
 
     def ignored(self, path: str, is_dir: bool) -> bool | None:
         """True/False when a pattern decides, None when none matches."""
-        relative = os.path.relpath(path, self.base).replace(os.sep, "/")
+        relative = os.path.relpath(os.path.abspath(path), self.base).replace(os.sep, "/")
         name = os.path.basename(path)
         verdict: bool | None = None
         for pattern in self.patterns:
             if pattern.dir_only and not is_dir:
                 continue
+            glob = pattern.glob
             subject = relative if pattern.anchored else name
-            if fnmatch.fnmatch(subject, pattern.glob):
+            matched = fnmatch.fnmatch(subject, glob)
+            if not matched and glob.startswith("**/"):
+                # "**/gen" also matches "gen" at the top, and at any depth by its name
+                matched = fnmatch.fnmatch(relative, glob[3:]) or fnmatch.fnmatch(name, glob[3:])
+            if matched:
                 verdict = not pattern.negated
         return verdict
 
@@ -108,8 +114,24 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Iterator[Targ
             yield Target(path, explicit=True)
 
 
+def _ancestor_rules(root: str) -> list[_IgnoreRules]:
+    """``.gitignore`` files above ``root`` up to its repository's top (where ``.git`` is)."""
+    directory = os.path.abspath(root)
+    chain: list[str] = []
+    while True:
+        parent = os.path.dirname(directory)
+        if os.path.exists(os.path.join(directory, ".git")) or parent == directory:
+            break
+        directory = parent
+        chain.append(directory)
+    if not os.path.exists(os.path.join(directory, ".git")):
+        return []  # not inside a repository: .gitignore files above it do not apply
+    rules = [_IgnoreRules.read(folder) for folder in reversed(chain)]
+    return [rule for rule in rules if rule is not None]
+
+
 def _walk(root: str, exclude: Sequence[str]) -> Iterator[str]:
-    stack: list[tuple[str, list[_IgnoreRules]]] = [(root, [])]
+    stack: list[tuple[str, list[_IgnoreRules]]] = [(root, _ancestor_rules(root))]
     while stack:
         directory, inherited = stack.pop()
         rules = list(inherited)
@@ -134,8 +156,21 @@ def _walk(root: str, exclude: Sequence[str]) -> Iterator[str]:
                 ):
                     stack.append((entry.path, rules))
             elif entry.name.endswith(".json") and entry.name not in NOT_CONFIGS:
-                files.append(entry.path)
+                if _regular_file(entry):
+                    files.append(entry.path)
         yield from reversed(files)
+
+
+def _regular_file(entry: os.DirEntry[str]) -> bool:
+    """Named pipes, sockets and devices are skipped: reading a FIFO would block forever.
+
+    A symlink that cannot be followed (dangling, or a loop) is kept, so that the reader
+    reports it as DL001 rather than the walk hiding it.
+    """
+    try:
+        return entry.is_file() or not os.path.exists(entry.path)
+    except OSError:
+        return True
 
 
 def _is_ignored(path: str, is_dir: bool, rules: list[_IgnoreRules]) -> bool:

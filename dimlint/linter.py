@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
 from dimlint.normalize import looks_like_model_config, specs_for_document
@@ -54,9 +55,12 @@ def _input_diagnostic(path: str, problem: InputProblem, fix: Fix | None = None) 
 def read_file(path: str) -> bytes | InputProblem:
     """The file's bytes, or the reason it cannot be read (as a DL001 problem)."""
     try:
-        if os.path.isdir(path):
+        status = os.stat(path)
+        if stat.S_ISDIR(status.st_mode):
             return InputProblem("this is a directory, not a file")
-        size = os.path.getsize(path)
+        if not stat.S_ISREG(status.st_mode):
+            return InputProblem("this is not a regular file (a pipe, socket or device)")
+        size = status.st_size
         if size > MAX_FILE_BYTES:
             return InputProblem(f"the file is {size / 2**20:.0f} MiB; model configs are a few KB")
         with open(path, "rb") as handle:

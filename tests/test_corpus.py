@@ -50,10 +50,6 @@ KNOWN_INVALID_DEFAULTS: dict[tuple[str, str, str], str] = {
         "SigLIP vision tower 1152 wide with 14 heads and no head_dim: transformers refuses to"
         " build it (ValueError: embed_dim must be divisible by num_heads); DOMAIN.md"
     ),
-    ("esm", "DL003", "/vocab_size"): (
-        "EsmConfig leaves vocab_size None; EsmModel's nn.Embedding(None, …) raises TypeError, so"
-        " the default cannot build a model until vocab_size is set (33 for the released ESM-2)"
-    ),
     ("glm4_moe", "DL101", "/hidden_size"): (
         "4096 / 96 heads and no head_dim (the released GLM-4.5 states head_dim 128): Megatron"
         " and engines that require hidden % heads refuse it; transformers silently floors"

@@ -183,7 +183,7 @@ def test_integer_of_5000_digits_is_a_huge_int() -> None:
 
 
 def test_integer_at_the_int_limit_is_a_plain_int() -> None:
-    digits = "1" * jsonspans.MAX_INT_DIGITS
+    digits = "1" * jsonspans.max_int_digits()
     value, _ = parse(f"[{digits}]")
     assert type(value[0]) is int
     assert value == json.loads(f"[{digits}]")

@@ -105,13 +105,15 @@ def decode(data: bytes) -> tuple[str | None, list[InputProblem]]:
     problems: list[InputProblem] = []
     if not data.strip():
         return None, [InputProblem("the file is empty: a config must be a JSON object")]
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    wide = _wide_encoding(data)
+    if wide is not None:
+        encoding, label = wide
         message = (
-            "the file is UTF-16 encoded; transformers reads config.json as UTF-8 and fails"
+            f"the file is {label}; transformers reads config.json as UTF-8 and fails"
             " (re-save it as UTF-8)"
         )
         try:
-            return data.decode("utf-16"), [InputProblem(message, recoverable=True)]
+            return data.decode(encoding), [InputProblem(message, recoverable=True)]
         except UnicodeDecodeError:
             return None, [InputProblem(message)]
     if b"\x00" in data[:8192]:
@@ -142,6 +144,22 @@ def decode(data: bytes) -> tuple[str | None, list[InputProblem]]:
         ]
 
 
+def _wide_encoding(data: bytes) -> tuple[str, str] | None:
+    """UTF-32/UTF-16 by byte-order mark, or UTF-16 recognised by its zero bytes without one."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32", "UTF-32 encoded"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16", "UTF-16 encoded"
+    sample = data[:4096]
+    if len(sample) >= 4 and len(sample) % 2 == 0:
+        even, odd = sample[0::2], sample[1::2]
+        if odd.count(0) == len(odd) and 0 not in even:
+            return "utf-16-le", "UTF-16 encoded (without a byte-order mark)"
+        if even.count(0) == len(even) and 0 not in odd:
+            return "utf-16-be", "UTF-16 encoded (without a byte-order mark)"
+    return None
+
+
 def load(path: str, data: bytes) -> tuple[JsonDocument | None, list[InputProblem]]:
     """Parse file bytes; return the document (when there is one) and the input problems."""
     text, problems = decode(data)
@@ -153,7 +171,7 @@ def load(path: str, data: bytes) -> tuple[JsonDocument | None, list[InputProblem
     try:
         value = json.loads(text, object_pairs_hook=_pairs_hook(duplicate_flag))
     except json.JSONDecodeError as error:
-        return None, [*problems, _syntax_problem(text, error.pos, error.msg)]
+        return None, [*problems, _explain_syntax_error(text, error)]
     except (RecursionError, ValueError):
         # Nesting beyond the C parser's recursion limit, or an integer with more digits than
         # int() converts: the span parser handles both without recursion.
@@ -165,6 +183,20 @@ def load(path: str, data: bytes) -> tuple[JsonDocument | None, list[InputProblem
             duplicate_flag.append(True)
     document = JsonDocument(path, text, value, bool(duplicate_flag), bom, index)
     return document, problems
+
+
+def _explain_syntax_error(text: str, error: json.JSONDecodeError) -> InputProblem:
+    """The span parser's account of a syntax error: it names unclosed brackets and bad escapes.
+
+    The C parser's message is kept when the two disagree about whether the text is JSON.
+    """
+    try:
+        jsonspans.parse(text)
+    except jsonspans.JsonSyntaxError as ours:
+        return _syntax_problem(text, ours.offset, ours.message)
+    except (RecursionError, ValueError):
+        pass
+    return _syntax_problem(text, error.pos, error.msg)
 
 
 def _syntax_problem(text: str, offset: int, message: str) -> InputProblem:

@@ -16,6 +16,7 @@ import bisect
 import functools
 import json
 import re
+import sys
 from typing import Any, NamedTuple
 
 from dimlint.diagnostics import Position, Span
@@ -24,8 +25,10 @@ from dimlint.diagnostics import Position, Span
 #: 200,000 levels down would cost quadratic memory.
 MAX_INDEXED_DEPTH = 64
 
-#: Python refuses to convert longer decimal strings to int (CVE-2020-10735 guard).
-MAX_INT_DIGITS = 4300
+def max_int_digits() -> int:
+    """Python refuses longer decimal strings in int() (CVE-2020-10735); 0 means no limit."""
+    limit = sys.get_int_max_str_digits()
+    return limit if limit > 0 else 1 << 62
 
 _TOKEN_PATTERN = r"""[ \t\n\r]*(?:
       (?P<str>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
@@ -139,7 +142,7 @@ def _number_value(token: str) -> int | float:
     if "." in token or "e" in token or "E" in token:
         return float(token)
     digits = len(token.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
+    if digits > max_int_digits():
         return HugeInt(digits)
     return int(token)
 
@@ -213,8 +216,10 @@ def parse(text: str) -> tuple[Any, SpanIndex]:
             if not rest:
                 if have_root and not stack:
                     return root, index
-                raise JsonSyntaxError("unexpected end of file", length)
+                raise _end_of_file(text, stack)
             offset = length - len(rest)
+            if rest[0] == '"':
+                raise _bad_string(text, offset)
             raise JsonSyntaxError(f"unexpected character {rest[0]!r}", offset)
         kind = token.lastgroup
         start, end = token.start(kind), token.end()
@@ -232,6 +237,8 @@ def parse(text: str) -> tuple[Any, SpanIndex]:
         if kind == "punct" and char in "]}":
             if frame is None or (char == "}") != in_object:
                 raise JsonSyntaxError(f"unexpected {char!r}", start)
+            if frame.expect == "value":
+                raise JsonSyntaxError(f"expected a value before {char!r}", start)
             if frame.expect not in ("comma", "first"):
                 raise JsonSyntaxError(f"unexpected {char!r} after ','", start)
             stack.pop()
@@ -248,6 +255,11 @@ def parse(text: str) -> tuple[Any, SpanIndex]:
             frame.key = _string_value(text[start:end])
             frame.key_start, frame.key_end = start, end
             frame.expect = "colon"
+            if frame.pointer is not None and frame.key in frame.container:
+                # a repeated key: the overridden value's members stop describing the document
+                prefix = f"{frame.pointer}/{escape_pointer_token(frame.key)}/"
+                for stale in [p for p in members if p.startswith(prefix)]:
+                    del members[stale]
             continue
         if frame is not None and frame.expect not in ("value", "first"):
             raise JsonSyntaxError("expected ',' or a closing bracket", start)
@@ -269,6 +281,46 @@ def parse(text: str) -> tuple[Any, SpanIndex]:
         else:
             value = _LITERALS[raw]
         place(value, start, end)
+
+
+def _end_of_file(text: str, stack: list[_Frame]) -> JsonSyntaxError:
+    """The error for a document that stops early, naming the bracket never closed."""
+    if not stack:
+        return JsonSyntaxError("the file ends before any value", len(text))
+    end = len(text.rstrip(" \t\n\r"))  # report at the last character, not blank lines below
+    opened = stack[-1].start
+    line = text.count("\n", 0, opened) + 1
+    column = opened - (text.rfind("\n", 0, opened) + 1) + 1
+    return JsonSyntaxError(
+        f"unexpected end of file: the {text[opened]!r} opened at line {line}, column {column}"
+        " is never closed",
+        end,
+    )
+
+
+def _bad_string(text: str, quote: int) -> JsonSyntaxError:
+    """Point at the character that makes a string literal invalid."""
+    position = quote + 1
+    while position < len(text):
+        char = text[position]
+        if char == '"':
+            break
+        if char == "\\":
+            escape = text[position + 1 : position + 2]
+            if escape == "u":
+                digits = text[position + 2 : position + 6]
+                if len(digits) < 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+                    return JsonSyntaxError("invalid \\u escape in a string", position)
+                position += 6
+                continue
+            if escape not in ('"', "\\", "/", "b", "f", "n", "r", "t"):
+                return JsonSyntaxError(f"invalid escape \\{escape} in a string", position)
+            position += 2
+            continue
+        if ord(char) < 0x20:
+            return JsonSyntaxError(f"control character {char!r} in a string", position)
+        position += 1
+    return JsonSyntaxError("unterminated string", quote)
 
 
 def _next_member_start(text: str, after_value: int) -> int:
