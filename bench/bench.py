@@ -31,7 +31,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 ONE_CONFIG = ROOT / "examples" / "qwen2-7b" / "config.json"
 
-FLOOR = "import json, sys\nfor name in sys.argv[1:]:\n    with open(name, 'rb') as f:\n        json.load(f)\n"
+FLOOR = (
+    "import json, sys\nfor name in sys.argv[1:]:\n"
+    "    with open(name, 'rb') as f:\n        json.load(f)\n"
+)
 FLOOR_FROM_LIST = (
     "import json, sys\nfor name in open(sys.argv[1]).read().splitlines():\n"
     "    with open(name, 'rb') as f:\n        json.load(f)\n"
@@ -102,9 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cases["corpus: json.load floor"] = lambda: cpu_seconds(
             [python, "-c", FLOOR_FROM_LIST, listing.name]
         )
-        cases["corpus: dimlint check"] = lambda: cpu_seconds(
-            [*dimlint, "check", str(args.corpus)]
-        )
+        cases["corpus: dimlint check"] = lambda: cpu_seconds([*dimlint, "check", str(args.corpus)])
     with_transformers = not args.no_transformers and _has_transformers()
     if with_transformers:
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as single:
@@ -130,7 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Benchmark: min CPU seconds of {args.runs} interleaved runs"
         f" ({len(files)} corpus files; {elapsed:.0f} s in all; Python {sys.version.split()[0]}).",
         "",
-        "| input | dimlint | json.load floor | ratio (target) | AutoConfig | dimlint / AutoConfig |",
+        "| input | dimlint | json.load floor | ratio (target) | AutoConfig"
+        " | dimlint / AutoConfig |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for label, ours, floor, auto in rows:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 SKIP_DIRS = frozenset(
@@ -95,17 +95,16 @@ class Target(NamedTuple):
     explicit: bool
 
 
-def _excluded(path: str, patterns: Sequence[str]) -> bool:
-    name = os.path.basename(path)
-    return any(fnmatch.fnmatch(path, p) or fnmatch.fnmatch(name, p) for p in patterns)
+def _never(_: str) -> bool:
+    return False
 
 
-def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Iterator[Target]:
-    """Yield files to check, in a stable order, each once."""
+def discover(paths: Sequence[str], excluded: Callable[[str], bool] = _never) -> Iterator[Target]:
+    """Yield files to check, in a stable order, each once; ``excluded`` prunes the walk."""
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            for found in _walk(path, exclude):
+            for found in _walk(path, excluded):
                 if found not in seen:
                     seen.add(found)
                     yield Target(found, explicit=False)
@@ -130,7 +129,7 @@ def _ancestor_rules(root: str) -> list[_IgnoreRules]:
     return [rule for rule in rules if rule is not None]
 
 
-def _walk(root: str, exclude: Sequence[str]) -> Iterator[str]:
+def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
     stack: list[tuple[str, list[_IgnoreRules]]] = [(root, _ancestor_rules(root))]
     while stack:
         directory, inherited = stack.pop()
@@ -148,17 +147,21 @@ def _walk(root: str, exclude: Sequence[str]) -> Iterator[str]:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if _is_ignored(entry.path, is_dir, rules) or _excluded(entry.path, exclude):
+            if _is_ignored(entry.path, is_dir, rules) or excluded(entry.path):
                 continue
             if is_dir:
                 if entry.name not in SKIP_DIRS and not os.path.exists(
                     os.path.join(entry.path, "pyvenv.cfg")
                 ):
                     stack.append((entry.path, rules))
-            elif entry.name.endswith(".json") and entry.name not in NOT_CONFIGS:
-                if _regular_file(entry):
-                    files.append(entry.path)
+            elif _candidate(entry):
+                files.append(entry.path)
         yield from reversed(files)
+
+
+def _candidate(entry: os.DirEntry[str]) -> bool:
+    """A JSON file that may be a model config."""
+    return entry.name.endswith(".json") and entry.name not in NOT_CONFIGS and _regular_file(entry)
 
 
 def _regular_file(entry: os.DirEntry[str]) -> bool:

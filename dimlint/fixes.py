@@ -209,7 +209,11 @@ def _rotary_candidates(dims: Dims) -> set[int | float]:
 def _fraction_for(rotated: int, width: int) -> float:
     """A short decimal fraction f with int(width × f) == rotated (what the engines compute)."""
     for digits in range(2, 10):
-        for candidate in (round(rotated / width, digits), math.ceil(rotated / width * 10**digits) / 10**digits):
+        scale = 10**digits
+        for candidate in (
+            round(rotated / width, digits),
+            math.ceil(rotated / width * scale) / scale,
+        ):
             if int(width * candidate) == rotated:
                 return candidate
     return rotated / width

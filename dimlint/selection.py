@@ -8,12 +8,11 @@ prefix such as ``DL2`` means "the usual DL2 rules", not "also the folklore note"
 
 from __future__ import annotations
 
-import fnmatch
-import os
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from dimlint.diagnostics import Severity
+from dimlint.patterns import path_matches
 from dimlint.registry import Rule, all_rules
 
 
@@ -50,6 +49,8 @@ class Selection(NamedTuple):
     ignore: tuple[str, ...] = ()
     severity: Mapping[str, Severity] = {}
     per_file_ignores: Mapping[str, tuple[str, ...]] = {}
+    #: The folder per-file-ignores patterns are relative to (the settings file's).
+    root: str = "."
 
     def enabled_codes(self, path: str | None = None) -> frozenset[str]:
         """The codes that run on ``path`` (cached when there are no per-file ignores)."""
@@ -78,10 +79,9 @@ class Selection(NamedTuple):
         )
 
     def _file_ignores(self, path: str) -> list[str]:
-        name = os.path.basename(path)
         found: list[str] = []
         for pattern, codes in self.per_file_ignores.items():
-            if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(name, pattern):
+            if path_matches(path, pattern, self.root):
                 found += codes
         return found
 

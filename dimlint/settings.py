@@ -12,6 +12,7 @@ import os
 from typing import Any, NamedTuple
 
 from dimlint.diagnostics import Severity
+from dimlint.patterns import path_matches
 from dimlint.selection import Selection, SelectionError, validate_codes
 
 KEYS = (
@@ -56,17 +57,23 @@ class Settings(NamedTuple):
         ignore: tuple[str, ...],
     ) -> Selection:
         """Combine with command-line options: ``--select`` replaces, the others add."""
-        base = self.per_file_ignores
-        if self.source is not None:
-            folder = os.path.dirname(self.source)
-            base = {os.path.join(folder, k): v for k, v in base.items()} | base
         return Selection(
             select=select if select is not None else self.select,
             extend_select=self.extend_select + extend_select,
             ignore=self.ignore + ignore,
             severity=self.severity,
-            per_file_ignores=base,
+            per_file_ignores=self.per_file_ignores,
+            root=self.root,
         )
+
+    @property
+    def root(self) -> str:
+        """The folder path patterns are relative to: the settings file's, else the cwd."""
+        return os.path.dirname(self.source) if self.source else os.getcwd()
+
+    def excludes(self, path: str) -> bool:
+        """Whether an ``exclude`` pattern names ``path``."""
+        return any(path_matches(path, pattern, self.root) for pattern in self.exclude)
 
 
 def _codes(value: Any, key: str, source: str) -> tuple[str, ...]:
@@ -77,6 +84,16 @@ def _codes(value: Any, key: str, source: str) -> tuple[str, ...]:
     except SelectionError as error:
         raise SettingsError(f"{source}: {key}: {error}") from None
     return tuple(value)
+
+
+def _table(table: dict[str, Any], key: str, source: str) -> dict[str, Any]:
+    value = table.get(key, {})
+    if not isinstance(value, dict):
+        example = '{ DL202 = "info" }'
+        if key == "per-file-ignores":
+            example = '{ "drafts/*.json" = ["DL2"] }'
+        raise SettingsError(f"{source}: {key} must be a table, e.g. {key} = {example}")
+    return value
 
 
 def parse(table: dict[str, Any], source: str) -> Settings:
@@ -91,13 +108,15 @@ def parse(table: dict[str, Any], source: str) -> Settings:
             )
             raise SettingsError(f"{source}: unknown setting {key!r}{suggestion}")
     per_file: dict[str, tuple[str, ...]] = {}
-    for pattern, codes in table.get("per-file-ignores", {}).items():
+    for pattern, codes in _table(table, "per-file-ignores", source).items():
         per_file[pattern] = _codes(codes, f"per-file-ignores.{pattern}", source)
     severity: dict[str, Severity] = {}
-    for code, level in table.get("severity", {}).items():
-        validate_codes([code])
+    for code, level in _table(table, "severity", source).items():
         try:
+            validate_codes([code])
             severity[code] = Severity.parse(str(level))
+        except SelectionError as error:
+            raise SettingsError(f"{source}: severity: {error}") from None
         except ValueError as error:
             raise SettingsError(f"{source}: severity.{code}: {error}") from None
     fail_level = None

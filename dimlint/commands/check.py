@@ -52,6 +52,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         explicit = load_file(args.config) if args.config and not args.no_config else None
     except (SelectionError, SettingsError) as error:
         raise UsageError(str(error)) from None
+    nearest.cache_clear()  # settings files may have changed since a previous run in-process
     cwd_settings = _settings_for(os.path.join(os.getcwd(), "_"), args, explicit)
 
     run = _collect(args, cwd_settings, explicit, out, err)
@@ -105,8 +106,10 @@ def _collect(
     run = Run([], {}, [], 0, missing)
     existing = [p for p in paths if p not in missing]
     fixed_files = 0
-    for target in discover(existing, cwd_settings.exclude):
+    for target in discover(existing, cwd_settings.excludes):
         settings = _settings_for(target.path, args, explicit)
+        if not target.explicit and settings.excludes(target.path):
+            continue  # excluded by the settings nearest to the file (a file named is checked)
         selection = settings.selection(args.select, args.extend_select, args.ignore)
         result, data = lint_path(target.path, selection)
         if data is not None and (args.fix or args.diff) and result.document is not None:

@@ -25,10 +25,12 @@ from dimlint.diagnostics import Position, Span
 #: 200,000 levels down would cost quadratic memory.
 MAX_INDEXED_DEPTH = 64
 
+
 def max_int_digits() -> int:
     """Python refuses longer decimal strings in int() (CVE-2020-10735); 0 means no limit."""
     limit = sys.get_int_max_str_digits()
     return limit if limit > 0 else 1 << 62
+
 
 _TOKEN_PATTERN = r"""[ \t\n\r]*(?:
       (?P<str>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
