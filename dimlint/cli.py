@@ -8,6 +8,7 @@ internal errors (one line, with the traceback only under ``--verbose``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -109,9 +110,11 @@ def main(
     parser = build_parser()
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(arguments)
+        # argparse prints --version, --help and usage errors itself: send them to our streams
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            args = parser.parse_args(arguments)
     except SystemExit as exit_request:
-        return int(exit_request.code or 0) if exit_request.code in (0, None) else 2
+        return 0 if exit_request.code in (0, None) else 2
     verbose = bool(getattr(args, "verbose", False))
     try:
         if args.command == "check":

@@ -104,7 +104,7 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
     value = document.value
     if not isinstance(value, dict):
         kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a scalar")
-        if looks_like_model_config(value) or path.endswith("config.json"):
+        if looks_like_model_config(value) or os.path.basename(path) == "config.json":
             if "DL001" in enabled:
                 message = f"the top level is {kind}; a model config must be a JSON object"
                 result.diagnostics.append(_input_diagnostic(path, InputProblem(message)))

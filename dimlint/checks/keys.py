@@ -135,6 +135,21 @@ def closest_field(key: str, fields: frozenset[str]) -> str | None:
     return best[1] if best else None
 
 
+def _same_kind(spec: ModelSpec, key: str, field: str) -> bool:
+    """A typo keeps the value's JSON type; a list where the field holds a mapping is another key.
+
+    (DeepSeek-V4 configs carry a per-layer ``compress_ratios`` list that transformers reads
+    as a legacy spelling, next to the ``compress_rates`` mapping.)
+    """
+    arch = architectures.lookup(spec.model_type) if spec.model_type else None
+    default = arch.defaults.get(field) if arch else None
+    if default is None:
+        return True
+    value = spec.raw[key]
+    kinds = ((bool,), (int, float), (str,), (list,), (dict,))
+    return any(isinstance(value, kind) and isinstance(default, kind) for kind in kinds)
+
+
 @functools.cache
 def _own_fields(model_type: str | None) -> frozenset[str]:
     arch = architectures.lookup(model_type) if model_type else None
@@ -161,7 +176,7 @@ def check_unknown_keys(spec: ModelSpec) -> Iterator[Finding]:
         if key in own or key in known_anywhere or key.startswith("_") or len(key) < 6:
             continue
         intended = closest_field(key, own)
-        if intended is None or intended in spec.raw:
+        if intended is None or intended in spec.raw or not _same_kind(spec, key, intended):
             continue
         pointer = f"{spec.pointer}/{escape_pointer_token(key)}"
         kind = f"model type {spec.model_type!r}" if arch else "this config"

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import json
 import math
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -44,6 +46,19 @@ def _to_json(value: object) -> tuple[bool, object]:
         items = [_to_json(item) for item in value]
         return all(ok for ok, _ in items), [item for _, item in items]
     return False, None
+
+
+_KWARGS_READ = re.compile(r"""kwargs\.(?:pop|get)\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']""")
+
+
+def _legacy_keys(config_class: Any) -> set[str]:
+    """Keys the class reads from ``**kwargs`` (legacy spellings such as DeepSeek-V4's
+    ``compress_ratios``): not declared fields, yet not unknown to the model either."""
+    try:
+        source = inspect.getsource(config_class)
+    except (OSError, TypeError):
+        return set()
+    return set(_KWARGS_READ.findall(source))
 
 
 def _describe(
@@ -79,7 +94,13 @@ def _describe(
     return {
         "aliases": dict(config_class.attribute_map),
         "defaults": defaults,
-        "fields": sorted({field.name for field in dataclasses.fields(config_class)} - base_fields),
+        "fields": sorted(
+            (
+                {field.name for field in dataclasses.fields(config_class)}
+                | _legacy_keys(config_class)
+            )
+            - base_fields
+        ),
         "sub_configs": sub_configs,
         "causal_lm": causal_lm,
     }
