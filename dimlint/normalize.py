@@ -15,6 +15,7 @@ and the arithmetic rules do not cascade.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from typing import Any, TypeGuard
@@ -169,8 +170,8 @@ def normalize(
     arch = architectures.lookup(model_type) if model_type else None
     spec = ModelSpec(path, pointer, obj, model_type, arch is not None)
 
-    for name, (standard, spellings) in INT_FIELDS.items():
-        setattr(spec, name, _resolve_int(spec, name, standard, spellings, arch))
+    for name, keys, minimum, default in _field_plan(model_type if arch else None):
+        setattr(spec, name, _resolve_int(spec, name, keys, minimum, default))
     _resolve_special_cases(spec, arch)
 
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
@@ -195,17 +196,39 @@ def _child(pointer: str, key: str) -> str:
     return f"{pointer}/{escape_pointer_token(key)}"
 
 
+@functools.cache
+def _field_plan(
+    model_type: str | None,
+) -> tuple[tuple[str, tuple[str, ...], int, Located[int] | None], ...]:
+    """Per model type, once: each field's keys in lookup order, minimum, and default.
+
+    The type's own spelling (gpt2's ``n_embd``) comes first, then the standard name, then the
+    spellings of remote-code models. Computed once per type because every config of a corpus
+    walks the same 21 fields.
+    """
+    arch = architectures.lookup(model_type) if model_type else None
+    plan = []
+    for name, (standard, spellings) in INT_FIELDS.items():
+        own_key = arch.attribute(standard) if arch else standard
+        keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        minimum = 0 if name in ZERO_ALLOWED else 1
+        default: Located[int] | None = None
+        if arch is not None:
+            value = arch.defaults.get(own_key)
+            if is_dimension(value) and value >= minimum:
+                default = Located(value, own_key, None, "default")
+        plan.append((name, keys, minimum, default))
+    return tuple(plan)
+
+
 def _resolve_int(
     spec: ModelSpec,
     name: str,
-    standard: str,
-    spellings: tuple[str, ...],
-    arch: Architecture | None,
+    keys: tuple[str, ...],
+    minimum: int,
+    default: Located[int] | None,
 ) -> Located[int] | None:
     obj = spec.raw
-    own_key = arch.attribute(standard) if arch else standard
-    keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
-    minimum = 0 if name in ZERO_ALLOWED else 1
     for key in keys:
         if key not in obj:
             continue
@@ -216,15 +239,11 @@ def _resolve_int(
             return None  # per-stage widths (Swin, OpenELM) or per-stack counts (LXMERT)
         if name == "head_dim" and value == 0 and "kv_lora_rank" in obj:
             return None  # latent-attention configs write head_dim 0 for "unused"
-        if not is_dimension(value) or value < minimum:
+        if value.__class__ is not int or value < minimum:
             spec.invalid.add(name)
             return None
         return Located(value, key, _child(spec.pointer, key))
-    if arch is not None:
-        default = arch.defaults.get(own_key)
-        if is_dimension(default) and default >= minimum:
-            return Located(default, own_key, None, "default")
-    return None
+    return default
 
 
 def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
