@@ -99,6 +99,11 @@ def lookup(model_type: str) -> Architecture | None:
     )
 
 
+def model_type_names() -> list[str]:
+    """Every model type in the table, from the row index alone (cheap: no row is parsed)."""
+    return list(_row_offsets())
+
+
 def model_types() -> list[str]:
     """Every model type in the table, sorted (parses the whole file: for tests and tools)."""
     table: dict[str, Any] = json.loads(_text())

@@ -29,6 +29,24 @@ removed before the JSON is linted; what remains must raise exactly the marked fi
 *n*-th ``fixed`` block of a file is what applying every fix to the *n*-th ``example`` block
 produces.
 
+Rules about Python code (DL701) use ``python example`` / ``python use-instead`` /
+``python fixed`` blocks, linted as a ``.py`` file; their marker lines start with ``#`` instead of
+``//`` (so column 2 is the first that can be marked), and stay valid Python comments::
+
+    attention = nn.MultiheadAttention(1024, 16)  # noqa: DL101
+    #                                            ^^^^^^^^^^^^^ DL701
+
+A Python example runs its rule together with the rules its ``# noqa`` comments name, which is
+what an unused-noqa example needs to be meaningful.
+
+Rules that judge a deployment (DL401–DL407, DL501, DL502, and DL104/DL201 under a target) need
+one in their examples: attributes after the kind give it, as the command line would::
+
+    ```json example target="vllm:tp=8" budget="1xH100-80GB" context="8192"
+
+Attributes are ``target`` (repeatable), ``budget``, ``context``, ``batch``, ``dtype`` and
+``kv-dtype``; values are double-quoted and contain no spaces.
+
 ``dimlint rule CODE`` prints a file (:func:`print_rule`), ``dimlint rules`` lists every rule
 (:func:`print_rules`); ``python -m dimlint.tools.readme_rules`` renders the README's table.
 """
@@ -38,7 +56,10 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from typing import Literal, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Literal, NamedTuple, TextIO
+
+if TYPE_CHECKING:
+    from dimlint.targets import Deployment
 
 #: The sections every rule file has, in this order (a file may add others between them).
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix")
@@ -51,8 +72,17 @@ EXAMPLE_KINDS: tuple[ExampleKind, ...] = ("example", "use-instead", "fixed")
 _KINDS: dict[str, ExampleKind] = {kind: kind for kind in EXAMPLE_KINDS}
 
 _FILE_NAME = re.compile(r"^(DL\d{3})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
-_MARKER = re.compile(r"^//(?P<pad> *)(?P<carets>\^+) (?P<code>DL\d{3})\s*$")
+#: Example languages: the marker prefix of each, and the file name their text is linted as.
+LANGUAGES = {"json": ("//", "config.json"), "python": ("#", "example.py")}
+_MARKERS = {
+    language: re.compile(rf"^{prefix}(?P<pad> *)(?P<carets>\^+) (?P<code>DL\d{{3}})\s*$")
+    for language, (prefix, _) in LANGUAGES.items()
+}
+_NOQA_CODES = re.compile(r"#\s*(?i:noqa):\s*(?P<codes>[A-Z0-9, ]+)")
 _FENCE = re.compile(r"^(?P<fence>`{3,})(?P<info>.*)$")
+_ATTRIBUTE = re.compile(r'^(?P<key>[a-z][a-z-]*)="(?P<value>[^"]*)"$')
+#: Deployment attributes an example's info string may carry (the ``check`` options).
+OPTION_KEYS = ("target", "budget", "context", "batch", "dtype", "kv-dtype")
 
 
 class CatalogueError(ValueError):
@@ -83,10 +113,42 @@ class Example(NamedTuple):
     markers: tuple[Marker, ...]
     #: 1-based line of the opening fence in the rule file.
     line: int
+    #: Deployment attributes of the info string, in order: (``target``, ``vllm:tp=8``)…
+    options: tuple[tuple[str, str], ...] = ()
+    #: ``json`` or ``python``: how the text is linted.
+    language: str = "json"
 
     @property
     def id(self) -> str:
         return f"{self.code}-{self.kind}-{self.number}"
+
+    @property
+    def path(self) -> str:
+        """The file name the text is linted as (``config.json``, ``example.py``)."""
+        return LANGUAGES[self.language][1]
+
+    def select(self) -> tuple[str, ...]:
+        """The rules to run: the example's own, and for Python those its noqa comments name."""
+        if self.language != "python":
+            return (self.code,)
+        named = re.findall(r"DL\d{3}", " ".join(_NOQA_CODES.findall(self.text)))
+        return tuple(dict.fromkeys((self.code, *named)))
+
+    def deployment(self) -> Deployment | None:
+        """The deployment the attributes describe (None without attributes)."""
+        from dimlint.targets import deployment
+
+        values = dict(self.options)
+        number = {k: int(values[k]) if k in values else None for k in ("context", "batch")}
+        return deployment(
+            {},
+            targets=[v for k, v in self.options if k == "target"] or None,
+            budget=values.get("budget"),
+            context=number["context"],
+            batch=number["batch"],
+            dtype=values.get("dtype"),
+            kv_dtype=values.get("kv-dtype"),
+        )
 
 
 class RuleDoc(NamedTuple):
@@ -270,27 +332,51 @@ def examples(doc: RuleDoc) -> list[Example]:
         if closing == len(lines):
             raise CatalogueError(f"{doc.path}:{opening + 1}: code block is not closed")
         index = closing + 1
-        kind = _KINDS.get(words[1]) if len(words) >= 2 and words[0] == "json" else None
-        if kind is None:
+        language = words[0] if words and words[0] in LANGUAGES else None
+        kind = _KINDS.get(words[1]) if len(words) >= 2 and language else None
+        if kind is None or language is None:
             continue
         counts[kind] += 1
-        text, markers = parse_block(lines[opening + 1 : closing], f"{doc.path}:{opening + 1}")
+        where = f"{doc.path}:{opening + 1}"
+        text, markers = parse_block(lines[opening + 1 : closing], where, language)
         if markers and kind != "example":
-            raise CatalogueError(
-                f"{doc.path}:{opening + 1}: only 'json example' blocks may carry markers"
-            )
-        found.append(Example(doc.code, kind, counts[kind], text, markers, opening + 1))
+            raise CatalogueError(f"{where}: only '{language} example' blocks may carry markers")
+        options = parse_options(words[2:], where)
+        found.append(
+            Example(doc.code, kind, counts[kind], text, markers, opening + 1, options, language)
+        )
     return found
 
 
-def parse_block(lines: list[str], where: str = "<block>") -> tuple[str, tuple[Marker, ...]]:
-    """Remove marker lines from a block; return the JSON text and the markers, in order."""
+def parse_options(words: list[str], where: str = "<block>") -> tuple[tuple[str, str], ...]:
+    """The ``key="value"`` attributes after an example's kind."""
+    options: list[tuple[str, str]] = []
+    for word in words:
+        match = _ATTRIBUTE.match(word)
+        if match is None or match.group("key") not in OPTION_KEYS:
+            raise CatalogueError(
+                f'{where}: expected key="value" with a key among {", ".join(OPTION_KEYS)},'
+                f" got {word!r}"
+            )
+        key = match.group("key")
+        if key != "target" and any(k == key for k, _ in options):
+            raise CatalogueError(f"{where}: {key} is given twice")
+        options.append((key, match.group("value")))
+    return tuple(options)
+
+
+def parse_block(
+    lines: list[str], where: str = "<block>", language: str = "json"
+) -> tuple[str, tuple[Marker, ...]]:
+    """Remove marker lines from a block; return the text and the markers, in order."""
+    prefix = LANGUAGES[language][0]
+    pattern = _MARKERS[language]
     kept: list[str] = []
     markers: list[Marker] = []
     for offset, line in enumerate(lines, start=1):
-        match = _MARKER.match(line)
+        match = pattern.match(line)
         if match is None:
-            if line.startswith("//"):
+            if language == "json" and line.startswith("//"):
                 raise CatalogueError(
                     f"{where}+{offset}: a marker line is '//', spaces, carets, a space and a"
                     f" rule code, got {line!r}"
@@ -299,7 +385,7 @@ def parse_block(lines: list[str], where: str = "<block>") -> tuple[str, tuple[Ma
             continue
         if not kept:
             raise CatalogueError(f"{where}+{offset}: a marker line needs a line above it")
-        column = 3 + len(match.group("pad"))
+        column = len(prefix) + 1 + len(match.group("pad"))
         end = column + len(match.group("carets"))
         target = kept[-1]
         if end - 1 > len(target):

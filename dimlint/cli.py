@@ -18,6 +18,8 @@ from dimlint import __version__
 from dimlint.errors import UsageError
 
 FORMATS = ("full", "concise", "json", "github", "sarif", "junit", "auto")
+#: ``--dtype``/``--kv-dtype`` choices (dimlint.targets.DTYPES, not imported at start-up).
+DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
 def _codes(text: str) -> tuple[str, ...]:
@@ -31,6 +33,71 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
     except OSError:
         width = 98
     return argparse.HelpFormatter(prog, width=width)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def _add_deployment_options(check: argparse.ArgumentParser) -> None:
+    """``--target``/``--budget``/``--context``…: turn on DL401–DL407, DL501, DL502."""
+    check.add_argument(
+        "--target",
+        action="append",
+        default=None,
+        metavar="SPEC",
+        help="deployment target, repeatable: vllm:tp=8, megatron:tp=4,pp=2,ep=8, hf:tp=4,"
+        " sglang:tp=8, fa2, fa3, fp8",
+    )
+    check.add_argument("--budget", default=None, metavar="NxGPU", help="e.g. 8xH100-80GB")
+    check.add_argument("--context", type=_positive, default=None, help="tokens per sequence")
+    check.add_argument("--batch", type=_positive, default=None, help="sequences at once")
+    check.add_argument("--dtype", choices=DTYPES, default=None, help="weight format")
+    check.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
+
+
+def _add_mem_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``dimlint mem``: parameters, weights, KV cache and memory per GPU."""
+    mem = commands.add_parser(
+        "mem",
+        formatter_class=_formatter,
+        help="parameters, weights, KV cache and memory per GPU of model configs",
+    )
+    mem.add_argument("paths", nargs="+", metavar="PATH", help="config.json files or folders")
+    mem.add_argument("--context", type=_positive, default=None, help="tokens (default: 4096)")
+    mem.add_argument("--batch", type=_positive, default=1, help="sequences at once (default: 1)")
+    mem.add_argument("--dtype", choices=DTYPES, default=None, help="weights (default: config's)")
+    mem.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
+    mem.add_argument("--tp", type=_positive, default=None, help="tensor-parallel size")
+    mem.add_argument("--pp", type=_positive, default=None, help="pipeline-parallel size")
+    mem.add_argument("--budget", default=None, metavar="NxGPU", help="e.g. 8xH100-80GB")
+    mem.add_argument("--training", action="store_true", help="also estimate training memory")
+    mem.add_argument("--optimizer", choices=("adam", "adam8bit", "sgd"), default="adam")
+    mem.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage")
+    mem.add_argument("--dp", type=_positive, default=1, help="data-parallel size (ZeRO shards)")
+    mem.add_argument(
+        "--recompute", choices=("none", "selective", "full"), default="none", help="training"
+    )
+    mem.add_argument("--plot", default=None, metavar="FILE", help="chart (.png/.svg, matplotlib)")
+    mem.add_argument("--output-format", choices=("table", "json"), default="table")
+
+
+def _add_shapes_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``dimlint shapes``: one decoder layer, stage by stage."""
+    shapes = commands.add_parser(
+        "shapes",
+        formatter_class=_formatter,
+        help="tensor shapes and parameters of one decoder layer, stage by stage",
+    )
+    shapes.add_argument("path", metavar="PATH", help="a config.json or a folder holding one")
+    shapes.add_argument("--batch", type=_positive, default=1, help="sequences (default: 1)")
+    shapes.add_argument("--seq", type=_positive, default=2048, help="tokens (default: 2048)")
+    shapes.add_argument(
+        "--layer", type=int, default=None, help="layer to walk (default: first MoE layer, or 0)"
+    )
+    shapes.add_argument("--output-format", choices=("table", "json"), default="table")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,6 +162,28 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--verbose", action="store_true", help="say which files were skipped and why"
     )
+    _add_deployment_options(check)
+
+    plan = commands.add_parser(
+        "plan",
+        formatter_class=_formatter,
+        help="valid TP/PP/EP sizes per engine and per-GPU memory of each layout",
+    )
+    plan.add_argument("path", metavar="PATH", help="a config.json or a folder holding one")
+    plan.add_argument("--gpu", default=None, help="GPU to fit on, e.g. H100-80GB")
+    plan.add_argument(
+        "--max-gpus", type=_positive, default=8, help="largest degree to try (default: 8)"
+    )
+    plan.add_argument(
+        "--context", type=_positive, default=None, help="default: the model's longest context"
+    )
+    plan.add_argument("--batch", type=_positive, default=1, help="sequences served at once")
+    plan.add_argument("--dtype", choices=DTYPES, default=None, help="weights (default: config's)")
+    plan.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
+    plan.add_argument("--output-format", choices=("table", "json"), default="table")
+
+    _add_mem_parser(commands)
+    _add_shapes_parser(commands)
 
     rule = commands.add_parser("rule", formatter_class=_formatter, help="explain one rule")
     rule.add_argument("code")
@@ -121,6 +210,18 @@ def main(
             from dimlint.commands.check import run_check
 
             return run_check(args, out, err)
+        if args.command == "plan":
+            from dimlint.commands.plan import run_plan
+
+            return run_plan(args, out, err)
+        if args.command == "mem":
+            from dimlint.commands.mem import run_mem
+
+            return run_mem(args, out, err)
+        if args.command == "shapes":
+            from dimlint.commands.shapes import run_shapes
+
+            return run_shapes(args, out, err)
         if args.command == "rule":
             from dimlint.catalogue import print_rule
 

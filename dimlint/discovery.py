@@ -1,9 +1,9 @@
 """Turn command-line paths into the files to check.
 
-A directory is walked for JSON files, skipping version-control folders, virtual environments,
-``node_modules``, caches, what ``.gitignore`` files name, and HF files that are never model
-configs (``tokenizer.json``…). A file named on the command line is always checked, whatever its
-name. Symlinked directories are not followed, so symlink loops cannot trap the walk.
+A directory is walked for JSON and Python files, skipping version-control folders, virtual
+environments, ``node_modules``, caches, what ``.gitignore`` files name, and HF files that are
+never model configs (``tokenizer.json``…). A file named on the command line is always checked,
+whatever its name. Symlinked directories are not followed, so symlink loops cannot trap the walk.
 """
 
 from __future__ import annotations
@@ -160,8 +160,10 @@ def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
 
 
 def _candidate(entry: os.DirEntry[str]) -> bool:
-    """A JSON file that may be a model config."""
-    return entry.name.endswith(".json") and entry.name not in NOT_CONFIGS and _regular_file(entry)
+    """A JSON file that may be a model config, or Python code (which may define one)."""
+    name = entry.name
+    wanted = name.endswith(".py") or (name.endswith(".json") and name not in NOT_CONFIGS)
+    return wanted and _regular_file(entry)
 
 
 def _regular_file(entry: os.DirEntry[str]) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
 from dimlint.normalize import looks_like_model_config, specs_for_document
@@ -17,6 +19,10 @@ from dimlint.registry import Finding, PlannedFix, all_rules
 from dimlint.selection import Selection
 from dimlint.sources import jsonfile
 from dimlint.sources.jsonfile import InputProblem, JsonDocument
+from dimlint.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from dimlint.sources.pyfile import PythonDocument
 
 #: Larger files are not read: no model config comes near this.
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -30,7 +36,7 @@ class FileResult:
     def __init__(self, path: str, diagnostics: list[Diagnostic] | None = None) -> None:
         self.path = path
         self.diagnostics: list[Diagnostic] = diagnostics or []
-        self.document: JsonDocument | None = None
+        self.document: JsonDocument | PythonDocument | None = None
         #: Why the file produced nothing (``--verbose`` prints it), e.g. "not a model config".
         self.skipped: str | None = None
 
@@ -77,12 +83,6 @@ def lint_file(path: str, selection: Selection) -> FileResult:
 
 def lint_path(path: str, selection: Selection) -> tuple[FileResult, bytes | None]:
     """Lint ``path`` and also return the bytes it was read as (None when unread), for fixing."""
-    if path.endswith(".py"):
-        # Python model code gets its own front end (libcst); until then it yields nothing,
-        # which is what DESIGN.md asks of Python files without config-like constructs.
-        result = FileResult(path)
-        result.skipped = "Python files are not analysed by this version"
-        return result, None
     data = read_file(path)
     if isinstance(data, InputProblem):
         return FileResult(path, [_input_diagnostic(path, data)]), None
@@ -90,7 +90,11 @@ def lint_path(path: str, selection: Selection) -> tuple[FileResult, bytes | None
 
 
 def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
-    """Lint the bytes of a JSON file named ``path``."""
+    """Lint the bytes of a file named ``path``: Python code for ``*.py``, else JSON."""
+    if path.endswith(".py"):
+        from dimlint.python_linter import lint_python  # libcst is loaded only in there
+
+        return lint_python(path, data, selection)
     enabled = selection.enabled_codes(path)
     result = FileResult(path)
     document, problems = jsonfile.load(path, data)
@@ -117,16 +121,26 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
         return result
     if document.has_duplicates and "DL002" in enabled:
         result.diagnostics.extend(_duplicates(document))
-    rules = all_rules()
     for spec in specs_for_document(path, value):
-        for code in sorted(enabled):
-            check = rules[code].check
-            if check is None:
-                continue
-            for finding in check(spec):
-                result.diagnostics.append(_locate(document, spec.pointer, finding, selection))
+        for finding in spec_findings(spec, enabled, selection):
+            result.diagnostics.append(_locate(document, spec.pointer, finding, selection))
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
+
+
+def spec_findings(
+    spec: ModelSpec, enabled: Iterable[str], selection: Selection
+) -> Iterator[Finding]:
+    """Run the enabled rules on one spec (JSON and Python front ends alike), in code order;
+    a rule's deployed variant replaces its plain check when a deployment is given."""
+    rules = all_rules()
+    deployment = selection.deployment
+    for code in sorted(enabled):
+        entry = rules[code]
+        if deployment is not None and entry.deployed is not None:
+            yield from entry.deployed(spec, deployment)
+        elif entry.check is not None:
+            yield from entry.check(spec)
 
 
 def _bom_fix(problem: InputProblem) -> Fix | None:

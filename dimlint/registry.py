@@ -4,15 +4,23 @@ Rule modules register themselves with :func:`rule`; the catalogue in ``rules/`` 
 registered code, and a test keeps the two one to one. A check is a small stateless function
 from a :class:`ModelSpec` to :class:`Finding` values: positions and edits are resolved later
 against the source, so a rule never deals with offsets.
+
+Rules that depend on where the model will run (DL401–DL407, DL501, DL502, and the grading of
+DL104/DL201 under a target) also get a :class:`dimlint.targets.Deployment`: they register a
+*deployed* check, which the linter calls instead of the plain one only when a deployment is
+given. Without targets or budgets nothing changes for any rule, and no deployment code runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from dimlint.diagnostics import Applicability, Severity
 from dimlint.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from dimlint.targets import Deployment
 
 FixKind = Literal["always", "sometimes", "never"]
 
@@ -40,6 +48,8 @@ class Finding(NamedTuple):
 
 
 SpecCheck = Callable[[ModelSpec], Iterable[Finding]]
+#: A check that also reads the deployment (targets, budget, context…).
+DeployedCheck = Callable[[ModelSpec, "Deployment"], Iterable[Finding]]
 
 
 class Rule(NamedTuple):
@@ -52,6 +62,8 @@ class Rule(NamedTuple):
     summary: str
     check: SpecCheck | None
     enabled_by_default: bool = True
+    #: Runs instead of ``check`` when a deployment is given (None: ``check`` runs as usual).
+    deployed: DeployedCheck | None = None
 
     @property
     def url(self) -> str:
@@ -100,6 +112,38 @@ def rule(
             enabled_by_default=enabled_by_default,
             check=check,
         )
+        return check
+
+    return decorate
+
+
+def deployment_rule(
+    code: str,
+    name: str,
+    severity: Severity,
+    summary: str,
+    *,
+    fix: FixKind = "never",
+) -> Callable[[DeployedCheck], DeployedCheck]:
+    """Decorator for a rule that only has something to say about a deployment (DL4xx, DL5xx)."""
+
+    def decorate(check: DeployedCheck) -> DeployedCheck:
+        register(code, name, severity, summary, fix=fix)
+        REGISTRY[code] = REGISTRY[code]._replace(deployed=check)
+        return check
+
+    return decorate
+
+
+def grades(code: str) -> Callable[[DeployedCheck], DeployedCheck]:
+    """Decorator: the check of an existing rule to run instead when a deployment is given.
+
+    DL104 and DL201 are graded by the target (an error under ``fa2``/``fa3``/``vllm`` or
+    ``fp8``); their plain checks stay what runs without one.
+    """
+
+    def decorate(check: DeployedCheck) -> DeployedCheck:
+        REGISTRY[code] = REGISTRY[code]._replace(deployed=check)
         return check
 
     return decorate

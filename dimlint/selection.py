@@ -9,11 +9,14 @@ prefix such as ``DL2`` means "the usual DL2 rules", not "also the folklore note"
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from dimlint.diagnostics import Severity
 from dimlint.patterns import path_matches
 from dimlint.registry import Rule, all_rules
+
+if TYPE_CHECKING:
+    from dimlint.targets import Deployment
 
 
 class SelectionError(ValueError):
@@ -51,6 +54,8 @@ class Selection(NamedTuple):
     per_file_ignores: Mapping[str, tuple[str, ...]] = {}
     #: The folder per-file-ignores patterns are relative to (the settings file's).
     root: str = "."
+    #: Targets and budget the deployment rules read; None: they stay silent.
+    deployment: Deployment | None = None
 
     def enabled_codes(self, path: str | None = None) -> frozenset[str]:
         """The codes that run on ``path`` (cached when there are no per-file ignores)."""

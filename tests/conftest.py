@@ -10,6 +10,7 @@ import pytest
 from dimlint.diagnostics import Diagnostic
 from dimlint.linter import lint_bytes
 from dimlint.selection import Selection
+from dimlint.targets import Deployment
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -27,10 +28,14 @@ def shared_path(*parts: str) -> Path:
 
 
 def lint_text(
-    text: str, *, path: str = "config.json", select: tuple[str, ...] | None = None
+    text: str,
+    *,
+    path: str = "config.json",
+    select: tuple[str, ...] | None = None,
+    deployment: Deployment | None = None,
 ) -> list[Diagnostic]:
-    """Lint a JSON document given as text, with an optional rule selection."""
-    selection = Selection(select=select)
+    """Lint a JSON document given as text, with an optional rule selection and deployment."""
+    selection = Selection(select=select, deployment=deployment)
     return lint_bytes(path, text.encode("utf-8"), selection).diagnostics
 
 

@@ -3,7 +3,8 @@
 * every registered rule has exactly one file, whose front matter agrees with the registry;
 * every file has the contract's sections, in order;
 * every ``json example`` block raises exactly the findings its markers show (code, line, columns),
-  with only that rule selected; every ``json use-instead`` block raises none of them;
+  with only that rule selected; every ``json use-instead`` block raises none of them; ``python``
+  blocks (DL701) likewise, linted as a ``.py`` file with the rules their noqa comments name;
 * every ``json fixed`` block is what applying the fixes (unsafe ones included) produces, and the
   fixed text no longer raises the rule;
 * the README's rules table is fresh; ``dimlint rule`` / ``dimlint rules`` print the catalogue.
@@ -89,8 +90,9 @@ def test_examples_are_in_their_sections(code: str) -> None:
     doc = DOCS[code]
     kinds = {e.kind for e in catalogue.examples(doc)}
     assert {"example", "use-instead"} <= kinds
-    assert "```json example" in catalogue.section(doc, "Example")
-    assert "```json use-instead" in catalogue.section(doc, "Use instead")
+    language = "python" if "```python example" in doc.text else "json"
+    assert f"```{language} example" in catalogue.section(doc, "Example")
+    assert f"```{language} use-instead" in catalogue.section(doc, "Use instead")
     if "fixed" in kinds:
         assert RULES[code].fix != "never", f"{code} has no fix but shows a fixed example"
 
@@ -122,7 +124,9 @@ def test_example_raises_marked_findings(example: Example) -> None:
     _needs_transformers(example.code)
     assert example.markers, f"{example.id} has no marker line"
     assert {m.code for m in example.markers} == {example.code}
-    diagnostics = lint_text(example.text, select=(example.code,))
+    diagnostics = lint_text(
+        example.text, path=example.path, select=example.select(), deployment=example.deployment()
+    )
     found = []
     for diagnostic in diagnostics:
         assert diagnostic.span is not None
@@ -138,7 +142,9 @@ def test_example_raises_marked_findings(example: Example) -> None:
 @pytest.mark.parametrize("example", _of_kind("use-instead"))
 def test_use_instead_is_clean(example: Example) -> None:
     _needs_transformers(example.code)
-    diagnostics = lint_text(example.text, select=(example.code,))
+    diagnostics = lint_text(
+        example.text, path=example.path, select=example.select(), deployment=example.deployment()
+    )
     assert [d.message for d in diagnostics if d.code == example.code] == []
 
 
@@ -147,15 +153,17 @@ def test_use_instead_is_clean(example: Example) -> None:
 
 @pytest.mark.parametrize(("original", "fixed"), [pytest.param(*p, id=p[1].id) for p in FIXED_PAIRS])
 def test_fixed_block_is_the_fix_output(original: Example, fixed: Example) -> None:
-    selection = Selection(select=(original.code,))
+    selection = Selection(select=original.select(), deployment=original.deployment())
     data = original.text.encode("utf-8")
-    first = lint_bytes("config.json", data, selection)
+    first = lint_bytes(original.path, data, selection)
     outcome = fix_file(
-        data, first, lambda new: lint_bytes("config.json", new, selection), unsafe=True
+        data, first, lambda new: lint_bytes(original.path, new, selection), unsafe=True
     )
     assert outcome.fixed is not None, f"{original.id}: no fix applied"
     assert outcome.fixed.decode("utf-8") == fixed.text
-    again = lint_text(fixed.text, select=(original.code,))
+    again = lint_text(
+        fixed.text, path=original.path, select=original.select(), deployment=original.deployment()
+    )
     assert [d.message for d in again if d.code == original.code] == []
 
 
@@ -270,6 +278,27 @@ def test_parse_block_several_markers_on_one_line() -> None:
 def test_parse_block_rejects_bad_markers(lines: list[str]) -> None:
     with pytest.raises(CatalogueError):
         catalogue.parse_block(lines)
+
+
+def test_example_deployment_attributes() -> None:
+    options = catalogue.parse_options(
+        ['target="megatron:tp=4,pp=2"', 'target="fp8"', 'budget="1xH100-80GB"', 'context="8192"']
+    )
+    assert options == (
+        ("target", "megatron:tp=4,pp=2"),
+        ("target", "fp8"),
+        ("budget", "1xH100-80GB"),
+        ("context", "8192"),
+    )
+    example = Example("DL401", "example", 1, "{}\n", (), 1, options)
+    found = example.deployment()
+    assert found is not None
+    assert [t.text for t in found.targets] == ["megatron:tp=4,pp=2", "fp8"]
+    assert (found.budget, found.context, found.batch) == ("1xH100-80GB", 8192, None)
+    assert Example("DL101", "example", 1, "{}\n", (), 1).deployment() is None
+    for bad in (["target=vllm"], ['tp="8"'], ['context="1"', 'context="2"']):
+        with pytest.raises(CatalogueError):
+            catalogue.parse_options(bad)
 
 
 def test_front_matter_parser() -> None:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from dimlint.checks import (  # noqa: F401
     alignment,
     attention,
+    budget,
     consistency,
     ffn,
     inputs,
     keys,
     moe,
+    noqa,
+    parallel,
     schema,
     transformers_validation,
 )

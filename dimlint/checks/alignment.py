@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
 from dimlint.diagnostics import Severity
@@ -13,8 +14,11 @@ from dimlint.geometry import (
     Field,
     alignment_targets,
 )
-from dimlint.registry import Finding, rule
+from dimlint.registry import Finding, grades, rule
 from dimlint.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from dimlint.targets import Deployment
 
 _WIDTH_LABEL: dict[Field, str] = {
     "heads": "query projection width (heads × head_dim)",
@@ -30,6 +34,21 @@ _WIDTH_LABEL: dict[Field, str] = {
     fix="sometimes",
 )
 def check_alignment(spec: ModelSpec) -> Iterator[Finding]:
+    return _alignment_findings(spec, fp8=None)
+
+
+#: TransformerEngine's FP8 GEMMs assert every dimension % 16 (``assert_dim_for_fp8_exec``).
+FP8_ALIGN = 16
+
+
+@grades("DL201")
+def check_alignment_for(spec: ModelSpec, deployment: Deployment) -> Iterator[Finding]:
+    """DL201 under targets: an ``fp8`` target makes widths that are not multiples of 16 errors."""
+    fp8 = deployment.has("fp8")
+    return _alignment_findings(spec, fp8=fp8.text if fp8 is not None else None)
+
+
+def _alignment_findings(spec: ModelSpec, fp8: str | None) -> Iterator[Finding]:
     dims = dims_of(spec)
     widths = dict(alignment_targets(dims))
     names = key_names(spec)
@@ -50,14 +69,26 @@ def check_alignment(spec: ModelSpec) -> Iterator[Finding]:
                 " tiles of 64/128 leave a partly empty tile on this dimension (tile"
                 " quantization), a few percent slower than the nearest multiple of 64"
             )
+        severity = problem.severity
+        if fp8 is not None and value % FP8_ALIGN:
+            severity = Severity.ERROR
+            why += _fp8_sentence(fp8, value)
         fix, alternatives = planned_fix(spec, problem)
         yield Finding(
             "DL201",
             f"{why} (NVIDIA, Matrix Multiplication Background).{alternatives}",
             anchor(spec, problem.field, "hidden", "heads"),
-            severity=problem.severity,
+            severity=severity,
             fix=fix,
         )
+
+
+def _fp8_sentence(target: str, value: int) -> str:
+    return (
+        f". Under the {target} target this is an error: FP8 GEMMs need every dimension to be a"
+        f" multiple of {FP8_ALIGN} (TransformerEngine assert_dim_for_fp8_exec), and {value} %"
+        f" {FP8_ALIGN} = {value % FP8_ALIGN}"
+    )
 
 
 @rule(

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
 from dimlint.diagnostics import Severity
 from dimlint.geometry import MAX_KERNEL_HEAD_DIM, Problem
-from dimlint.registry import Finding, rule
+from dimlint.registry import Finding, grades, rule
 from dimlint.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from dimlint.targets import Deployment
 
 
 def _problem(spec: ModelSpec, code: str) -> Problem | None:
@@ -113,24 +117,71 @@ def check_head_dim_kernel(spec: ModelSpec) -> Iterator[Finding]:
     width = dims_of(spec).head_width
     if problem is None or width is None:
         return
+    yield _head_dim_finding(spec, width, _head_dim_detail(width))
+
+
+def _head_dim_detail(width: int) -> str:
     if width > MAX_KERNEL_HEAD_DIM:
-        detail = (
+        return (
             f"head dim {width} exceeds {MAX_KERNEL_HEAD_DIM}, the largest FlashAttention 2/3 and"
             " vLLM's flash backend support: training falls back to a slower attention"
             " implementation and FlashAttention raises an error"
         )
-    else:
-        detail = (
-            f"head dim {width} is not a multiple of 8: FlashAttention-2 pads it to the next"
-            " multiple of 8 (wasted work), vLLM's flash backend refuses it and falls back to a"
-            " slower backend"
-        )
-    yield Finding(
+    return (
+        f"head dim {width} is not a multiple of 8: FlashAttention-2 pads it to the next"
+        " multiple of 8 (wasted work), vLLM's flash backend refuses it and falls back to a"
+        " slower backend"
+    )
+
+
+def _head_dim_finding(
+    spec: ModelSpec, width: int, detail: str, severity: Severity | None = None
+) -> Finding:
+    return Finding(
         "DL104",
         f"{detail}. Prefer a head dim that is a multiple of 8 and at most 256 (64, 80, 96, 128"
         " and 256 are common).",
         anchor(spec, "head_dim", "hidden", "heads"),
+        severity=severity,
     )
+
+
+#: Why a kernel target turns DL104 into an error (flash-attention ``flash_api.cpp``,
+#: ``hopper/flash_api.cpp``; vLLM ``v1/attention/backends/flash_attn.py``).
+_KERNEL_LIMITS = {
+    "fa2": "FlashAttention-2 raises an error above head dim 256",
+    "fa3": "FlashAttention-3 checks head_size <= 256 and head_size % 8 == 0 (16 for fp8)",
+    "vllm": "vLLM's flash-attention backend has no kernel above head dim 256",
+}
+
+
+@grades("DL104")
+def check_head_dim_kernel_for(spec: ModelSpec, deployment: Deployment) -> Iterator[Finding]:
+    """DL104 under targets: an error where the target's kernel cannot run the head dim."""
+    width = dims_of(spec).head_width
+    kernels = [t for t in deployment.targets if t.engine in _KERNEL_LIMITS]
+    if width is None or spec.is_mla or not kernels:
+        yield from check_head_dim_kernel(spec)
+        return
+    fa3 = next((t for t in kernels if t.engine == "fa3"), None)
+    fp8 = deployment.has("fp8")
+    fatal = None
+    if width > MAX_KERNEL_HEAD_DIM:
+        fatal = kernels[0]
+    elif fa3 is not None and (width % 8 or (fp8 is not None and width % 16)):
+        fatal = fa3
+    if fatal is None:
+        yield from check_head_dim_kernel(spec)
+        return
+    if width <= MAX_KERNEL_HEAD_DIM and width % 8 == 0:
+        detail = (
+            f"head dim {width} is not a multiple of 16: FlashAttention-3 refuses fp8 inputs"
+            ' whose head size is not ("head_size should be a multiple of 16")'
+        )
+    else:
+        detail = _head_dim_detail(width)
+    detail += f". Under the {fatal.text} target this is an error: {_KERNEL_LIMITS[fatal.engine]}"
+    yield _head_dim_finding(spec, width, detail, Severity.ERROR)
 
 
 @rule(

@@ -90,6 +90,10 @@ def anchor(spec: ModelSpec, *fields: Field) -> str | None:
     return spec.pointer or None
 
 
+#: ``spec.memo`` key of pointers a front end states but cannot rewrite (Python's ``4 * HIDDEN``).
+READ_ONLY = "read_only_pointers"
+
+
 def mutable_fields(spec: ModelSpec) -> list[Field]:
     """Dimensions a fix may edit: those the file states as plain values."""
     fields: list[Field] = [
@@ -102,7 +106,14 @@ def mutable_fields(spec: ModelSpec) -> list[Field]:
         "vocab",
         "rotary",
     ]
-    return [f for f in fields if (source := located(spec, f)) is not None and source.in_file]
+    read_only: frozenset[str] = spec.memo.get(READ_ONLY, frozenset())
+    return [
+        f
+        for f in fields
+        if (source := located(spec, f)) is not None
+        and source.in_file
+        and source.pointer not in read_only
+    ]
 
 
 def suggestions(spec: ModelSpec, problem: Problem) -> list[Suggestion]:

@@ -6,15 +6,19 @@ import argparse
 import os
 from collections import Counter
 from collections.abc import Sequence
-from typing import NamedTuple, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from dimlint.diagnostics import Diagnostic, Severity
 from dimlint.discovery import discover
 from dimlint.errors import UsageError
-from dimlint.linter import FileResult, lint_bytes, lint_path
+from dimlint.linter import FileResult, lint_bytes
+from dimlint.parallel import lint_paths
 from dimlint.registry import all_rules
 from dimlint.selection import Selection, SelectionError, validate_codes
 from dimlint.settings import Settings, SettingsError, load_file, nearest
+
+if TYPE_CHECKING:
+    from dimlint.targets import Deployment
 
 
 class Run(NamedTuple):
@@ -53,7 +57,9 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (SelectionError, SettingsError) as error:
         raise UsageError(str(error)) from None
     nearest.cache_clear()  # settings files may have changed since a previous run in-process
+    _DEPLOYMENTS.clear()
     cwd_settings = _settings_for(os.path.join(os.getcwd(), "_"), args, explicit)
+    _deployment_for(cwd_settings, args)  # a bad --target or --budget is a usage error up front
 
     run = _collect(args, cwd_settings, explicit, out, err)
     diagnostics = run.diagnostics
@@ -106,23 +112,61 @@ def _collect(
     run = Run([], {}, [], 0, missing)
     existing = [p for p in paths if p not in missing]
     fixed_files = 0
+    jobs: list[tuple[str, Selection]] = []
     for target in discover(existing, cwd_settings.excludes):
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
         selection = settings.selection(args.select, args.extend_select, args.ignore)
-        result, data = lint_path(target.path, selection)
+        selection = selection._replace(deployment=_deployment_for(settings, args))
+        jobs.append((target.path, selection))
+    for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
+        result, data = outcome
         if data is not None and (args.fix or args.diff) and result.document is not None:
-            result, applied = _fix(target.path, data, result, selection, args, out, err)
+            result, applied = _fix(path, data, result, selection, args, out, err)
             fixed_files += bool(applied)
             run.fixed.extend(applied)
         if result.skipped and args.verbose:
-            err.write(f"dimlint: skipped {target.path}: {result.skipped}\n")
+            err.write(f"dimlint: skipped {path}: {result.skipped}\n")
         if result.document is not None and not result.skipped:
-            run.sources[target.path] = result.document.text
+            run.sources[path] = result.document.text
         run.diagnostics.extend(result.diagnostics)
     run.diagnostics.sort(key=lambda d: d.sort_key)
     return run._replace(fixed_files=fixed_files)
+
+
+_DEPLOYMENTS: dict[str | None, Deployment | None] = {}
+
+
+def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment | None:
+    """Targets and budget from the settings, replaced by the command line's; None without any."""
+    if settings.source in _DEPLOYMENTS:
+        return _DEPLOYMENTS[settings.source]
+    given = (args.target, args.budget, args.context, args.batch, args.dtype, args.kv_dtype)
+    keys = ("targets", "budget", "context", "batch", "dtype", "kv-dtype")
+    if all(v is None for v in given) and not any(k in settings.extra for k in keys):
+        return None  # the plain lint path: nothing of the deployment code is imported
+    from dimlint import targets
+
+    try:
+        found = targets.deployment(
+            settings.extra,
+            targets=args.target,
+            budget=args.budget,
+            context=args.context,
+            batch=args.batch,
+            dtype=args.dtype,
+            kv_dtype=args.kv_dtype,
+            source=settings.source,
+        )
+        if found is not None and found.budget is not None:
+            from dimlint.memory import parse_budget
+
+            parse_budget(found.budget)  # an unknown GPU is a usage error, listing the known ones
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    _DEPLOYMENTS[settings.source] = found
+    return found
 
 
 def _fix(

@@ -1,0 +1,210 @@
+"""Benchmark the Python front end: files per second, and what keeping libcst out of JSON runs saves.
+
+* **Model code**: ``dimlint check`` over every ``configuration_*.py`` of the installed
+  transformers, in one process (``DIMLINT_JOBS=1``), against the floor of parsing the same files
+  with libcst alone (no analysis) and, for scale, with CPython's ``ast``. The parallel run
+  (default ``DIMLINT_JOBS``) is compared with the serial one by wall time: its CPU time is the
+  serial one plus the workers' start-up. Wall times are only meaningful on an otherwise idle
+  machine.
+* **Other Python code**: ``dimlint check`` over Python files that are not model code (pip's
+  sources), which the pre-filter rejects without building a syntax tree.
+* **JSON-only runs**: ``dimlint check examples/qwen2-7b/config.json`` as it is, and with
+  ``import libcst`` forced first — the cost every JSON-only run would pay if the Python front end
+  were imported eagerly.
+
+Each figure is the minimum over several runs of the child's CPU time (user + system; wall time
+for the parallel run), runs of different cases interleaved. The package is byte-compiled first.
+
+Usage: python bench/bench_python.py [--runs 5]
+Writes bench/results-python.md and prints the same table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import importlib.util
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ONE_CONFIG = ROOT / "examples" / "qwen2-7b" / "config.json"
+
+CHECK = (
+    "import sys\nfrom dimlint.cli import main\n"
+    "sys.exit(main(['check', '--no-config', *sys.argv[1:]]))\n"
+)
+CHECK_WITH_LIBCST = "import libcst\n" + CHECK
+PARSE_FLOOR = (
+    "import sys, libcst\nfor name in open(sys.argv[1]).read().splitlines():\n"
+    "    with open(name, encoding='utf-8') as f:\n        libcst.parse_module(f.read())\n"
+)
+AST_FLOOR = (
+    "import sys, ast\nfor name in open(sys.argv[1]).read().splitlines():\n"
+    "    with open(name, encoding='utf-8') as f:\n        ast.parse(f.read())\n"
+)
+CHECK_FROM_LIST = (
+    "import sys\nfrom dimlint.cli import main\n"
+    "files = open(sys.argv[1]).read().splitlines()\n"
+    "sys.exit(main(['check', '--no-config', '--output-format', 'concise', *files]))\n"
+)
+
+
+def cpu_seconds(command: Sequence[str], env: dict[str, str] | None = None) -> float:
+    """CPU time (user + sys) of one child process and the processes it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def wall_seconds(command: Sequence[str], env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+    return time.perf_counter() - started
+
+
+def transformers_files() -> list[str]:
+    spec = importlib.util.find_spec("transformers")
+    if spec is None or spec.origin is None:
+        return []
+    return sorted(
+        str(p) for p in (Path(spec.origin).parent / "models").glob("*/configuration_*.py")
+    )
+
+
+def other_python_files() -> list[str]:
+    spec = importlib.util.find_spec("pip")
+    if spec is None or spec.origin is None:
+        return []
+    return sorted(str(p) for p in Path(spec.origin).parent.rglob("*.py"))
+
+
+def listing(files: list[str]) -> str:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
+        handle.write("\n".join(files))
+    return handle.name
+
+
+def measure(cases: dict[str, Callable[[], float]], runs: int) -> dict[str, float]:
+    """Minimum of each case over ``runs`` rounds, cases interleaved within a round."""
+    best = {name: float("inf") for name in cases}
+    for _ in range(runs):
+        for name, run in cases.items():
+            best[name] = min(best[name], run())
+    return best
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    compileall.compile_dir(str(ROOT / "dimlint"), quiet=1)
+    python = sys.executable
+    models = transformers_files()
+    others = other_python_files()
+    model_list, other_list = listing(models), listing(others)
+    serial = {"DIMLINT_JOBS": "1"}
+    one = str(ONE_CONFIG)
+    cases: dict[str, Callable[[], float]] = {
+        "json": lambda: cpu_seconds([python, "-c", CHECK, one]),
+        "json+libcst": lambda: cpu_seconds([python, "-c", CHECK_WITH_LIBCST, one]),
+    }
+    if models:
+        cases["models: dimlint serial"] = lambda: cpu_seconds(
+            [python, "-c", CHECK_FROM_LIST, model_list], serial
+        )
+        cases["models: dimlint serial (wall)"] = lambda: wall_seconds(
+            [python, "-c", CHECK_FROM_LIST, model_list], serial
+        )
+        cases["models: dimlint parallel (wall)"] = lambda: wall_seconds(
+            [python, "-c", CHECK_FROM_LIST, model_list]
+        )
+        cases["models: libcst parse floor"] = lambda: cpu_seconds(
+            [python, "-c", PARSE_FLOOR, model_list]
+        )
+        cases["models: ast parse"] = lambda: cpu_seconds([python, "-c", AST_FLOOR, model_list])
+    if others:
+        cases["others: dimlint"] = lambda: cpu_seconds(
+            [python, "-c", CHECK_FROM_LIST, other_list], serial
+        )
+    started = time.perf_counter()
+    best = measure(cases, args.runs)
+    elapsed = time.perf_counter() - started
+    os.unlink(model_list)
+    os.unlink(other_list)
+
+    jobs = _workers()
+    lines = [
+        f"Python front end: min of {args.runs} interleaved runs ({elapsed:.0f} s in all;"
+        f" Python {sys.version.split()[0]}; {jobs} usable CPUs).",
+        "",
+        "| input | files | seconds | files / s | note |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    if models:
+        n = len(models)
+        floor = best["models: libcst parse floor"]
+        for label, key, note in (
+            ("transformers configuration_*.py, one process", "models: dimlint serial", "CPU"),
+            ("the same, one process", "models: dimlint serial (wall)", "wall"),
+            (
+                "the same, worker processes",
+                "models: dimlint parallel (wall)",
+                f"wall, {jobs} CPUs",
+            ),
+            ("the same, libcst.parse_module only", "models: libcst parse floor", "CPU, floor"),
+            ("the same, ast.parse only", "models: ast parse", "CPU, for scale"),
+        ):
+            lines.append(f"| {label} | {n} | {best[key]:.2f} | {n / best[key]:.0f} | {note} |")
+        ratio = best["models: dimlint serial"] / floor
+        lines[-5] = lines[-5][:-2] + f", {ratio:.2f}× the parse floor |"
+    if others:
+        n = len(others)
+        seconds = best["others: dimlint"]
+        lines.append(
+            f"| pip's own sources (not model code) | {n} | {seconds:.2f} | {n / seconds:.0f}"
+            " | CPU, pre-filter rejects most |"
+        )
+    plain, forced = best["json"], best["json+libcst"]
+    lines += [
+        "",
+        "| JSON-only run (`dimlint check examples/qwen2-7b/config.json`) | CPU seconds |",
+        "| --- | --- |",
+        f"| as shipped (libcst not imported) | {plain:.3f} |",
+        f"| with `import libcst` forced first | {forced:.3f} |",
+        f"| saved by the lazy import | {forced - plain:.3f} ({(forced - plain) / forced:.0%}) |",
+    ]
+    table = "\n".join(lines) + "\n"
+    (ROOT / "bench" / "results-python.md").write_text(table, encoding="utf-8")
+    print(table)
+    return 0
+
+
+def _workers() -> int:
+    from dimlint.parallel import workers
+
+    return workers()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,146 @@
+"""``dimlint plan PATH``: read one config, print its deployment plan as a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import TYPE_CHECKING, Any, TextIO
+
+from dimlint.errors import UsageError
+
+if TYPE_CHECKING:
+    from dimlint.plan import Plan
+
+
+def _load(path: str) -> tuple[str, dict[str, Any]]:
+    """The config at ``path`` (a file, or a folder holding ``config.json``)."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "config.json")
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            value = json.load(handle)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: not valid JSON ({error}); `dimlint check` locates it") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{path}: the top level is not a JSON object")
+    return path, value
+
+
+def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2."""
+    from dimlint.normalize import specs_for_document
+    from dimlint.plan import PlanRequest, build_plan
+
+    path, value = _load(args.path)
+    specs = specs_for_document(path, value)
+    if not any(spec.heads is not None for spec in specs):
+        raise UsageError(f"{path}: no attention heads found: is this a model config?")
+    request = PlanRequest(
+        gpu=args.gpu,
+        max_gpus=args.max_gpus,
+        context=args.context,
+        batch=args.batch,
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+    )
+    try:
+        plan = build_plan(path, specs, request)
+    except ValueError as error:  # an unknown GPU name, from the catalogue
+        raise UsageError(str(error)) from None
+    if args.output_format == "json":
+        out.write(json.dumps(plan.data, indent=2) + "\n")
+    else:
+        out.write(render_table(plan))
+    return 0
+
+
+def _gib(count: int) -> str:
+    return f"{count / 2**30:.2f}"
+
+
+def _ranges(degrees: list[int]) -> str:
+    """``[2, 3, 4, 6]`` → ``2–4, 6``."""
+    parts: list[str] = []
+    for degree in degrees:
+        if parts and degree == int(parts[-1].split("–")[-1]) + 1:
+            parts[-1] = f"{parts[-1].split('–')[0]}–{degree}"
+        else:
+            parts.append(str(degree))
+    return ", ".join(parts)
+
+
+def render_table(result: Plan) -> str:
+    """The human-readable plan: degrees per engine, then one memory table for all layouts.
+
+    Refused degrees show the first clause of each reason; ``--output-format json`` has them
+    whole (with the engine's message and source).
+    """
+    plan = result.data
+    gpu = plan["gpu"]
+    where = (
+        f"{gpu['name']}: {_gib(gpu['usable_bytes'])} GiB usable per GPU"
+        f" ({gpu['gpu_memory_utilization']:g} of {_gib(gpu['memory_bytes'])} GiB)"
+        if gpu
+        else "no --gpu given: memory shown, fit not judged"
+    )
+    lines = [
+        f"{plan['path']} ({plan['model_type'] or 'config'}) · context {plan['context']} ×"
+        f" batch {plan['batch']} · {plan['dtype']} weights, {plan['kv_dtype']} KV cache · {where}",
+        "",
+    ]
+    layouts: dict[tuple[int, int], dict[str, Any]] = {}
+    accepted_by: dict[tuple[int, int], list[str]] = {}
+    for name, entry in plan["engines"].items():
+        lines.append(f"{name} ({entry['label']})")
+        for kind in ("tp", "pp", "ep"):
+            lines.append(f"  {kind} accepted: {', '.join(map(str, entry[kind])) or 'none'}")
+            by_reason: dict[str, list[int]] = {}
+            for degree, summary in result.summaries[name, kind].items():
+                by_reason.setdefault(summary, []).append(degree)
+            for summary, degrees in by_reason.items():
+                lines.append(f"    {kind} {_ranges(degrees)}: {summary}")
+        for layout in entry["layouts"]:
+            key = (layout["tp"], layout["pp"])
+            layouts[key] = layout
+            accepted_by.setdefault(key, []).append(name)
+        fit = entry["smallest_fit"]
+        if fit is not None:
+            lines.append(
+                f"  smallest layout that fits: tp {fit['tp']} × pp {fit['pp']}"
+                f" ({fit['gpus']} GPU{'s' if fit['gpus'] > 1 else ''},"
+                f" {_gib(fit['memory']['total'])} GiB per GPU)"
+            )
+        elif gpu:
+            lines.append(f"  no layout up to {plan['max_gpus']} GPUs fits")
+        lines.append("")
+    lines.append(
+        "memory per GPU in GiB (weights and KV cache from the config; activations and overhead"
+        " are estimates)"
+    )
+    header = ("tp", "pp", "gpus", "weights", "kv cache", "activ.", "overhead", "total", "fits")
+    rows = [header]
+    for key in sorted(layouts, key=lambda k: (k[0] * k[1], k[1])):
+        layout = layouts[key]
+        memory = layout["memory"]
+        fits = {True: "yes", False: "no", None: "-"}[layout["fits"]]
+        rows.append(
+            (
+                str(layout["tp"]),
+                str(layout["pp"]),
+                str(layout["gpus"]),
+                _gib(memory["weights"]),
+                _gib(memory["kv_cache"]),
+                _gib(memory["activations"]),
+                _gib(memory["overhead"]),
+                _gib(memory["total"]),
+                f"{fits}  ({' '.join(accepted_by[key])})",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
+    for row in rows:
+        cells = [cell.rjust(width) for cell, width in zip(row, widths, strict=False)]
+        lines.append("  " + "  ".join([*cells, row[-1]]))
+    return "\n".join(lines) + "\n"

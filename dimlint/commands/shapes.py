@@ -1,0 +1,68 @@
+"""``dimlint shapes PATH``: one decoder layer, stage by stage, with shapes and parameters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, TextIO
+
+from dimlint.errors import UsageError
+
+
+def _shape(shape: tuple[str | int, ...]) -> str:
+    return "[" + ", ".join(f"{dim:,}" if isinstance(dim, int) else dim for dim in shape) + "]"
+
+
+def run_shapes(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from dimlint.commands.mem import load_document
+    from dimlint.memory import language_spec
+    from dimlint.memory.shapes import supports, walk
+
+    path, specs = load_document(args.path)
+    spec = language_spec(specs)
+    if not supports(spec):
+        raise UsageError(
+            f"{path}: {spec.model_type or 'this model'} is not a Llama-like decoder; `dimlint"
+            " shapes` walks attention/MLA + MLP/MoE layers (use `dimlint mem` for its size)"
+        )
+    result = walk(spec, batch=args.batch, seq=args.seq, layer=args.layer)
+    document: dict[str, Any] = {
+        "path": path,
+        "model_type": spec.model_type,
+        "pointer": spec.pointer or None,
+        "batch": args.batch,
+        "seq": args.seq,
+        "layer": result.layer,
+        "stages": [stage._asdict() for stage in result.stages],
+        "layer_params": result.layer_params,
+        "layers": result.layers,
+        "all_layers_params": result.all_layers_params,
+        "model": [stage._asdict() for stage in result.model_stages],
+        "total": result.total,
+        "notes": result.notes,
+    }
+    if args.output_format == "json":
+        out.write(json.dumps(document, indent=2) + "\n")
+        return 0
+    title = f"{path}  ({spec.model_type}{', ' + spec.pointer if spec.pointer else ''})"
+    lines = [
+        title,
+        f"  layer {result.layer} of {result.layers}, batch {args.batch} × sequence {args.seq:,}",
+    ]
+    rows = [
+        (s.name, _shape(s.shape), f"{s.params:,}" if s.params else "", s.note)
+        for s in result.stages
+    ]
+    rows.append(("one layer", "", f"{result.layer_params:,}", ""))
+    rows.append((f"all {result.layers} layers", "", f"{result.all_layers_params:,}", ""))
+    rows += [(s.name, _shape(s.shape), f"{s.params:,}", s.note) for s in result.model_stages]
+    rows.append(("model total", "", f"{result.total:,}", "= dimlint mem params.total"))
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    header = ("stage", "output shape", "parameters")
+    lines.append(f"  {header[0]:<{widths[0]}}  {header[1]:<{widths[1]}}  {header[2]:>{widths[2]}}")
+    for name, shape, params, note in rows:
+        line = f"  {name:<{widths[0]}}  {shape:<{widths[1]}}  {params:>{widths[2]}}  {note}"
+        lines.append(line.rstrip())
+    lines.extend(f"  note: {note}" for note in result.notes)
+    out.write("\n".join(lines) + "\n")
+    return 0

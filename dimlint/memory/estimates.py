@@ -1,0 +1,266 @@
+"""Memory per GPU for serving and for training.
+
+What is exact and what is an estimate:
+
+* **weights** — exact for the config and dtype (or quantization), given the parameter count;
+* **KV cache** — exact for the engine's layout (see :mod:`dimlint.memory.kvcache`);
+* **activations** and **overhead** — *estimates*, and every output labels them so.
+
+Serving activations follow what vLLM profiles at start-up: one forward pass over up to
+``max_num_batched_tokens`` (8192) tokens — hidden states, the fused QKV and gate/up outputs
+(top-k experts' for MoE) — plus fp32 logits for one token per sequence. The overhead is the
+CUDA context, NCCL buffers and captured CUDA graphs: about 1.5 GiB a GPU.
+
+Training follows ZeRO (Rajbhandari et al. 2020) and Korthikanti et al. 2022 (arXiv
+2205.05198): model states are 16 bytes a parameter with mixed-precision Adam (2 weights + 2
+gradients + 12 fp32 master, momentum, variance), sharded over ``dp`` by ZeRO stage (1:
+optimizer, 2: + gradients, 3: + weights) and over ``tp·pp`` by model parallelism; activations
+are ``s·b·h·(34 + 5·a·s/h)`` bytes per layer without recomputation (FlashAttention and
+selective recomputation drop the ``5·a·s/h`` attention scores; full recomputation keeps only
+each layer's 2·s·b·h input), divided by ``tp`` with sequence parallelism, for the micro-batch
+``batch``; with 1F1B pipelining the first stage keeps ``pp`` micro-batches in flight, which
+amounts to every layer once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from dimlint.memory.config import Cfg
+from dimlint.memory.decoder import top_k
+from dimlint.memory.dtypes import dtype_bytes
+from dimlint.memory.kvcache import kv_cache_bytes
+from dimlint.memory.parameters import Parameters, model_parameters
+from dimlint.memory.weights import weight_bytes
+from dimlint.spec import ModelSpec
+
+GIB = 1024**3
+
+#: vLLM's default token budget of one scheduler step (chunked prefill).
+MAX_BATCHED_TOKENS = 8192
+
+#: CUDA context, NCCL buffers and CUDA graphs of a serving engine, per GPU (estimate).
+SERVING_OVERHEAD = int(1.5 * GIB)
+
+#: CUDA context, NCCL buffers and allocator slack of a training job, per GPU (estimate).
+TRAINING_OVERHEAD = 1 * GIB
+
+#: Optimizer state bytes per parameter (beyond the weights and gradients), by training
+#: precision: fp32 master copy (mixed precision only) + the optimizer's own state.
+OPTIMIZER_BYTES = {
+    ("adam", True): 12.0,  # fp32 master, m, v
+    ("adam", False): 8.0,  # m, v
+    ("adam8bit", True): 6.0,  # fp32 master, 8-bit m and v
+    ("adam8bit", False): 2.0,
+    ("sgd", True): 8.0,  # fp32 master, momentum
+    ("sgd", False): 4.0,
+}
+
+#: Stored bytes per element per layer of a GPT layer's activations (Korthikanti et al.).
+ACTIVATION_BASE = 34
+ACTIVATION_SCORES = 5
+
+
+class MemoryEstimate(NamedTuple):
+    """Bytes per GPU. ``activations`` and ``overhead`` are estimates (label them so).
+
+    For training, ``weights`` holds the model states — weights, gradients and optimizer
+    states (see :func:`training_states` for the split) — and ``kv_cache`` is 0.
+    """
+
+    weights: int
+    kv_cache: int
+    activations: int
+    overhead: int
+    total: int
+
+
+class TrainingStates(NamedTuple):
+    """Model-state bytes per GPU during training."""
+
+    weights: int
+    gradients: int
+    optimizer: int
+
+
+def _as_specs(model: ModelSpec | Sequence[ModelSpec]) -> list[ModelSpec]:
+    """One spec, or a document's specs (top level first) as a list or tuple."""
+    return [model] if isinstance(model, ModelSpec) else list(model)
+
+
+def language_spec(specs: list[ModelSpec]) -> ModelSpec:
+    """The spec that holds the language model: the top level when it has layers, else its
+    text sub-config (``text_config``, ``llm_config``…), else the first with layers."""
+    top = specs[0]
+    if top.hidden is not None and Cfg(top).layers:
+        return top
+    for pointer in ("/text_config", "/llm_config", "/language_config", "/decoder"):
+        for spec in specs:
+            if spec.pointer == pointer:
+                return spec
+    for spec in specs:
+        if spec.hidden is not None and Cfg(spec).layers:
+            return spec
+    return top
+
+
+def _quantization(specs: list[ModelSpec], dtype: str) -> dict[str, object] | None:
+    """The config's ``quantization_config`` when ``dtype`` is a quantized format (asking for
+    bf16 weights of a GPTQ checkpoint means "as if dequantized")."""
+    if dtype_bytes(dtype) >= 2:
+        return None
+    for spec in specs:
+        config = spec.raw.get("quantization_config")
+        if isinstance(config, dict):
+            return config
+    return None
+
+
+def _stage_fraction(layers: int, pp: int) -> float:
+    """Share of the layers the busiest pipeline stage holds."""
+    if pp <= 1 or layers <= 0:
+        return 1.0
+    return math.ceil(layers / pp) / layers
+
+
+def serving_weights(
+    params: Parameters,
+    cfg: Cfg,
+    dtype: str,
+    quantization: dict[str, object] | None,
+    tp: int,
+    pp: int,
+) -> int:
+    """Weight bytes on the busiest GPU: layers split over ``pp`` stages, everything over
+    ``tp``; the first and last stages each hold one vocabulary table."""
+    total = weight_bytes(params, dtype, quantization)
+    if pp <= 1:
+        return math.ceil(total / tp)
+    unit = dtype_bytes(dtype)
+    if quantization is not None:
+        unit = max(unit, 2)  # quantized checkpoints keep embeddings and head in 16 bits
+    embedding = params.embedding * unit
+    table = cfg.vocab * cfg.hidden * unit
+    per_stage = (total - embedding) * _stage_fraction(cfg.layers, pp) + table
+    return math.ceil(per_stage / tp)
+
+
+def serving_activations(cfg: Cfg, *, context: int, batch: int, dtype: str, tp: int) -> int:
+    """Peak activation bytes of one profiled forward pass (estimate; module doc)."""
+    tokens = min(context * batch, MAX_BATCHED_TOKENS)
+    hidden = cfg.hidden
+    heads, kv_heads, head_dim = cfg.heads, cfg.kv_heads, cfg.head_dim
+    qkv = (heads + 2 * kv_heads) * head_dim
+    ffn = cfg.ffn or 4 * hidden
+    if cfg.experts:
+        ffn = max(ffn, top_k(cfg) * cfg.expert_ffn)
+    per_token = 2 * hidden + (qkv + 2 * ffn) / tp
+    logits = batch * cfg.vocab * 4 / tp
+    return math.ceil(tokens * per_token * dtype_bytes(dtype) + logits)
+
+
+def serving_memory(
+    model: ModelSpec | Sequence[ModelSpec],
+    *,
+    context: int,
+    batch: int,
+    dtype: str,
+    kv_dtype: str,
+    tp: int = 1,
+    pp: int = 1,
+) -> MemoryEstimate:
+    """Per-GPU memory to serve ``batch`` sequences of ``context`` tokens (module doc)."""
+    specs = _as_specs(model)
+    params = model_parameters(specs)
+    lm = language_spec(specs)
+    cfg = Cfg(lm)
+    weights = serving_weights(params, cfg, dtype, _quantization(specs, dtype), tp, pp)
+    kv = kv_cache_bytes(lm, context=context, batch=batch, kv_dtype=kv_dtype, tp=tp)
+    kv = math.ceil(kv * _stage_fraction(cfg.layers, pp))
+    activations = serving_activations(cfg, context=context, batch=batch, dtype=dtype, tp=tp)
+    overhead = SERVING_OVERHEAD
+    return MemoryEstimate(weights, kv, activations, overhead, weights + kv + activations + overhead)
+
+
+def training_states(
+    params: Parameters | int,
+    *,
+    dtype: str,
+    optimizer: str = "adam",
+    zero: int = 0,
+    dp: int = 1,
+    tp: int = 1,
+    pp: int = 1,
+) -> TrainingStates:
+    """Weights, gradients and optimizer states per GPU under ZeRO and model parallelism."""
+    if optimizer not in ("adam", "adam8bit", "sgd"):
+        raise ValueError(f"unknown optimizer {optimizer!r}: use adam, adam8bit or sgd")
+    if zero not in (0, 1, 2, 3):
+        raise ValueError(f"ZeRO stage {zero} does not exist: use 0, 1, 2 or 3")
+    total = params.total if isinstance(params, Parameters) else int(params)
+    unit = dtype_bytes(dtype)
+    mixed = unit < 4
+    model_parallel = max(1, tp) * max(1, pp)
+    per_gpu = total / model_parallel
+    dp = max(1, dp)
+    weights = per_gpu * unit / (dp if zero >= 3 else 1)
+    gradients = per_gpu * unit / (dp if zero >= 2 else 1)
+    states = per_gpu * OPTIMIZER_BYTES[(optimizer, mixed)] / (dp if zero >= 1 else 1)
+    return TrainingStates(math.ceil(weights), math.ceil(gradients), math.ceil(states))
+
+
+def training_activations(
+    cfg: Cfg,
+    *,
+    batch: int,
+    seq: int,
+    tp: int = 1,
+    recompute: str = "none",
+    flash_attention: bool = False,
+) -> int:
+    """Activation bytes per GPU (Korthikanti et al. 2022; an estimate, see module doc)."""
+    if recompute not in ("none", "selective", "full"):
+        raise ValueError(f"unknown recompute {recompute!r}: use none, selective or full")
+    hidden, heads = cfg.hidden, cfg.heads
+    sbh = seq * batch * hidden
+    if recompute == "full":
+        per_layer = 2.0 * sbh
+    else:
+        per_layer = sbh * ACTIVATION_BASE
+        if recompute == "none" and not flash_attention and hidden:
+            per_layer += sbh * ACTIVATION_SCORES * heads * seq / hidden
+    logits = seq * batch * cfg.vocab * 6  # bf16 logits + fp32 softmax for the loss
+    return math.ceil((per_layer * cfg.layers + logits) / max(1, tp))
+
+
+def training_memory(
+    model: ModelSpec | Sequence[ModelSpec],
+    *,
+    dtype: str,
+    optimizer: str = "adam",
+    zero: int = 0,
+    dp: int = 1,
+    tp: int = 1,
+    pp: int = 1,
+    batch: int = 1,
+    seq: int = 4096,
+    recompute: str = "none",
+    flash_attention: bool = False,
+) -> MemoryEstimate:
+    """Per-GPU memory of a training step (module doc); ``batch`` is the micro-batch."""
+    specs = _as_specs(model)
+    params = model_parameters(specs)
+    states = training_states(
+        params, dtype=dtype, optimizer=optimizer, zero=zero, dp=dp, tp=tp, pp=pp
+    )
+    cfg = Cfg(language_spec(specs))
+    activations = training_activations(
+        cfg, batch=batch, seq=seq, tp=tp, recompute=recompute, flash_attention=flash_attention
+    )
+    model_states = sum(states)
+    overhead = TRAINING_OVERHEAD
+    return MemoryEstimate(
+        model_states, 0, activations, overhead, model_states + activations + overhead
+    )

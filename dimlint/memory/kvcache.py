@@ -1,0 +1,173 @@
+"""KV cache bytes as a window-aware serving engine (vLLM) allocates them, per GPU.
+
+Per layer (see :func:`dimlint.memory.layers.cache_plan`):
+
+* attention: ``2 · kv_heads_per_gpu · head_dim · tokens`` elements, where a sliding-window
+  or chunked layer holds at most its window, and each rank holds ``max(1, kv_heads / tp)``
+  heads — past ``tp = kv_heads`` the heads are replicated, so the cache stops shrinking
+  (vLLM's ``QKVParallelLinear``);
+* multi-head latent attention (DeepSeek-V2/V3): ``kv_lora_rank + qk_rope_head_dim`` elements
+  per token, the whole latent on every rank (DeepSeek-V3 in bf16: 70,272 B/token);
+* linear-attention and state-space layers: a constant state per sequence (convolution window
+  plus recurrent state), sharded over tp by heads;
+* layers that reuse an earlier layer's KV (Gemma-3n/4) and MLP-only layers: nothing.
+
+Token counts are rounded up to whole blocks (vLLM's default 16 tokens) per sequence.
+Cross-attention caches of encoder-decoder models are not counted (they hold encoder tokens).
+"""
+
+from __future__ import annotations
+
+import math
+
+from dimlint.memory.config import Cfg
+from dimlint.memory.dtypes import dtype_bytes
+from dimlint.memory.families import traits_for
+from dimlint.memory.layers import CacheLayer, cache_plan
+from dimlint.memory.ssm import (
+    delta_dims,
+    kda_dims,
+    mamba2_groups,
+    mamba_conv,
+    mamba_inner,
+    mamba_state,
+)
+from dimlint.spec import ModelSpec
+
+#: Families whose every attention layer is local (Griffin's MQA blocks).
+LOCAL_ATTENTION = frozenset({"recurrent_gemma"})
+
+
+def kv_heads_per_gpu(kv_heads: int, tp: int) -> int:
+    """KV heads one rank holds: ``max(1, kv/tp)``, replicated once ``tp`` exceeds them."""
+    return max(1, math.ceil(kv_heads / max(1, tp)))
+
+
+def _kv_width(cfg: Cfg, tp: int) -> int:
+    """Elements per token per layer for keys + values on one rank."""
+    head_dim = cfg.head_dim
+    v_head_dim = cfg.int("v_head_dim") or head_dim
+    return kv_heads_per_gpu(cfg.kv_heads, tp) * (head_dim + v_head_dim)
+
+
+def _latent_width(cfg: Cfg) -> int:
+    return cfg.int("kv_lora_rank") + cfg.int("qk_rope_head_dim")
+
+
+def _state_kind(cfg: Cfg) -> str:
+    linear = traits_for(cfg).linear
+    if linear:
+        return linear
+    return {
+        "mamba": "mamba1",
+        "falcon_mamba": "mamba1",
+        "zamba": "mamba1",
+        "mamba2": "mamba2",
+        "zamba2": "mamba2",
+        "nemotron_h": "mamba2",
+        "falcon_h1": "mamba2",
+        "rwkv": "rwkv",
+        "xlstm": "xlstm",
+        "recurrent_gemma": "rg_lru",
+    }.get(cfg.model_type, "")
+
+
+def state_elements(cfg: Cfg, tp: int = 1) -> int:
+    """Elements of one layer's recurrent + convolution state for one sequence, on one rank.
+
+    Convolution states keep ``kernel - 1`` columns (vLLM's layout; transformers pads its
+    copy to the full kernel).
+    """
+    kind = _state_kind(cfg)
+    tp = max(1, tp)
+    if kind == "mamba1":
+        inner = mamba_inner(cfg)
+        elements = inner * (mamba_conv(cfg) - 1) + inner * mamba_state(cfg)
+    elif kind == "mamba2":
+        inner, state = mamba_inner(cfg), mamba_state(cfg)
+        conv_dim = inner + 2 * mamba2_groups(cfg) * state
+        elements = conv_dim * (mamba_conv(cfg) - 1) + inner * state
+    elif kind == "gated_deltanet":
+        key_heads, key_dim, value_heads, value_dim = delta_dims(cfg)
+        conv_dim = 2 * key_heads * key_dim + value_heads * value_dim
+        kernel = cfg.int("linear_conv_kernel_dim", 4)
+        elements = conv_dim * (kernel - 1) + value_heads * key_dim * value_dim
+    elif kind in ("kda", "kda_bailing"):
+        heads, head_dim = kda_dims(cfg)
+        kernel = cfg.int("linear_conv_kernel_dim", 4)
+        elements = 3 * heads * head_dim * (kernel - 1) + heads * head_dim * head_dim
+    elif kind == "lightning":
+        elements = cfg.heads * cfg.head_dim * cfg.head_dim
+    elif kind == "short_conv":
+        elements = cfg.hidden * (cfg.int("conv_L_cache", 3) - 1)
+    elif kind == "rwkv":
+        elements = 5 * cfg.hidden
+    elif kind == "xlstm":
+        heads = cfg.int("num_heads", 8)
+        qk = int(cfg.hidden * cfg.number("qk_dim_factor", 0.5))
+        v = int(cfg.hidden * cfg.number("v_dim_factor", 1.0))
+        elements = qk * v // heads + qk + heads
+    elif kind == "rg_lru":
+        lru = cfg.int("lru_width") or cfg.hidden
+        elements = lru + lru * (cfg.int("conv1d_width", 4) - 1)
+    else:
+        elements = 0
+    return math.ceil(elements / tp)
+
+
+def _tokens(context: int, window: int | None, block_size: int) -> int:
+    held = context if window is None else min(context, window)
+    block = max(1, block_size)
+    return math.ceil(held / block) * block
+
+
+def _layer_elements(
+    cfg: Cfg, index: int, layer: CacheLayer, context: int, tp: int, block_size: int
+) -> int:
+    own = cfg.at_layer(index)
+    window = layer.window
+    if cfg.model_type in LOCAL_ATTENTION and layer.kind == "kv":
+        window = cfg.int("attention_window_size") or window
+    extra = state_elements(own, tp) if layer.state else 0
+    if layer.kind == "kv":
+        return _kv_width(own, tp) * _tokens(context, window, block_size) + extra
+    if layer.kind == "latent":
+        return _latent_width(own) * _tokens(context, window, block_size) + extra
+    if layer.kind == "state":
+        return state_elements(own, tp)
+    return 0
+
+
+def kv_cache_bytes(
+    spec: ModelSpec,
+    *,
+    context: int,
+    batch: int,
+    kv_dtype: str,
+    tp: int = 1,
+    block_size: int = 16,
+) -> int:
+    """Cache bytes on one GPU for ``batch`` sequences of ``context`` tokens (see module doc)."""
+    cfg = Cfg(spec)
+    per_sequence = sum(
+        _layer_elements(cfg, index, layer, context, tp, block_size)
+        for index, layer in enumerate(cache_plan(cfg))
+    )
+    return math.ceil(per_sequence * batch * dtype_bytes(kv_dtype))
+
+
+def kv_bytes_per_token(spec: ModelSpec, kv_dtype: str, tp: int = 1) -> float:
+    """Bytes one more token of context adds on one GPU: the layers whose cache grows without
+    bound (full attention, MLA). Window-limited and state layers add nothing once full, so
+    ``(free bytes - kv_cache_bytes(context=0)) / kv_bytes_per_token`` bounds the context.
+    """
+    cfg = Cfg(spec)
+    elements = 0
+    for index, layer in enumerate(cache_plan(cfg)):
+        if layer.window is not None or (cfg.model_type in LOCAL_ATTENTION and layer.kind == "kv"):
+            continue
+        if layer.kind == "kv":
+            elements += _kv_width(cfg.at_layer(index), tp)
+        elif layer.kind == "latent":
+            elements += _latent_width(cfg.at_layer(index))
+    return elements * dtype_bytes(kv_dtype)

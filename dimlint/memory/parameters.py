@@ -1,0 +1,109 @@
+"""Exact parameter counts from a config, without building the model.
+
+:func:`count_parameters` counts one (sub-)config with its family's recipe;
+:func:`model_parameters` counts a whole document — a plain config, or a composite one (vision
+or audio towers beside a language model, encoder + decoder) — the way the class named in
+``architectures`` builds it: ``…ForConditionalGeneration`` holds every tower, while most
+``…ForCausalLM`` classes of a multimodal config hold only the language model.
+
+The counts match ``sum(p.numel() for p in model.parameters())`` of the model transformers
+builds on the meta device (tied weights once); ``tests/test_memory_ground_truth.py`` checks this
+for every causal-LM model type of the installed transformers.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from dimlint.memory.config import Cfg
+from dimlint.memory.recipes import count_spec, wrapper_for
+from dimlint.memory.tally import Tally
+from dimlint.spec import ModelSpec
+
+
+class Parameters(NamedTuple):
+    """Parameter counts of one model (or of a whole document, summed over its sub-models).
+
+    ``active`` is what one token touches: everything but the routed experts it does not
+    select (= ``total`` for dense models). ``embedding`` is the input embeddings, an untied
+    output head and learned positions. ``components`` breaks ``total`` down by sub-model
+    (``("model", total)`` for a plain config); ``notes`` says what had to be assumed.
+    """
+
+    total: int
+    active: int
+    embedding: int
+    components: tuple[tuple[str, int], ...]
+    notes: tuple[str, ...]
+
+
+#: Where composite configs keep their language model (whose head the wrapper ties).
+LANGUAGE_POINTERS = frozenset({"/text_config", "/llm_config", "/language_config"})
+
+
+def architecture_of(spec: ModelSpec) -> str:
+    """The class ``architectures`` names (first entry), or ``""``."""
+    names = spec.raw.get("architectures")
+    if isinstance(names, list) and names and isinstance(names[0], str):
+        return names[0]
+    return ""
+
+
+def _from_tally(tally: Tally, name: str = "model") -> Parameters:
+    return Parameters(
+        tally.total,
+        tally.total - tally.inactive,
+        tally.embedding,
+        ((name, tally.total),),
+        tuple(tally.notes),
+    )
+
+
+def count_parameters(spec: ModelSpec) -> Parameters:
+    """Parameters of one config object, its nested sub-configs excluded."""
+    return _from_tally(count_spec(Cfg(spec), architecture_of(spec)))
+
+
+def _has_layers(spec: ModelSpec) -> bool:
+    return spec.hidden is not None
+
+
+def _component_name(spec: ModelSpec, top: ModelSpec) -> str:
+    if spec is top:
+        return spec.model_type or "model"
+    return spec.pointer.lstrip("/") or spec.model_type or "model"
+
+
+def model_parameters(specs: list[ModelSpec]) -> Parameters:
+    """Parameters of a whole document: its top-level config plus the sub-configs its class
+    builds, with a ``components`` breakdown."""
+    if not specs:
+        return Parameters(0, 0, 0, (), ())
+    top = specs[0]
+    architecture = architecture_of(top)
+    cfg = Cfg(top)
+    wrapper = wrapper_for(cfg)
+    children = [spec for spec in specs[1:] if spec.pointer.count("/") == 1]
+    included = wrapper.parts(cfg, architecture, [spec.pointer for spec in children])
+    parts: list[tuple[str, Tally]] = []
+    if _has_layers(top):
+        parts.append((_component_name(top, top), count_spec(cfg, architecture)))
+    wrapper_tie = top.tie_word_embeddings if not _has_layers(top) else None
+    for spec in children:
+        if spec.pointer in included:
+            tie = wrapper_tie if spec.pointer in LANGUAGE_POINTERS else None
+            parts.append((_component_name(spec, top), count_spec(Cfg(spec, tie), "")))
+    glue = wrapper.glue(cfg, architecture, {spec.pointer: spec for spec in children})
+    if glue.total:
+        parts.append(("projector", glue))
+    if len(parts) == 1:
+        name, tally = parts[0]
+        return _from_tally(tally, "model" if name == _component_name(top, top) else name)
+    total = sum(tally.total for _, tally in parts)
+    inactive = sum(tally.inactive for _, tally in parts)
+    embedding = sum(tally.embedding for _, tally in parts)
+    notes: list[str] = []
+    for _, tally in parts:
+        notes.extend(note for note in tally.notes if note not in notes)
+    components = tuple((name, tally.total) for name, tally in parts)
+    return Parameters(total, total - inactive, embedding, components, tuple(notes))

@@ -1,0 +1,180 @@
+"""Serving and training memory per GPU; the GPU catalogue and budgets."""
+
+from __future__ import annotations
+
+import pytest
+
+from dimlint.memory import (
+    GPU_MEMORY_UTILIZATION,
+    GPUS,
+    gpu_named,
+    kv_cache_bytes,
+    model_parameters,
+    parse_budget,
+    serving_memory,
+    training_memory,
+    training_states,
+    weight_bytes,
+)
+from dimlint.memory.config import Cfg
+from dimlint.memory.estimates import training_activations
+from dimlint.normalize import specs_for_document
+
+LLAMA_3_70B = {
+    "model_type": "llama",
+    "hidden_size": 8192,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "intermediate_size": 28672,
+    "num_hidden_layers": 80,
+    "vocab_size": 128256,
+}
+PARAMS_70B = 70_553_706_496
+
+
+def specs() -> list:  # type: ignore[type-arg]
+    return specs_for_document("config.json", LLAMA_3_70B)
+
+
+def test_serving_parts_add_up_and_weights_and_kv_are_exact() -> None:
+    estimate = serving_memory(specs(), context=8192, batch=2, dtype="bf16", kv_dtype="bf16")
+    assert estimate.weights == 2 * PARAMS_70B
+    assert estimate.kv_cache == 327_680 * 8192 * 2
+    assert estimate.total == sum(estimate[:4])
+    assert estimate.activations > 0
+    assert estimate.overhead > 0
+
+
+def test_serving_under_tp_and_pp() -> None:
+    one = serving_memory(specs(), context=8192, batch=1, dtype="bf16", kv_dtype="bf16")
+    four = serving_memory(specs(), context=8192, batch=1, dtype="bf16", kv_dtype="bf16", tp=4)
+    assert four.weights == one.weights // 4
+    assert four.kv_cache == one.kv_cache // 4
+    piped = serving_memory(
+        specs(), context=8192, batch=1, dtype="bf16", kv_dtype="bf16", tp=2, pp=2
+    )
+    assert piped.kv_cache == one.kv_cache // 4
+    # each stage holds half the layers plus one vocabulary table (the embedding on the
+    # first stage, the untied head on the last): half of everything, over tp 2
+    assert piped.weights == pytest.approx(one.weights / 4, abs=1)
+    tied = specs_for_document("c.json", {**LLAMA_3_70B, "tie_word_embeddings": True})
+    tied_one = serving_memory(tied, context=1, batch=1, dtype="bf16", kv_dtype="bf16")
+    tied_piped = serving_memory(tied, context=1, batch=1, dtype="bf16", kv_dtype="bf16", pp=2)
+    assert tied_piped.weights > tied_one.weights / 2  # both end stages keep the shared table
+
+
+def test_serving_accepts_a_tuple_of_specs_and_a_single_spec() -> None:
+    as_tuple = serving_memory(tuple(specs()), context=1024, batch=1, dtype="bf16", kv_dtype="bf16")
+    single = serving_memory(specs()[0], context=1024, batch=1, dtype="bf16", kv_dtype="bf16")
+    assert as_tuple == single
+
+
+def test_llama_3_70b_does_not_fit_one_h100_but_fits_four() -> None:
+    h100 = GPUS["H100-80GB"]
+    one = serving_memory(specs(), context=8192, batch=1, dtype="bf16", kv_dtype="bf16")
+    four = serving_memory(specs(), context=8192, batch=1, dtype="bf16", kv_dtype="bf16", tp=4)
+    assert one.total > h100.usable_bytes()
+    assert four.total < h100.usable_bytes()
+
+
+def test_quantization_config_applies_to_quantized_dtypes_only() -> None:
+    config = {**LLAMA_3_70B, "quantization_config": {"quant_method": "gptq", "bits": 4}}
+    documents = specs_for_document("config.json", config)
+    quantized = serving_memory(documents, context=1, batch=1, dtype="int4", kv_dtype="bf16")
+    params = model_parameters(documents)
+    assert quantized.weights == weight_bytes(params, "int4", config["quantization_config"])
+    as_bf16 = serving_memory(documents, context=1, batch=1, dtype="bf16", kv_dtype="bf16")
+    assert as_bf16.weights == 2 * PARAMS_70B
+
+
+def test_mixed_precision_adam_is_16_bytes_per_parameter() -> None:
+    states = training_states(PARAMS_70B, dtype="bf16")
+    assert sum(states) == 16 * PARAMS_70B
+    assert states.weights == states.gradients == 2 * PARAMS_70B
+
+
+@pytest.mark.parametrize(
+    ("zero", "expected"),
+    [
+        (0, 2 + 2 + 12),
+        (1, 2 + 2 + 12 / 8),
+        (2, 2 + (2 + 12) / 8),
+        (3, (2 + 2 + 12) / 8),
+    ],
+)
+def test_zero_stages_shard_over_dp(zero: int, expected: float) -> None:
+    states = training_states(PARAMS_70B, dtype="bf16", zero=zero, dp=8)
+    assert sum(states) == pytest.approx(expected * PARAMS_70B, rel=1e-9)
+
+
+def test_optimizers_and_model_parallelism() -> None:
+    assert sum(training_states(1000, dtype="bf16", optimizer="sgd")) == 12 * 1000
+    assert sum(training_states(1000, dtype="bf16", optimizer="adam8bit")) == 10 * 1000
+    assert sum(training_states(1000, dtype="fp32", optimizer="adam")) == 16 * 1000
+    assert sum(training_states(8000, dtype="bf16", tp=4, pp=2)) == 16 * 1000
+    with pytest.raises(ValueError, match="adam, adam8bit or sgd"):
+        training_states(1000, dtype="bf16", optimizer="lion")
+    with pytest.raises(ValueError, match="ZeRO stage"):
+        training_states(1000, dtype="bf16", zero=4)
+
+
+def test_activations_follow_korthikanti() -> None:
+    cfg = Cfg(specs()[0])
+    s, b, h, a, layers, vocab = 4096, 1, 8192, 64, 80, 128256
+    logits = s * b * vocab * 6
+    none = training_activations(cfg, batch=b, seq=s)
+    assert none == pytest.approx(layers * s * b * h * (34 + 5 * a * s / h) + logits, rel=1e-9)
+    flash = training_activations(cfg, batch=b, seq=s, flash_attention=True)
+    selective = training_activations(cfg, batch=b, seq=s, recompute="selective")
+    assert flash == selective == layers * s * b * h * 34 + logits
+    full = training_activations(cfg, batch=b, seq=s, recompute="full")
+    assert full == layers * 2 * s * b * h + logits
+    assert training_activations(cfg, batch=b, seq=s, tp=8) == pytest.approx(none / 8, abs=1)
+
+
+def test_training_memory_parts() -> None:
+    estimate = training_memory(specs(), dtype="bf16", zero=3, dp=8, seq=4096)
+    assert estimate.weights == pytest.approx(2 * PARAMS_70B, rel=1e-6)  # 16 B / 8 ranks
+    assert estimate.kv_cache == 0
+    assert estimate.total == sum(estimate[:4])
+
+
+def test_gpu_catalogue_reports_device_memory() -> None:
+    assert GPUS["H100-80GB"].memory_bytes == 81_559 * 1024 * 1024
+    assert GPU_MEMORY_UTILIZATION == 0.9
+    assert GPUS["H100-80GB"].usable_bytes() == int(81_559 * 1024 * 1024 * 0.9)
+    for name in ("A100-40GB", "A100-80GB", "H200-141GB", "B200", "L4", "L40S"):
+        assert name in GPUS
+    for name in ("RTX4090-24GB", "RTX3090-24GB", "MI300X-192GB"):
+        assert name in GPUS
+    assert all(gpu.source for gpu in GPUS.values())
+
+
+@pytest.mark.parametrize(
+    ("text", "count", "name"),
+    [
+        ("8xH100-80GB", 8, "H100-80GB"),
+        ("1xRTX4090-24GB", 1, "RTX4090-24GB"),
+        ("2xMI300X-192GB", 2, "MI300X-192GB"),
+        ("H100-80GB", 1, "H100-80GB"),
+        ("4×h100", 4, "H100-80GB"),
+        ("8 x A100-80GB", 8, "A100-80GB"),
+    ],
+)
+def test_parse_budget(text: str, count: int, name: str) -> None:
+    parsed = parse_budget(text)
+    assert parsed[0] == count
+    assert parsed[1].name == name
+
+
+def test_unknown_gpu_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown GPU 'V100'.*H100-80GB.*MI300X-192GB"):
+        parse_budget("8xV100")
+    assert gpu_named("h200").name == "H200-141GB"
+
+
+def test_kv_cache_fp8_halves_bf16() -> None:
+    spec = specs()[0]
+    assert kv_cache_bytes(spec, context=4096, batch=1, kv_dtype="fp8") * 2 == kv_cache_bytes(
+        spec, context=4096, batch=1, kv_dtype="bf16"
+    )

@@ -1,0 +1,322 @@
+"""The Python front end: parsing, static values, what counts as a config, and what stays silent."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import lint_text
+
+from dimlint.diagnostics import Diagnostic
+from dimlint.linter import lint_bytes
+from dimlint.selection import Selection
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def lint(text: str, select: tuple[str, ...] | None = None) -> list[Diagnostic]:
+    return lint_text(text, path="model.py", select=select)
+
+
+def found(text: str, select: tuple[str, ...] | None = None) -> list[tuple[str, int, int]]:
+    """(code, line, column) of each finding."""
+    return [
+        (d.code, d.span.start_pos.line, d.span.start_pos.column)
+        for d in lint(text, select)
+        if d.span is not None
+    ]
+
+
+# --- input ---------------------------------------------------------------------------------------
+
+
+def test_syntax_error_is_dl001_at_libcsts_position() -> None:
+    text = "hidden_size = 4096\n\ndef broken(:\n    pass\n"
+    (diagnostic,) = lint(text)
+    assert diagnostic.code == "DL001"
+    assert diagnostic.span is not None
+    # libcst's native parser stops at the next token ("pass"); CPython's position is added.
+    assert (diagnostic.span.start_pos.line, diagnostic.span.start_pos.column) == (4, 1)
+    assert diagnostic.message == (
+        "invalid Python: expected one of ), *, **, NAME"
+        " (Python: invalid syntax at line 3, column 12)"
+    )
+
+
+def test_unclosed_bracket_is_dl001() -> None:
+    (diagnostic,) = lint("config = dict(n_embd=768, n_head=12\n")
+    assert diagnostic.code == "DL001"
+
+
+def test_syntax_error_in_a_file_without_config_keys_costs_nothing() -> None:
+    """The pre-filter decides first: a file that cannot hold a config is not parsed at all."""
+    assert lint("def broken(:\n") == []
+
+
+def test_invalid_utf8_is_dl001_with_its_position() -> None:
+    data = b"n_embd = 768\nname = '\xff'\n"
+    result = lint_bytes("model.py", data, Selection())
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.code == "DL001"
+    assert diagnostic.span is not None
+    assert (diagnostic.span.start_pos.line, diagnostic.span.start_pos.column) == (2, 9)
+
+
+def test_a_declared_encoding_is_read_but_never_rewritten() -> None:
+    text = "# -*- coding: latin-1 -*-\nname = 'é'\ncfg = dict(n_embd=1000, n_head=16)\n"
+    result = lint_bytes("model.py", text.encode("latin-1"), Selection())
+    assert [d.code for d in result.diagnostics] == ["DL101", "DL201"]
+    assert result.document is None  # nothing to fix through
+
+
+def test_a_utf8_bom_is_kept_by_fixes() -> None:
+    from dimlint.fixer import fix_file
+
+    data = codecs.BOM_UTF8 + b"cfg = dict(n_embd=1024, n_head=24, n_layer=2)\n"
+    selection = Selection()
+    first = lint_bytes("model.py", data, selection)
+    assert [d.code for d in first.diagnostics] == ["DL101"]
+    outcome = fix_file(data, first, lambda new: lint_bytes("model.py", new, selection), unsafe=True)
+    assert outcome.fixed is not None
+    assert outcome.fixed.startswith(codecs.BOM_UTF8)
+    assert b"n_head=24" in outcome.fixed
+
+
+def test_a_python_file_without_config_keys_does_not_import_libcst(tmp_path: Path) -> None:
+    plain = tmp_path / "util.py"
+    plain.write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    model = tmp_path / "model.py"
+    model.write_text("cfg = dict(n_embd=768, n_head=12)\n", encoding="utf-8")
+    probe = (
+        "import io, json, sys\nfrom dimlint.cli import main\n"
+        "code = main(['check', '--no-config', *sys.argv[1:]], io.StringIO(), io.StringIO())\n"
+        "print(json.dumps({'code': code, 'libcst': 'libcst' in sys.modules}))\n"
+    )
+
+    def loaded(path: Path) -> dict[str, object]:
+        output = subprocess.run(
+            [sys.executable, "-c", probe, str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO,
+        ).stdout
+        result: dict[str, object] = json.loads(output)
+        return result
+
+    assert loaded(plain) == {"code": 0, "libcst": False}
+    assert loaded(model) == {"code": 0, "libcst": True}
+
+
+def test_node_offsets_agree_with_the_source() -> None:
+    """The counting code generation locates nodes and comments exactly (CRLF, tabs, unicode)."""
+    import libcst as cst
+
+    from dimlint.sources import pyfile, pyscan
+
+    text = (
+        "# café ☕ config\r\nHIDDEN = (4096)  # noqa: DL201\r\n"
+        "class C:\r\n\tn_embd: int = 768\r\n\tname = 'naïve'\r\n"
+        "cfg = dict(n_embd=HIDDEN, n_head=-1, rope={'factor': 8.0})\r\n"
+    )
+    module = pyfile.parse(text)
+    assert isinstance(module, cst.Module)
+    scan = pyscan.scan(module)
+    nodes: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name | cst.Integer | cst.Float | cst.SimpleString | cst.Dict):
+            nodes.append(node)
+        stack.extend(node.children)
+    located = pyfile.locate(module, nodes)
+    for node in nodes:
+        offsets = located.of(node)
+        assert offsets is not None
+        bare = node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", ()) else node
+        assert text[offsets[0] : offsets[1]] == cst.Module([]).code_for_node(bare)
+    assert [c[2] for c in located.comments] == ["# café ☕ config", "# noqa: DL201"]
+    assert all(text[start:end] == comment for start, end, comment in located.comments)
+    assert len(scan.sites) == 2
+
+
+# --- static values -------------------------------------------------------------------------------
+
+
+def test_arithmetic_on_module_constants() -> None:
+    text = (
+        "BASE = 512\nHIDDEN = 2 * BASE + 8\nHEADS = HIDDEN // 64\n"
+        "cfg = dict(hidden_size=HIDDEN, num_attention_heads=HEADS, num_hidden_layers=2)\n"
+    )
+    # 1032 / 16 = 64.5: the finding points at the use of HIDDEN in the config.
+    assert found(text) == [("DL101", 4, 24), ("DL201", 4, 24)]
+
+
+def test_computed_values_get_no_fix_but_literals_do() -> None:
+    text = "BASE = 512\ncfg = dict(hidden_size=2 * BASE + 8, num_attention_heads=16, n_layer=2)\n"
+    (dl101, _) = lint(text)
+    assert dl101.code == "DL101"
+    assert dl101.fix is not None
+    # The search repairs through the literal head count, not the formula.
+    (edit,) = dl101.fix.edits
+    assert text[edit.span.start : edit.span.end] == "16"
+
+
+def test_function_parameters_and_locals_are_not_constants() -> None:
+    text = (
+        "HIDDEN = 1000\n"
+        "def build(HIDDEN=64):\n"
+        "    return dict(hidden_size=HIDDEN, num_attention_heads=16, num_hidden_layers=2)\n"
+        "def local():\n"
+        "    heads = 7\n"
+        "    return dict(hidden_size=1024, num_attention_heads=heads, num_hidden_layers=2)\n"
+        "cfgs = [dict(hidden_size=h, num_attention_heads=16, n_layer=2) for h in (1000, 999)]\n"
+    )
+    assert lint(text) == []
+
+
+def test_reassigned_and_global_names_are_not_constants() -> None:
+    text = (
+        "HIDDEN = 1000\nHIDDEN = 1024\nHEADS = 16\n"
+        "def grow():\n    global HEADS\n    HEADS = 17\n"
+        "a = dict(hidden_size=HIDDEN, num_attention_heads=16, num_hidden_layers=2)\n"
+        "b = dict(hidden_size=1024, num_attention_heads=HEADS, num_hidden_layers=2)\n"
+    )
+    assert lint(text) == []
+
+
+def test_class_body_names_resolve_in_the_class() -> None:
+    text = (
+        "from dataclasses import dataclass\n"
+        "@dataclass\nclass Cfg:\n    n_embd: int = 1000\n    n_head: int = 16\n"
+        "    n_inner: int = 4 * n_embd\n    n_layer: int = 2\n"
+    )
+    assert found(text, select=("DL101",)) == [("DL101", 4, 19)]
+
+
+def test_cyclic_constants_are_unknown() -> None:
+    assert lint("A = B\nB = A\ncfg = dict(n_embd=A, n_head=16, n_layer=2)\n") == []
+
+
+def test_none_and_negative_sizes_mean_set_later_not_invalid() -> None:
+    text = (
+        "from dataclasses import dataclass\nfrom typing import Optional\n"
+        "@dataclass\nclass ModelArgs:\n    dim: int = 4096\n    n_layers: int = 32\n"
+        "    n_heads: int = 32\n    n_kv_heads: Optional[int] = None\n    vocab_size: int = -1\n"
+        "    multiple_of: int = 256\n    ffn_dim_multiplier: Optional[float] = None\n"
+    )
+    assert lint(text) == []
+
+
+def test_tuples_are_lists_and_strings_are_not_sizes() -> None:
+    text = (
+        "class SwinConfig:\n"
+        "    model_type = 'swin'\n"
+        "    attribute_map = {\n"
+        "        'num_attention_heads': 'num_heads', 'num_hidden_layers': 'num_layers'\n"
+        "    }\n"
+        "    embed_dim: int = 96\n"
+        "    depths: tuple = (2, 2, 6, 2)\n"
+        "    num_heads: tuple = (3, 6, 12, 24)\n"
+    )
+    assert lint(text, select=("DL003", "DL101", "DL102")) == []
+
+
+# --- candidates ----------------------------------------------------------------------------------
+
+
+def test_values_that_are_not_statically_known_are_silent() -> None:
+    text = (
+        "import torch.nn as nn\n"
+        "class Block(nn.Module):\n"
+        "    def __init__(self, config):\n"
+        "        self.attn = nn.MultiheadAttention(config.n_embd, config.n_head)\n"
+        "        self.proj = nn.Linear(config.n_embd, 4 * config.n_embd + 1)\n"
+        "        self.cfg = dict(n_embd=config.n_embd, n_head=7, n_layer=config.n_layer)\n"
+    )
+    assert lint(text) == []
+
+
+def test_other_libraries_nn_modules_are_not_torch() -> None:
+    text = (
+        "import flax.linen as nn\n"
+        "layer = nn.MultiheadAttention(1000, 16)\n"
+        "head = nn.Linear(768, 50257)\n"
+    )
+    assert lint(text) == []
+
+
+def test_a_subclass_in_the_file_inherits_and_reports_what_it_adds() -> None:
+    text = (
+        "from dataclasses import dataclass\n"
+        "@dataclass\nclass Base:\n    n_embd: int = 768\n    n_head: int = 12\n"
+        "    n_layer: int = 12\n    vocab_size: int = 50257\n"
+        "@dataclass\nclass Wide(Base):\n    n_head: int = 10\n"
+    )
+    # Base's DL202 is reported once (on Base); Wide adds DL101, pointed at its own n_head.
+    assert found(text, select=("DL101", "DL202")) == [("DL202", 7, 23), ("DL101", 10, 19)]
+
+
+def test_positional_arguments_of_a_dataclass_override() -> None:
+    text = (
+        "from dataclasses import dataclass\n"
+        "@dataclass\nclass Cfg:\n"
+        "    n_embd: int = 768\n    n_head: int = 12\n    n_layer: int = 12\n"
+        "bad = Cfg(1000, 16)\n"
+    )
+    assert found(text, select=("DL101",)) == [("DL101", 7, 11)]
+
+
+def test_transformers_calls_report_only_what_they_add() -> None:
+    """glm4_moe's own default (4096 / 96 heads) is transformers' defect, not this call's."""
+    assert (
+        lint("from transformers import Glm4MoeConfig\nc = Glm4MoeConfig(vocab_size=151552)\n") == []
+    )
+    text = "from transformers import Glm4MoeConfig\nc = Glm4MoeConfig(num_attention_heads=80)\n"
+    assert found(text, select=("DL101",)) == [("DL101", 2, 39)]
+
+
+def test_a_dict_finding_on_the_whole_config_points_at_its_brace() -> None:
+    text = (
+        "cfg = {\n    'model_type': 'llama',\n    'hidden_size': 4096,\n"
+        "    'num_attention_heads': 32,\n    'rope_scaling': {'factor': 8.0},\n}\n"
+    )
+    assert found(text, select=("DL604",)) == [("DL604", 5, 5)]
+
+
+def test_dict_key_renames_keep_the_quote_style() -> None:
+    text = "cfg = {'model_type': 'llama', 'hidden_size': 4096, 'num_attention_head': 32}\n"
+    (diagnostic,) = lint(text, select=("DL004",))
+    assert diagnostic.fix is not None
+    (edit,) = diagnostic.fix.edits
+    assert edit.content == "'num_attention_heads'"
+
+
+def test_a_shared_constant_is_not_fixed_when_another_config_would_break() -> None:
+    text = (
+        "HIDDEN = 1024\nHEADS = 24\n"
+        "a = dict(hidden_size=HIDDEN, num_attention_heads=HEADS, num_hidden_layers=2)\n"
+        "b = dict(n_embd=HIDDEN // 2, n_head=8, n_layer=2)\n"
+    )
+    (diagnostic,) = lint(text)
+    assert diagnostic.code == "DL101"
+    assert diagnostic.fix is None  # 960 would leave b with 480 / 8 = 60 per head (DL104)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = 1\n",
+        "from torch import nn\nclass Net(nn.Module):\n"
+        "    def forward(self, x):\n        return x.softmax(dim=-1)\n",
+        "settings = dict(hidden_size=None, num_attention_heads=None)\n",
+    ],
+)
+def test_files_without_configs_yield_nothing(source: str) -> None:
+    result = lint_bytes("model.py", source.encode(), Selection())
+    assert result.diagnostics == []
+    assert result.skipped
