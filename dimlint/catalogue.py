@@ -47,6 +47,19 @@ one in their examples: attributes after the kind give it, as the command line wo
 Attributes are ``target`` (repeatable), ``budget``, ``context``, ``batch``, ``dtype`` and
 ``kv-dtype``; values are double-quoted and contain no spaces.
 
+Rules that read the files beside a ``config.json`` (DL503, DL605, DL610–DL612) give those files
+as ``json file="NAME"`` blocks right after the example (or use-instead block) they belong to;
+the harness writes them beside the config before linting::
+
+    ```json file="model.safetensors"
+    {"model.embed_tokens.weight": {"dtype": "BF16", "shape": [49152, 576]}}
+    ```
+
+A ``.safetensors`` block is the file's JSON header; ``data_offsets`` may be left out (the
+tensors are then laid out in order) and the data is written as zeros (a sparse file), since
+the rules read headers only. Other files are written as given. A file block of an ``example``
+may carry marker lines for findings reported in that file (DL503 points into the index).
+
 ``dimlint rule CODE`` prints a file (:func:`print_rule`), ``dimlint rules`` lists every rule
 (:func:`print_rules`); ``python -m dimlint.tools.readme_rules`` renders the README's table.
 """
@@ -81,6 +94,7 @@ _MARKERS = {
 _NOQA_CODES = re.compile(r"#\s*(?i:noqa):\s*(?P<codes>[A-Z0-9, ]+)")
 _FENCE = re.compile(r"^(?P<fence>`{3,})(?P<info>.*)$")
 _ATTRIBUTE = re.compile(r'^(?P<key>[a-z][a-z-]*)="(?P<value>[^"]*)"$')
+_FILE_ATTRIBUTE = re.compile(r'^file="(?P<name>[A-Za-z0-9_.-]+)"$')
 #: Deployment attributes an example's info string may carry (the ``check`` options).
 OPTION_KEYS = ("target", "budget", "context", "batch", "dtype", "kv-dtype")
 
@@ -101,6 +115,15 @@ class Marker(NamedTuple):
     end_column: int
 
 
+class Beside(NamedTuple):
+    """A file written beside an example's ``config.json`` (a ``json file="NAME"`` block)."""
+
+    name: str
+    #: The text with marker lines removed (for ``.safetensors``: the header JSON).
+    text: str
+    markers: tuple[Marker, ...]
+
+
 class Example(NamedTuple):
     """One fenced example of a rule file."""
 
@@ -117,6 +140,8 @@ class Example(NamedTuple):
     options: tuple[tuple[str, str], ...] = ()
     #: ``json`` or ``python``: how the text is linted.
     language: str = "json"
+    #: Files beside the config (checkpoint headers, index, tokenizer), in order.
+    files: tuple[Beside, ...] = ()
 
     @property
     def id(self) -> str:
@@ -333,6 +358,10 @@ def examples(doc: RuleDoc) -> list[Example]:
             raise CatalogueError(f"{doc.path}:{opening + 1}: code block is not closed")
         index = closing + 1
         language = words[0] if words and words[0] in LANGUAGES else None
+        beside = _FILE_ATTRIBUTE.match(words[1]) if len(words) == 2 and language else None
+        if beside is not None:
+            _attach(found, beside.group("name"), lines[opening + 1 : closing], doc, opening)
+            continue
         kind = _KINDS.get(words[1]) if len(words) >= 2 and language else None
         if kind is None or language is None:
             continue
@@ -346,6 +375,60 @@ def examples(doc: RuleDoc) -> list[Example]:
             Example(doc.code, kind, counts[kind], text, markers, opening + 1, options, language)
         )
     return found
+
+
+def _attach(found: list[Example], name: str, lines: list[str], doc: RuleDoc, opening: int) -> None:
+    """Add a ``json file="NAME"`` block to the example block before it."""
+    where = f"{doc.path}:{opening + 1}"
+    if not found:
+        raise CatalogueError(f"{where}: a file block must follow the example it belongs to")
+    text, markers = parse_block(lines, where, "json")
+    example = found[-1]
+    if markers and example.kind != "example":
+        raise CatalogueError(f"{where}: only the files of a 'json example' may carry markers")
+    found[-1] = example._replace(files=(*example.files, Beside(name, text, markers)))
+
+
+def write_example(example: Example, folder: Path) -> Path:
+    """Write an example as the files a user has: its config and the files beside it.
+
+    Returns the path of the config. ``.safetensors`` blocks become real safetensors files
+    (header as given, offsets filled in, zero data written sparsely).
+    """
+    config = folder / example.path
+    config.write_text(example.text, encoding="utf-8")
+    for beside in example.files:
+        target = folder / beside.name
+        if beside.name.endswith(".safetensors"):
+            _write_safetensors(target, beside.text)
+        else:
+            target.write_text(beside.text, encoding="utf-8")
+    return config
+
+
+def _write_safetensors(path: Path, header_text: str) -> None:
+    import json
+
+    from dimlint.sources.safetensors import DTYPE_BITS
+
+    header = json.loads(header_text)
+    offset = 0
+    for name, entry in header.items():
+        if name == "__metadata__" or "data_offsets" in entry:
+            continue
+        count = 1
+        for size in entry["shape"]:
+            count *= size
+        length = count * DTYPE_BITS[entry["dtype"]] // 8
+        entry["data_offsets"] = [offset, offset + length]
+        offset += length
+    data_size = max(
+        (e["data_offsets"][1] for n, e in header.items() if n != "__metadata__"), default=0
+    )
+    encoded = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    with path.open("wb") as handle:
+        handle.write(len(encoded).to_bytes(8, "little") + encoded)
+        handle.truncate(8 + len(encoded) + data_size)
 
 
 def parse_options(words: list[str], where: str = "<block>") -> tuple[tuple[str, str], ...]:

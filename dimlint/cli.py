@@ -162,6 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--verbose", action="store_true", help="say which files were skipped and why"
     )
+    check.add_argument(
+        "--no-weights",
+        action="store_true",
+        help="do not read the safetensors headers beside a config.json (DL503, DL610-DL612)",
+    )
     _add_deployment_options(check)
 
     plan = commands.add_parser(

@@ -31,6 +31,23 @@ NOT_CONFIGS = frozenset(
 )  # fmt: skip
 
 
+#: Files beside a ``config.json`` that rules read (DL605) — never checked as configs themselves.
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "added_tokens.json")
+
+
+def is_weight_file(name: str) -> bool:
+    """A safetensors file or index of the transformers layout: ``model*.safetensors``,
+    ``model*.safetensors.index.json`` (Mistral's ``consolidated.*`` uses other tensor names)."""
+    return name.startswith("model") and (
+        name.endswith(".safetensors") or name.endswith(".safetensors.index.json")
+    )
+
+
+def companions(names: Sequence[str]) -> tuple[str, ...]:
+    """The names among a folder's entries that the checks of its ``config.json`` read."""
+    return tuple(sorted(n for n in names if n in TOKENIZER_FILES or is_weight_file(n)))
+
+
 class _Pattern(NamedTuple):
     glob: str
     negated: bool
@@ -89,10 +106,15 @@ class _IgnoreRules:
 
 
 class Target(NamedTuple):
-    """A file to check; ``explicit`` when the user named it."""
+    """A file to check; ``explicit`` when the user named it.
+
+    ``companions``: for a ``config.json``, the checkpoint and tokenizer files beside it (names
+    in its folder), which the checkpoint and tokenizer rules read.
+    """
 
     path: str
     explicit: bool
+    companions: tuple[str, ...] = ()
 
 
 def _never(_: str) -> bool:
@@ -104,13 +126,23 @@ def discover(paths: Sequence[str], excluded: Callable[[str], bool] = _never) -> 
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            for found in _walk(path, excluded):
+            for found, beside in _walk(path, excluded):
                 if found not in seen:
                     seen.add(found)
-                    yield Target(found, explicit=False)
+                    yield Target(found, explicit=False, companions=beside)
         elif path not in seen:
             seen.add(path)
-            yield Target(path, explicit=True)
+            yield Target(path, explicit=True, companions=_beside_named(path))
+
+
+def _beside_named(path: str) -> tuple[str, ...]:
+    """The companions of a ``config.json`` named on the command line (one folder listing)."""
+    if os.path.basename(path) != "config.json":
+        return ()
+    try:
+        return companions(os.listdir(os.path.dirname(path) or "."))
+    except OSError:
+        return ()
 
 
 def _ancestor_rules(root: str) -> list[_IgnoreRules]:
@@ -129,7 +161,8 @@ def _ancestor_rules(root: str) -> list[_IgnoreRules]:
     return [rule for rule in rules if rule is not None]
 
 
-def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
+def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Files to check, each with its companions (only a ``config.json`` has any)."""
     stack: list[tuple[str, list[_IgnoreRules]]] = [(root, _ancestor_rules(root))]
     while stack:
         directory, inherited = stack.pop()
@@ -142,6 +175,8 @@ def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
         except OSError:
             continue
         files = []
+        # weights are often git-ignored, but the config must still match them
+        beside = companions([entry.name for entry in entries])
         for entry in entries:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
@@ -155,7 +190,7 @@ def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[str]:
                 ):
                     stack.append((entry.path, rules))
             elif _candidate(entry):
-                files.append(entry.path)
+                files.append((entry.path, beside if entry.name == "config.json" else ()))
         yield from reversed(files)
 
 

@@ -121,11 +121,47 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
         return result
     if document.has_duplicates and "DL002" in enabled:
         result.diagnostics.extend(_duplicates(document))
-    for spec in specs_for_document(path, value):
+    specs = specs_for_document(path, value)
+    for spec in specs:
         for finding in spec_findings(spec, enabled, selection):
             result.diagnostics.append(_locate(document, spec.pointer, finding, selection))
+    if selection.companions:
+        _check_beside(result, document, specs, selection, enabled)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
+
+
+def _check_beside(
+    result: FileResult,
+    document: JsonDocument,
+    specs: list[ModelSpec],
+    selection: Selection,
+    enabled: frozenset[str],
+) -> None:
+    """The rules that read the checkpoint and tokenizer beside a ``config.json``.
+
+    With weights there, a fix that changes shapes would make the config disagree with them:
+    such fixes are shown, never applied (DESIGN.md, *fix*: ``display``).
+    """
+    from dimlint.checkpoint.lint import check_beside
+    from dimlint.discovery import is_weight_file
+
+    findings, others = check_beside(document.path, specs, selection, enabled)
+    pointer = specs[0].pointer if specs else ""
+    result.diagnostics.extend(_locate(document, pointer, f, selection) for f in findings)
+    result.diagnostics.extend(others)
+    if any(is_weight_file(name) for name in selection.companions):
+        result.diagnostics[:] = [_display_only(d) for d in result.diagnostics]
+
+
+def _display_only(diagnostic: Diagnostic) -> Diagnostic:
+    fix = diagnostic.fix
+    if fix is None or fix.applicability is not Applicability.UNSAFE:
+        return diagnostic
+    message = f"{fix.message} (not applied: the weights beside this config have today's shapes)"
+    return diagnostic._replace(
+        fix=fix._replace(applicability=Applicability.DISPLAY, message=message)
+    )
 
 
 def spec_findings(

@@ -178,6 +178,17 @@ def collect(
     return found
 
 
+def _states(candidate: Candidate, specs: CandidateSpecs, pointer: str | None) -> bool:
+    """Whether ``pointer`` names a value the candidate writes itself (not inherited, not
+    derived from other values)."""
+    if not pointer:
+        return False
+    member = specs.members.get("/" + pointer.split("/")[1])
+    if member is None or member.key in candidate.inherited:
+        return False
+    return candidate.members.get(member.key) is member
+
+
 class _CandidateChecker:
     """Runs the rules on candidates; remembers the findings of bases, to report what is new."""
 
@@ -200,12 +211,18 @@ class _CandidateChecker:
     def new_findings(
         self, candidate: Candidate, specs: CandidateSpecs
     ) -> list[tuple[ModelSpec, Finding]]:
+        """The candidate's findings, less those its base raises about values it does not
+        restate: those belong to the base (a finding on a value written here stays here)."""
         found = self.findings(candidate, specs)
         self._seen[id(candidate)] = frozenset((f.code, f.message) for _, f in found)
         if candidate.base is None and candidate.base_model_type is None:
             return found
         known = self._base_keys(candidate)
-        return [(spec, f) for spec, f in found if (f.code, f.message) not in known]
+        return [
+            (spec, f)
+            for spec, f in found
+            if (f.code, f.message) not in known or _states(candidate, specs, f.anchor)
+        ]
 
     def _base_keys(self, candidate: Candidate) -> frozenset[tuple[str, str]]:
         """(code, message) of what the base alone raises."""

@@ -56,6 +56,10 @@ class Selection(NamedTuple):
     root: str = "."
     #: Targets and budget the deployment rules read; None: they stay silent.
     deployment: Deployment | None = None
+    #: Names of the files beside a ``config.json`` that rules read (checkpoint shards and index,
+    #: tokenizer files; see :func:`dimlint.discovery.companions`). Empty: those rules stay
+    #: silent, and nothing beside the config is opened.
+    companions: tuple[str, ...] = ()
 
     def enabled_codes(self, path: str | None = None) -> frozenset[str]:
         """The codes that run on ``path`` (cached when there are no per-file ignores)."""

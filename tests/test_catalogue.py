@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from conftest import lint_text
 from dimlint import catalogue
 from dimlint.catalogue import CatalogueError, Example, Marker, RuleDoc
 from dimlint.cli import main
+from dimlint.diagnostics import Diagnostic
+from dimlint.discovery import companions
 from dimlint.fixer import fix_file
 from dimlint.linter import lint_bytes
 from dimlint.registry import all_rules
@@ -119,32 +122,56 @@ def test_opt_in_rules_say_how_to_enable(code: str) -> None:
 # --- (c) examples raise exactly the marked findings ----------------------------------------------
 
 
-@pytest.mark.parametrize("example", _of_kind("example"))
-def test_example_raises_marked_findings(example: Example) -> None:
-    _needs_transformers(example.code)
-    assert example.markers, f"{example.id} has no marker line"
-    assert {m.code for m in example.markers} == {example.code}
-    diagnostics = lint_text(
-        example.text, path=example.path, select=example.select(), deployment=example.deployment()
+def _lint_example(example: Example, folder: Path) -> list[Diagnostic]:
+    """Lint an example as text, or — when it has files beside its config (checkpoint headers,
+    tokenizer) — as the folder a user would have."""
+    if not example.files:
+        return lint_text(
+            example.text,
+            path=example.path,
+            select=example.select(),
+            deployment=example.deployment(),
+        )
+    config = catalogue.write_example(example, folder)
+    selection = Selection(
+        select=example.select(),
+        deployment=example.deployment(),
+        companions=companions(os.listdir(folder)),
     )
+    return lint_bytes(str(config), config.read_bytes(), selection).diagnostics
+
+
+def _expected_markers(example: Example) -> list[tuple[str, Marker]]:
+    marked = [(example.path, marker) for marker in example.markers]
+    for beside in example.files:
+        marked.extend((beside.name, marker) for marker in beside.markers)
+    return sorted(marked)
+
+
+@pytest.mark.parametrize("example", _of_kind("example"))
+def test_example_raises_marked_findings(example: Example, tmp_path: Path) -> None:
+    _needs_transformers(example.code)
+    expected = _expected_markers(example)
+    assert expected, f"{example.id} has no marker line"
+    assert {m.code for _, m in expected} == {example.code}
+    diagnostics = _lint_example(example, tmp_path)
     found = []
     for diagnostic in diagnostics:
         assert diagnostic.span is not None
         start, end = diagnostic.span.start_pos, diagnostic.span.end_pos
         assert start.line == end.line, f"{example.id}: {diagnostic.code} spans several lines"
-        found.append(Marker(diagnostic.code, start.line, start.column, end.column))
-    assert sorted(found) == sorted(example.markers), "\n".join(d.message for d in diagnostics)
+        marker = Marker(diagnostic.code, start.line, start.column, end.column)
+        found.append((os.path.basename(diagnostic.path), marker))
+    assert sorted(found) == expected, "\n".join(d.message for d in diagnostics)
 
 
 # --- (d) use-instead blocks raise nothing of their rule ------------------------------------------
 
 
 @pytest.mark.parametrize("example", _of_kind("use-instead"))
-def test_use_instead_is_clean(example: Example) -> None:
+def test_use_instead_is_clean(example: Example, tmp_path: Path) -> None:
     _needs_transformers(example.code)
-    diagnostics = lint_text(
-        example.text, path=example.path, select=example.select(), deployment=example.deployment()
-    )
+    diagnostics = _lint_example(example, tmp_path)
     assert [d.message for d in diagnostics if d.code == example.code] == []
 
 

@@ -331,7 +331,10 @@ def test_encoder_decoder_full_model_and_decoder_only_class() -> None:
     )
     # facebook/bart-large: 406,291,456 parameters (shared embedding, tied head)
     assert full.total == 406_291_456
+    assert [name for name, _ in full.components] == ["embeddings", "encoder", "decoder"]
+    assert sum(count for _, count in full.components) == full.total
     assert decoder.total == 254_084_096
+    assert decoder.components == (("model", decoder.total),)
 
 
 def test_sparse_config_uses_the_type_defaults() -> None:

@@ -156,6 +156,43 @@ def test_arithmetic_on_module_constants() -> None:
     assert found(text) == [("DL101", 4, 24), ("DL201", 4, 24)]
 
 
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("1 << 12", 4096),
+        ("2 ** 12", 4096),
+        ("int(4096 * 1.5)", 6144),
+        ("(8 * 512) // 2", 2048),
+        ("4096 / 2", 2048.0),
+        ("1 | 4096", None),
+        ("4096 @ 2", None),
+        ("1 << 100", None),
+        ("4096 // 0", None),
+        ("[1] * 3 + [2]", [1, 1, 1, 2]),
+        ("('a', 'b')", ["a", "b"]),
+        ("-1", -1),
+        ("True + 1", None),
+        ("dict(a=1, **other)", None),
+        ("{'a': 1, **other}", None),
+        ("f'{1}'", None),
+    ],
+)
+def test_static_evaluation(expression: str, expected: object) -> None:
+    import libcst as cst
+
+    from dimlint.sources.pyscan import scan
+    from dimlint.sources.pyvalues import UNKNOWN, Evaluator
+
+    module = cst.parse_module(f"x = {expression}\n")
+    statement = module.body[0]
+    assert isinstance(statement, cst.SimpleStatementLine)
+    assign = statement.body[0]
+    assert isinstance(assign, cst.Assign)
+    value = Evaluator(scan(module)).evaluate(assign.value, ()).value
+    assert value == (UNKNOWN if expected is None else expected)
+    assert type(value) is (type(UNKNOWN) if expected is None else type(expected))
+
+
 def test_computed_values_get_no_fix_but_literals_do() -> None:
     text = "BASE = 512\ncfg = dict(hidden_size=2 * BASE + 8, num_attention_heads=16, n_layer=2)\n"
     (dl101, _) = lint(text)

@@ -6,6 +6,7 @@ from dimlint.checks import (  # noqa: F401
     alignment,
     attention,
     budget,
+    checkpoint,
     consistency,
     ffn,
     inputs,
@@ -14,5 +15,6 @@ from dimlint.checks import (  # noqa: F401
     noqa,
     parallel,
     schema,
+    tokenizer,
     transformers_validation,
 )

@@ -118,7 +118,10 @@ def _collect(
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
         selection = settings.selection(args.select, args.extend_select, args.ignore)
-        selection = selection._replace(deployment=_deployment_for(settings, args))
+        selection = selection._replace(
+            deployment=_deployment_for(settings, args),
+            companions=_companions(target.companions, args),
+        )
         jobs.append((target.path, selection))
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
@@ -133,6 +136,15 @@ def _collect(
         run.diagnostics.extend(result.diagnostics)
     run.diagnostics.sort(key=lambda d: d.sort_key)
     return run._replace(fixed_files=fixed_files)
+
+
+def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, ...]:
+    """The files beside a config its checks read; ``--no-weights`` leaves the checkpoint out."""
+    if not names or not args.no_weights:
+        return names
+    from dimlint.discovery import is_weight_file
+
+    return tuple(name for name in names if not is_weight_file(name))
 
 
 _DEPLOYMENTS: dict[str | None, Deployment | None] = {}

@@ -50,11 +50,12 @@ def architecture_of(spec: ModelSpec) -> str:
 
 
 def _from_tally(tally: Tally, name: str = "model") -> Parameters:
+    components = tuple(tally.parts) if tally.parts else ((name, tally.total),)
     return Parameters(
         tally.total,
         tally.total - tally.inactive,
         tally.embedding,
-        ((name, tally.total),),
+        components,
         tuple(tally.notes),
     )
 

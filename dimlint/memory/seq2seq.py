@@ -92,6 +92,9 @@ def count_seq2seq(cfg: Cfg, traits: Seq2Seq, architecture: str) -> Tally:
     vocab = cfg.vocab
     tally.embed(vocab * hidden)
     decoder_only = "causallm" in architecture.lower() or not cfg.flag("is_encoder_decoder", True)
+    if not cfg.tie or (decoder_only and traits.untied_causal_head):
+        tally.embed(vocab * hidden)
+    shared = tally.total
     if not decoder_only:
         if cfg.model_type == "whisper":
             tally.note("the audio front end (two convolutions) is counted with the encoder")
@@ -100,8 +103,12 @@ def count_seq2seq(cfg: Cfg, traits: Seq2Seq, architecture: str) -> Tally:
                 blocks.linear(mel * 3, hidden, True) + blocks.linear(hidden * 3, hidden, True)
             )
         _stack(cfg, traits, "encoder", tally)
+    encoder = tally.total - shared
     _stack(cfg, traits, "decoder", tally)
-    untied = not cfg.tie or (decoder_only and traits.untied_causal_head)
-    if untied:
-        tally.embed(vocab * hidden)
+    if not decoder_only:
+        tally.parts = [
+            ("embeddings", shared),
+            ("encoder", encoder),
+            ("decoder", tally.total - shared - encoder),
+        ]
     return tally

@@ -8,16 +8,18 @@ class Tally:
 
     ``embedding`` collects input embeddings, an untied output head and learned positions;
     ``inactive`` the routed experts a token does *not* select (``active = total - inactive``);
-    ``notes`` what the count had to assume.
+    ``notes`` what the count had to assume; ``parts`` an optional breakdown of ``total``
+    (encoder, decoder and shared embeddings of an encoder-decoder model).
     """
 
-    __slots__ = ("embedding", "inactive", "notes", "total")
+    __slots__ = ("embedding", "inactive", "notes", "parts", "total")
 
     def __init__(self) -> None:
         self.total = 0
         self.embedding = 0
         self.inactive = 0
         self.notes: list[str] = []
+        self.parts: list[tuple[str, int]] = []
 
     def add(self, count: int) -> None:
         self.total += count

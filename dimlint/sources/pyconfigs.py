@@ -21,7 +21,7 @@ belongs to the base, and a fix edits the call's own values, never the shared def
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
 
 import libcst as cst
@@ -114,9 +114,6 @@ class Candidate:
         #: Field names in positional order (dataclass fields or ``__init__`` parameters).
         self.fields = fields
 
-    def own_keys(self) -> list[str]:
-        return [key for key in self.members if key not in self.inherited]
-
 
 def has_dimensions(keys: Any) -> bool:
     """Two of hidden / heads / layers are named: the same test JSON configs pass."""
@@ -125,8 +122,11 @@ def has_dimensions(keys: Any) -> bool:
 
 
 def sized_keys(members: dict[str, Member]) -> list[str]:
-    """Keys whose value may be a size: not a string (``attribute_map`` maps names to names)."""
-    return [key for key, member in members.items() if not isinstance(member.value.value, str)]
+    """Keys whose value may be a size: not a string (``attribute_map`` maps names to names) and
+    not a dict (transformers' docstring tables describe each field in a dict)."""
+    return [
+        key for key, member in members.items() if not isinstance(member.value.value, str | dict)
+    ]
 
 
 @functools.cache
@@ -253,6 +253,8 @@ class Extractor:
             inherited=inherited,
             fields=fields,
         )
+        if model_type is not None and architectures.lookup(model_type) is not None:
+            candidate.base_model_type = model_type  # absent fields take the type's defaults
         return candidate, config_like
 
     def _class_body(
@@ -323,7 +325,7 @@ class Extractor:
 
     # --- calls and dict literals ------------------------------------------------------------
 
-    def site_candidates(self, is_layer: Any) -> list[Candidate]:
+    def site_candidates(self, is_layer: Callable[[cst.Call], bool]) -> list[Candidate]:
         """Candidates of calls and dict literals; ``is_layer(call)`` marks torch.nn layers."""
         found: list[Candidate] = []
         for site in self.scan.sites:
@@ -341,7 +343,7 @@ class Extractor:
                 found.append(candidate)
         return found
 
-    def _consume(self, members: Any) -> None:
+    def _consume(self, members: Iterable[Member]) -> None:
         """Dicts nested in a candidate are part of it (sub-configs), not candidates of their own."""
         for member in members:
             if isinstance(member.use, cst.Dict | cst.Call) and member.value.members:

@@ -2,10 +2,15 @@
 
 Building a concrete syntax tree costs about a hundred times more than reading a file and running
 one regular expression over it, and most Python files in a repository are not model code. A file
-is parsed only when its bytes mention a dimension key (``hidden_size``, ``n_embd``, ``dim``,
-``n_heads``…, taken from the same alias table normalization uses), a config class or factory, a
-torch layer the layer checks read, or a ``# noqa: DLxxx`` comment (which DL701 must see). A file
-without any of them cannot yield a finding, so skipping it changes no result.
+is parsed only when its bytes contain
+
+* a config key written as a key — ``hidden_size=``, ``n_embd:``, ``"dim":`` — for any spelling of
+  a dimension normalization knows (the same alias table) and the few other keys the rules read;
+* a call of a torch layer the layer checks read (``MultiheadAttention(``, ``Linear(``…);
+* a ``DLxxx`` code, which a ``# noqa`` comment may carry (DL701 must see it).
+
+A file with none of them cannot yield a finding, so skipping it changes no result; the test errs
+towards parsing (``dim=-1`` in any torch code passes it).
 """
 
 from __future__ import annotations
@@ -15,27 +20,32 @@ import re
 
 from dimlint.normalize import INT_FIELDS
 
+#: Keys the rules read besides the dimensions themselves.
+OTHER_KEYS = (
+    "model_type",
+    "multiple_of",
+    "ffn_dim_multiplier",
+    "n_query_groups",
+    "n_expert",
+    "padded_vocab_size",
+    "partial_rotary_factor",
+    "rotary_pct",
+    "rotary_percentage",
+    "rope_scaling",
+    "rope_parameters",
+    "layer_types",
+)
+LAYER_CALLS = (
+    r"(?:MultiheadAttention|Transformer(?:Encoder|Decoder)?Layer|Transformer|Linear|Embedding)"
+)
+
 
 @functools.cache
 def _pattern() -> re.Pattern[bytes]:
-    keys = sorted(
-        {
-            key
-            for field in ("hidden", "heads", "layers")
-            for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
-        }
-    )
-    words = [
-        *keys,
-        r"\w*Config",
-        "ModelArgs",
-        "MultiheadAttention",
-        r"Transformer\w*",
-        "Linear",
-        "Embedding",
-        r"DL\d{3}",
-    ]
-    return re.compile(rb"\b(?:" + "|".join(words).encode("ascii") + rb")\b")
+    keys = {key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)}
+    words = "|".join(sorted(keys | set(OTHER_KEYS)))
+    pattern = rf"\b(?:{words})\b[\"']?\s*[:=]|\b{LAYER_CALLS}\s*\(|\bDL\d{{3}}\b"
+    return re.compile(pattern.encode("ascii"))
 
 
 def may_have_configs(data: bytes) -> bool:

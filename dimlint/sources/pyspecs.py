@@ -30,7 +30,7 @@ from dimlint.checks.coupled import READ_ONLY
 from dimlint.checks.ffn import llama_ffn
 from dimlint.normalize import INT_FIELDS, specs_for_document
 from dimlint.sources.jsonspans import escape_pointer_token
-from dimlint.sources.pyconfigs import Candidate
+from dimlint.sources.pyconfigs import ALL_DIMENSION_KEYS, Candidate
 from dimlint.sources.pyvalues import UNKNOWN, Member, Value, is_number
 from dimlint.spec import INT_FIELD_NAMES, Located, ModelSpec
 
@@ -57,9 +57,6 @@ LITGPT_MARKERS = frozenset(
 LITGPT_GATED = {"LLaMAMLP": True, "GemmaMLP": True, "LLaMAMoE": True, "GptNeoxMLP": False}
 #: How messages name Meta's computed FFN width (``FeedForward``'s ``hidden_dim``).
 META_FFN_NAME = "FeedForward hidden_dim"
-DIMENSION_KEYS = frozenset(
-    key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)
-)
 
 
 class CandidateSpecs(NamedTuple):
@@ -75,7 +72,7 @@ def _python_value(key: str, value: Any) -> Any:
     """``None`` and negative sizes are "set later" in code: unknown, not invalid."""
     if value is None:
         return UNKNOWN
-    if key in DIMENSION_KEYS and is_number(value) and value < 0:
+    if key in ALL_DIMENSION_KEYS and is_number(value) and value < 0:
         return UNKNOWN
     return value
 

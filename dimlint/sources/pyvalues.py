@@ -70,6 +70,8 @@ _NUMBER_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
     cst.FloorDivide: operator.floordiv,
     cst.Modulo: operator.mod,
     cst.Power: operator.pow,
+    cst.LeftShift: operator.lshift,  # 1 << 12
+    cst.RightShift: operator.rshift,
 }
 #: Lists built by repetition (``["full_attention"] * 48``) longer than this are not built.
 MAX_SEQUENCE = 4096
@@ -83,10 +85,17 @@ def is_number(value: Any) -> bool:
 def _arithmetic(kind: type, left: Any, right: Any) -> Any:
     """``left op right`` for numbers (and list/str repetition and concatenation); else UNKNOWN."""
     if is_number(left) and is_number(right):
+        function = _NUMBER_OPERATORS.get(kind)  # shifts, bit operations, @: not sizes
+        if function is None:
+            return UNKNOWN
         if kind is cst.Power and (abs(right) > MAX_EXPONENT or abs(left) > 2**32):
             return UNKNOWN
+        if kind in (cst.LeftShift, cst.RightShift) and not (
+            type(left) is int and type(right) is int and 0 <= right <= MAX_EXPONENT
+        ):
+            return UNKNOWN
         try:
-            return _NUMBER_OPERATORS[kind](left, right)
+            return function(left, right)
         except (ZeroDivisionError, OverflowError, ValueError):
             return UNKNOWN
     if kind is cst.Add and type(left) is type(right) and isinstance(left, list | str | tuple):
