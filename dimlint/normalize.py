@@ -211,6 +211,11 @@ def _field_plan(
     for name, (standard, spellings) in INT_FIELDS.items():
         own_key = arch.attribute(standard) if arch else standard
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        if arch is not None:
+            # A known type reads only its own fields: transformers ignores num_key_value_heads in
+            # a gpt_neox config, so dimlint must too (it keeps MHA).
+            known = arch.fields | architectures.base_fields() | {own_key}
+            keys = tuple(key for key in keys if key in known)
         minimum = 0 if name in ZERO_ALLOWED else 1
         default: Located[int] | None = None
         if arch is not None:
