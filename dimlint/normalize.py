@@ -211,11 +211,8 @@ def _field_plan(
     for name, (standard, spellings) in INT_FIELDS.items():
         own_key = arch.attribute(standard) if arch else standard
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
-        if arch is not None:
-            # A known type reads only its own fields: transformers ignores num_key_value_heads in
-            # a gpt_neox config, so dimlint must too (it keeps MHA).
-            known = arch.fields | architectures.base_fields() | {own_key}
-            keys = tuple(key for key in keys if key in known)
+        # Standard names are read even where they are not declared fields: modeling code reads
+        # them with getattr (GLM-4.5's head_dim is not a Glm4MoeConfig field, yet it is used).
         minimum = 0 if name in ZERO_ALLOWED else 1
         default: Located[int] | None = None
         if arch is not None:
