@@ -62,14 +62,28 @@ def lint_paths(jobs: Sequence[Job]) -> Iterator[Outcome]:
             yield lint_path(path, selection)
         return
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     count = min(available, max(2, len(heavy) // FILES_PER_WORKER))
     chunk = max(1, len(heavy) // (count * 4))  # a few chunks per worker: balance vs. overhead
-    with ProcessPoolExecutor(max_workers=count) as pool:
+    try:
+        pool = ProcessPoolExecutor(max_workers=count)
         done = pool.map(_lint_job, [jobs[index] for index in heavy], chunksize=chunk)
-        parsed = set(heavy)
+    except (OSError, NotImplementedError):  # no semaphores or processes here: lint in-process
+        for path, selection in jobs:
+            yield lint_path(path, selection)
+        return
+    parsed = set(heavy)
+    broken = False
+    with pool:
         for index, (path, selection) in enumerate(jobs):
-            yield next(done) if index in parsed else lint_path(path, selection)
+            if index in parsed and not broken:
+                try:
+                    yield next(done)
+                    continue
+                except BrokenProcessPool:  # a worker died (killed, out of memory): go on here
+                    broken = True
+            yield lint_path(path, selection)
 
 
 def _lint_job(job: Job) -> Outcome:
