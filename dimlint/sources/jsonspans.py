@@ -344,56 +344,60 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 class LazySpans:
     """Member spans computed on demand, for documents the C parser already accepted.
 
-    Locating ``/text_config/hidden_size`` only needs the members of the two objects on that path:
-    each member's key is matched with a regex and its value is skipped by the C decoder
-    (``raw_decode``), so a clean 2 KB config costs a few dozen C calls instead of a Python-level
-    walk over every token. Objects are scanned at most once; documents with duplicate keys use
-    the full :func:`parse` instead (every object must be scanned to find them).
+    Locating ``/text_config/hidden_size`` only needs the members of the two objects on that path,
+    and only up to the member wanted: each member's key is matched with a regex and its value is
+    skipped by the C decoder (``raw_decode``), so a clean 2 KB config costs a few dozen C calls
+    instead of a Python-level walk over every token. Each container is scanned at most once, in
+    pieces, resuming where the last lookup stopped. Documents with duplicate keys use the full
+    :func:`parse` instead (every object must be scanned to find them).
     """
 
-    __slots__ = ("_decoder", "_objects", "index")
+    __slots__ = ("_decoder", "_progress", "index")
 
     def __init__(self, text: str) -> None:
         self.index = SpanIndex(text)
         self._decoder = json.JSONDecoder()
-        self._objects: set[str] = set()
+        #: container pointer → (next offset to scan, next array index); absent once finished
+        self._progress: dict[str, tuple[int, int] | None] = {}
         start = _WHITESPACE.match(text, 0)
         assert start is not None
-        _, end = self._decoder.raw_decode(text, start.end())
+        # the C parser accepted the whole text, so the root value ends at its last character
+        end = len(text.rstrip(" \t\n\r"))
         self.index.members[""] = Member(None, None, start.end(), end)
 
     def member(self, pointer: str) -> Member | None:
         """The span of the value at ``pointer`` (None when the document has no such value)."""
         members = self.index.members
-        if pointer in members:
-            return members[pointer]
+        found = members.get(pointer)
+        if found is not None or not pointer:
+            return found
         parent, _, _ = pointer.rpartition("/")
-        if parent == pointer or parent in self._objects:
-            return None
         container = self.member(parent)
         if container is None:
             return None
-        self._objects.add(parent)
-        self._scan(parent, container)
+        self._scan(parent, container, pointer)
         return members.get(pointer)
 
-    def _scan(self, pointer: str, container: Member) -> None:
-        """Record the spans of every member (or item) of the container at ``pointer``."""
+    def _scan(self, pointer: str, container: Member, wanted: str) -> None:
+        """Record member spans of the container at ``pointer`` until ``wanted`` is seen."""
         text = self.index.text
         opening = text[container.value_start]
         if opening not in "{[":
             return
-        position = container.value_start + 1
-        item = 0
+        progress = self._progress.get(pointer, (container.value_start + 1, 0))
+        if progress is None:
+            return  # already scanned to the end
+        position, item = progress
         decode = self._decoder.raw_decode
+        members = self.index.members
         while True:
             closing = _SEPARATOR.match(text, position)
             if closing is not None and closing.group(1) in "]}":
-                return
+                break
             if opening == "{":
                 key = _STRING.match(text, position)
                 if key is None:
-                    return
+                    break
                 name = _string_value(key.group(1))
                 key_start: int | None = key.start(1)
                 key_end: int | None = key.end(1)
@@ -406,8 +410,12 @@ class LazySpans:
             value_start = _WHITESPACE.match(text, position)
             assert value_start is not None
             _, value_end = decode(text, value_start.end())
-            self.index.members[child] = Member(key_start, key_end, value_start.end(), value_end)
+            members[child] = Member(key_start, key_end, value_start.end(), value_end)
             separator = _SEPARATOR.match(text, value_end)
             if separator is None or separator.group(1) != ",":
-                return
+                break
             position = separator.end()
+            if child == wanted:
+                self._progress[pointer] = (position, item)
+                return
+        self._progress[pointer] = None
