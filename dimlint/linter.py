@@ -46,11 +46,9 @@ def _point(position: Position) -> Span:
 
 
 def _input_diagnostic(path: str, problem: InputProblem, fix: Fix | None = None) -> Diagnostic:
-    from dimlint.registry import REGISTRY
-
     return Diagnostic(
         "DL001",
-        REGISTRY["DL001"].severity,
+        all_rules()["DL001"].severity,
         problem.message,
         path,
         _point(problem.position),
@@ -204,12 +202,10 @@ def _duplicates(document: JsonDocument) -> list[Diagnostic]:
         )
         removal = Edit(index.span(earlier.key_start, duplicate.next_start), "")
         fix = Fix(Applicability.SAFE, f"remove the earlier (ignored) {key}", (removal,))
-        from dimlint.registry import REGISTRY
-
         found.append(
             Diagnostic(
                 "DL002",
-                REGISTRY["DL002"].severity,
+                all_rules()["DL002"].severity,
                 message,
                 document.path,
                 index.span(earlier.key_start, earlier.key_end),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any, TextIO
 
 from dimlint.errors import UsageError
@@ -24,19 +23,10 @@ ESTIMATED = ["activations", "overhead"]
 
 def load_document(path: str) -> tuple[str, list[ModelSpec]]:
     """The specs of the config at ``path`` (a file, or a folder holding ``config.json``)."""
+    from dimlint.commands.configfile import read_config
     from dimlint.normalize import specs_for_document
 
-    if os.path.isdir(path):
-        path = os.path.join(path, "config.json")
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            value = json.load(handle)
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise UsageError(f"{path}: not valid JSON ({error}); `dimlint check` locates it") from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{path}: the top level is not a JSON object")
+    path, value = read_config(path)
     specs = specs_for_document(path, value)
     if not any(spec.hidden is not None for spec in specs):
         raise UsageError(f"{path}: no hidden size found: is this a model config?")

@@ -4,29 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import TYPE_CHECKING, Any, TextIO
 
+from dimlint.commands.configfile import read_config
 from dimlint.errors import UsageError
 
 if TYPE_CHECKING:
     from dimlint.plan import Plan
-
-
-def _load(path: str) -> tuple[str, dict[str, Any]]:
-    """The config at ``path`` (a file, or a folder holding ``config.json``)."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "config.json")
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            value = json.load(handle)
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise UsageError(f"{path}: not valid JSON ({error}); `dimlint check` locates it") from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{path}: the top level is not a JSON object")
-    return path, value
 
 
 def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -34,7 +18,7 @@ def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dimlint.normalize import specs_for_document
     from dimlint.plan import PlanRequest, build_plan
 
-    path, value = _load(args.path)
+    path, value = read_config(args.path)
     specs = specs_for_document(path, value)
     if not any(spec.heads is not None for spec in specs):
         raise UsageError(f"{path}: no attention heads found: is this a model config?")
