@@ -18,7 +18,7 @@ from dimlint import __version__
 from dimlint.errors import UsageError
 
 FORMATS = ("full", "concise", "json", "github", "sarif", "junit", "auto")
-#: ``--dtype``/``--kv-dtype`` choices (dimlint.targets.DTYPES, not imported at start-up).
+#: ``--dtype``/``--kv-dtype`` choices (dimlint.deploy.targets.DTYPES, not imported at start-up).
 DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
@@ -228,11 +228,11 @@ def main(
 
             return run_shapes(args, out, err)
         if args.command == "rule":
-            from dimlint.catalogue import print_rule
+            from dimlint.checks.catalogue import print_rule
 
             return print_rule(args.code, out, err)
         if args.command == "rules":
-            from dimlint.catalogue import print_rules
+            from dimlint.checks.catalogue import print_rules
 
             return print_rules(out)
         parser.print_help(out)

@@ -14,8 +14,8 @@ import argparse
 import json
 from typing import Any, TextIO
 
+from dimlint.config.spec import ModelSpec
 from dimlint.errors import UsageError
-from dimlint.spec import ModelSpec
 
 DEFAULT_CONTEXT = 4096
 ESTIMATED = ["activations", "overhead"]
@@ -24,7 +24,7 @@ ESTIMATED = ["activations", "overhead"]
 def load_document(path: str) -> tuple[str, list[ModelSpec]]:
     """The specs of the config at ``path`` (a file, or a folder holding ``config.json``)."""
     from dimlint.commands.configfile import read_config
-    from dimlint.normalize import specs_for_document
+    from dimlint.config.normalize import specs_for_document
 
     path, value = read_config(path)
     specs = specs_for_document(path, value)
@@ -34,8 +34,8 @@ def load_document(path: str) -> tuple[str, list[ModelSpec]]:
 
 
 def _layer_counts(spec: ModelSpec) -> dict[str, int]:
-    from dimlint.memory.config import Cfg
-    from dimlint.memory.layers import cache_plan
+    from dimlint.memory.config_view import Cfg
+    from dimlint.memory.layer_kinds import cache_plan
 
     counts: dict[str, int] = {}
     for layer in cache_plan(Cfg(spec)):
@@ -81,7 +81,7 @@ def report(
         training_states,
         weight_bytes,
     )
-    from dimlint.memory.config import Cfg
+    from dimlint.memory.config_view import Cfg
     from dimlint.memory.dtypes import dtype_bytes, stated_dtype
 
     lm = language_spec(specs)
@@ -222,7 +222,7 @@ def run_mem(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write("\n".join(render(item) for item in reports))
     if args.plot:
-        from dimlint.memory.plot import PlotError, plot
+        from dimlint.report.memory_plot import PlotError, plot
 
         try:
             plot(args.plot, documents, args)

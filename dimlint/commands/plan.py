@@ -10,13 +10,13 @@ from dimlint.commands.configfile import read_config
 from dimlint.errors import UsageError
 
 if TYPE_CHECKING:
-    from dimlint.plan import Plan
+    from dimlint.deploy.plan import Plan
 
 
 def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2."""
-    from dimlint.normalize import specs_for_document
-    from dimlint.plan import PlanRequest, build_plan
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.deploy.plan import PlanRequest, build_plan
 
     path, value = read_config(args.path)
     specs = specs_for_document(path, value)
