@@ -36,6 +36,8 @@ _CRITERIA = (
     "TP degrees accepted",
     "alignment margin",
     "distance from the median depth/width ratio",
+    "KV bytes per token",
+    "distance from the parameter target",
 )
 
 
@@ -106,12 +108,19 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
         if index == 0:
             return f"{name}: band {theirs:g} vs {mine:g} (bands of {BAND:.0%})"
         if index == 1:
-            return f"{name}: {theirs:,.0f} vs {mine:,.0f}"
+            return (
+                f"{name}: {other.kv_bytes_per_token:,.0f} vs {winner.kv_bytes_per_token:,.0f}"
+                " (more than a half-octave band apart)"
+            )
         if index == 2:
             return f"{name}: {-theirs:g} vs {-mine:g} ({_degrees(other.engines)})"
         if index == 3:
             return f"{name}: multiple of {-theirs:g} vs {-mine:g}"
-        return f"{name}: {theirs:.3f} vs {mine:.3f}"
+        if index == 4:
+            return f"{name}: {theirs:.3f} vs {mine:.3f} (|log| of the ratio to the median)"
+        if index == 5:
+            return f"KV bytes per token: {theirs:,.0f} vs {mine:,.0f}"
+        return f"distance from the parameter target: {theirs:.2%} vs {mine:.2%}"
     return "an equal rank (a tie, broken by order)"
 
 

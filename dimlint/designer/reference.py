@@ -18,7 +18,7 @@ SIZE_WINDOW = 3.0
 #: …and at least this many of them (the window widens until there are).
 MIN_MODELS = 8
 #: Share of those models cut at each end of the range (outliers: MiniCPM3's 62 thin layers).
-TRIM = 0.1
+TRIM = 0.0
 
 
 class Released(NamedTuple):

@@ -14,8 +14,9 @@ ordered by a preliminary key and verified in that order until enough pass:
 * the accepted TP degrees per engine are ``plan``'s (:func:`dimlint.engines.valid_degrees`).
 
 Survivors are ranked by parameter distance (in bands of :data:`BAND`, so that shapes within
-1% of each other count as equally close), then KV bytes per token, then how many TP degrees the
-engines accept, then alignment margin, then distance from the median depth/width ratio.
+1% of each other count as equally close), then KV bytes per token (in half-octave bands, see
+:func:`kv_band`), then how many TP degrees the engines accept, then alignment margin, then
+distance from the median depth/width ratio, then the exact KV bytes and parameter distance.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ class Plan(NamedTuple):
     max_tp: int
     #: TP degrees every shape's heads must divide (from the targets).
     head_divisors: tuple[int, ...]
+    #: Pipeline degrees the layers must divide (targets of engines that split evenly).
+    layer_divisors: tuple[int, ...]
     vocab: int
     tie: bool
 
@@ -126,7 +129,7 @@ class Outcome(NamedTuple):
 
 def make_plan(request: Request) -> Plan:
     """Resolve the request's defaults (family values, deployment, ranges)."""
-    from dimlint.engines import PLAN_ENGINES
+    from dimlint.engines import ENGINES, PLAN_ENGINES
     from dimlint.memory.dtypes import dtype_bytes
 
     family = FAMILIES[request.family]
@@ -156,6 +159,7 @@ def make_plan(request: Request) -> Plan:
         engines or PLAN_ENGINES,
         max([8, *(t.tp for t in parallel)]),
         tuple(sorted({t.tp for t in parallel if t.tp > 1} | {t.sp for t in parallel if t.sp > 1})),
+        tuple(sorted({t.pp for t in parallel if t.pp > 1 and ENGINES[t.engine].even_pp})),
         round_up(vocab, 64),
         family.tie == "always" or (family.tie == "small" and request.params < TIE_BELOW),
     )
@@ -211,7 +215,8 @@ def _hidden_options(plan: Plan, head_dim: int) -> Iterator[tuple[int, int]]:
         step = 8 if hidden >= 2048 else 4
         first = max(step, round_up(low * hidden / width, step))
         for heads in range(first, min(512, int(high * hidden / width)) + 1, step):
-            yield hidden, heads
+            if hidden % heads == 0:  # transformers 5 validates it even with a head_dim
+                yield hidden, heads
 
 
 def default_head_dims(family: Family, params: int) -> tuple[int, ...]:
@@ -232,11 +237,19 @@ def _kv_options(plan: Plan, heads: int) -> list[int]:
     return [heads // r for r in range(low, high + 1) if heads % r == 0 and heads // r >= 1]
 
 
-def _layer_options(plan: Plan, hidden: int) -> range:
+def _layer_range(plan: Plan, hidden: int) -> range:
+    """Layer counts the depth/width range (or ``--layers``) allows at this hidden size."""
     if plan.request.layers is not None:
         return range(plan.request.layers, plan.request.layers + 1)
     low, _, high = plan.aspect
     return range(max(2, math.ceil(hidden / high)), max(2, math.floor(hidden / low)) + 1)
+
+
+def _layer_options(plan: Plan, hidden: int) -> Iterator[int]:
+    """…that every even-split pipeline target also divides (lazily: the range may be long)."""
+    for layers in _layer_range(plan, hidden):
+        if not any(layers % pp for pp in plan.layer_divisors):
+            yield layers
 
 
 def _width_options(exact: float, multiple: int, low: float, high: float) -> list[int]:
@@ -280,9 +293,9 @@ def _dense_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) ->
 def _moe_layers(plan: Plan, base: Shape, geometry: _Geometry) -> Iterable[int]:
     """Layer counts to try; with an active target they follow from the two equations."""
     request, h = plan.request, base.hidden
-    options = _layer_options(plan, h)
     if request.active is None or request.layers is not None:
-        return options
+        return _layer_options(plan, h)
+    options = _layer_range(plan, h)
     e, k, s = base.experts, base.top_k, base.shared
     routed = (request.params - request.active) * (k + s) / (e - k)
     found: set[int] = set()
@@ -293,7 +306,9 @@ def _moe_layers(plan: Plan, base: Shape, geometry: _Geometry) -> Iterable[int]:
         )
         if layers > 0:
             found |= {math.floor(layers) + d for d in (-1, 0, 1, 2)}
-    return sorted(n for n in found if n in options)
+    return sorted(
+        n for n in found if n in options and not any(n % pp for pp in plan.layer_divisors)
+    )
 
 
 def _moe_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) -> Iterator[Shape]:
@@ -305,6 +320,8 @@ def _moe_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) -> I
         moe = layers - dense
         fixed = geometry.embedding + layers * geometry.layer + dense * 3 * h * base.ffn
         fixed += moe * geometry.router
+        if fixed > request.params * (1 + limit):
+            return  # deeper is only larger
         if request.active is not None:
             exact = (request.params - request.active) / (moe * (e - k) * 3 * h)
         else:
@@ -399,10 +416,16 @@ def excluded_by(plan: Plan, shape: Shape) -> str | None:
     return None
 
 
+def kv_band(per_token: float) -> int:
+    """KV bytes per token in half-octave bands: within about 41% counts as equal, so that a
+    few percent of cache never outweighs the TP degrees the engines accept."""
+    return math.floor(2 * math.log2(per_token)) if per_token > 0 else 0
+
+
 def preliminary_key(plan: Plan, shape: Shape, distance: float) -> tuple[float, ...]:
     return (
         math.floor(distance / BAND),
-        closed_kv_elements(shape),
+        kv_band(closed_kv_elements(shape)),
         -alignment(shape),
         _aspect_distance(plan, shape),
         distance,
@@ -474,10 +497,11 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
     band = math.inf if distance > plan.request.tolerance else math.floor(distance / BAND)
     key: tuple[float, ...] = (
         band,
-        kv,
+        kv_band(kv),
         -sum(len(degrees) for degrees in engines.values()),
         -alignment(shape),
         _aspect_distance(plan, shape),
+        kv,
         distance,
     )
     return Candidate(
