@@ -47,6 +47,8 @@ def document(
 ) -> dict[str, Any]:
     plan = outcome.plan
     request = plan.request
+    moe_type = plan.family.moe[0] if plan.family.moe else plan.family.model_type
+    model_type = moe_type if request.moe is not None else plan.family.model_type
     data: dict[str, Any] = {
         "request": {
             **request.as_json(),
@@ -58,7 +60,10 @@ def document(
             candidate_data(plan, candidate, rank)
             for rank, candidate in enumerate(outcome.candidates, 1)
         ],
-        "released": [model._asdict() for model in nearest(request.params, request.moe is not None)],
+        "released": [
+            model._asdict()
+            for model in nearest(request.params, request.moe is not None, model_type=model_type)
+        ],
     }
     if with_explanation and outcome.candidates:
         data["explain"] = explain(outcome)

@@ -121,7 +121,7 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
         if index == 5:
             return f"KV bytes per token: {theirs:,.0f} vs {mine:,.0f}"
         return f"distance from the parameter target: {theirs:.2%} vs {mine:.2%}"
-    return "an equal rank (a tie, broken by order)"
+    return ""
 
 
 def _verdict(plan: Plan, winner: Candidate, other: Candidate) -> str:
@@ -136,7 +136,10 @@ def _verdict(plan: Plan, winner: Candidate, other: Candidate) -> str:
     excluded = excluded_by(plan, other.shape)
     if excluded is not None:
         return f"{size}: valid, but {excluded}"
-    return f"{size}: valid, ranks lower on {_loses_on(winner, other)}"
+    loses = _loses_on(winner, other)
+    if not loses:
+        return f"{size}: valid, ties with the winner on every criterion (search order decides)"
+    return f"{size}: valid, ranks lower on {loses}"
 
 
 def _constraints(plan: Plan) -> str:

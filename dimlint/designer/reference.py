@@ -79,12 +79,15 @@ def aspect_range(params: int, moe: bool) -> tuple[float, float, float]:
     return kept[0], kept[len(kept) // 2], kept[-1]
 
 
-def nearest(params: int, moe: bool, count: int = 3) -> list[Released]:
-    """The released models closest in size (log scale), mixture-of-experts or not as asked."""
+def nearest(params: int, moe: bool, count: int = 3, model_type: str = "") -> list[Released]:
+    """The released models closest in size (log scale), mixture-of-experts or not as asked;
+    the closest of ``model_type`` (the family written) first, then any family."""
     pool = [m for m in released() if bool(m.experts) == moe] or list(released())
+    ordered = sorted(pool, key=lambda m: abs(math.log(m.params / params)))
+    same = [m for m in ordered if model_type and m.model_type == model_type][:1]
     seen: set[tuple[int, ...]] = set()
     found: list[Released] = []
-    for model in sorted(pool, key=lambda m: abs(math.log(m.params / params))):
+    for model in same + ordered:
         shape = (model.hidden, model.layers, model.heads, model.kv_heads, model.ffn)
         if shape not in seen:
             seen.add(shape)
