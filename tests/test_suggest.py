@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from dimlint.cli import main
-from dimlint.designer.request import MoE, expand_target, parse_moe, parse_range, parse_size
 from dimlint.errors import UsageError
+from dimlint.fix.suggest.request import MoE, expand_target, parse_moe, parse_range, parse_size
 
 
 def run(*argv: str) -> tuple[int, str, str]:

@@ -6,7 +6,7 @@ import json
 
 from conftest import shared_path
 
-from dimlint.designer.reference import TABLE, aspect_range, nearest, released
+from dimlint.fix.suggest.reference import TABLE, aspect_range, nearest, released
 from dimlint.tools.generate_released_shapes import build, model_name
 
 

@@ -1,7 +1,7 @@
 """``dimlint suggest``: propose architectures that pass every rule, as a table or JSON.
 
-Arguments become a :class:`dimlint.designer.request.Request`; the search and the diagnosis of
-impossible requests live in :mod:`dimlint.designer`. Exit codes: 0 with candidates, 1 when the
+Arguments become a :class:`dimlint.fix.suggest.request.Request`; the search and the diagnosis of
+impossible requests live in :mod:`dimlint.fix.suggest`. Exit codes: 0 with candidates, 1 when the
 request cannot be met (the constraint and the verified relaxations are printed), 2 for usage
 errors.
 """
@@ -21,7 +21,7 @@ DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **kw: Any) -> None:
     """The ``suggest`` sub-command and its options."""
-    from dimlint.designer.request import FAMILIES
+    from dimlint.fix.suggest.request import FAMILIES
 
     parser = commands.add_parser(
         "suggest", help="propose complete architectures that pass every rule", **kw
@@ -62,7 +62,8 @@ def _positive(value: int | None, name: str, high: int = 10**7) -> int | None:
 
 def build_request(args: argparse.Namespace) -> Any:
     """The request from the arguments; a UsageError names the first bad one."""
-    from dimlint.designer.request import (
+    from dimlint.deploy.targets import TargetError, parse_budget_text, parse_target
+    from dimlint.fix.suggest.request import (
         Request,
         expand_target,
         family_for,
@@ -70,7 +71,6 @@ def build_request(args: argparse.Namespace) -> Any:
         parse_range,
         parse_size,
     )
-    from dimlint.targets import TargetError, parse_budget_text, parse_target
 
     params = parse_size(args.params)
     active = parse_size(args.active, "--active") if args.active else None
@@ -159,9 +159,9 @@ def write_config(folder: str, config: dict[str, Any]) -> str:
 
 
 def run_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dimlint.designer.document import document
-    from dimlint.designer.relax import diagnose
-    from dimlint.designer.search import search
+    from dimlint.fix.suggest.document import document
+    from dimlint.fix.suggest.relax import diagnose
+    from dimlint.fix.suggest.search import search
 
     request = build_request(args)
     outcome = search(request)

@@ -52,9 +52,9 @@ def model_name(source_path: str) -> str:
 
 
 def _row(name: str, model_type: str, value: dict[str, Any]) -> dict[str, Any] | None:
+    from dimlint.config.normalize import specs_for_document
     from dimlint.memory import model_parameters
     from dimlint.memory.estimates import language_spec
-    from dimlint.normalize import specs_for_document
 
     specs = specs_for_document("config.json", value)
     if not specs:

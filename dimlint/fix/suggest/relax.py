@@ -20,9 +20,9 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from dimlint.designer.families import Shape, closed_form
-from dimlint.designer.request import MoE, Request
-from dimlint.designer.search import Candidate, Outcome, enumerate_shapes, search, verify
+from dimlint.fix.suggest.families import Shape, closed_form
+from dimlint.fix.suggest.request import MoE, Request
+from dimlint.fix.suggest.search import Candidate, Outcome, enumerate_shapes, search, verify
 
 #: Configs verified per relaxation: enough to find one that passes, bounded in time.
 RELAX_LIMIT = 12
@@ -167,7 +167,7 @@ def _budget_relaxations(request: Request, context: int) -> Iterator[tuple[str, R
     if request.batch and request.batch > 1:
         yield "--batch 1", request._replace(batch=1)
     if request.budget is not None and request.targets:
-        from dimlint.targets import parse_budget_text, parse_target
+        from dimlint.deploy.targets import parse_budget_text, parse_target
 
         count, gpu = parse_budget_text(request.budget)
         layouts = [parse_target(t) for t in request.targets]
@@ -181,7 +181,7 @@ def _budget_relaxations(request: Request, context: int) -> Iterator[tuple[str, R
                 (request._replace(targets=kept)),
             )
     if request.budget is not None and not request.targets:
-        from dimlint.targets import parse_budget_text
+        from dimlint.deploy.targets import parse_budget_text
 
         count, gpu = parse_budget_text(request.budget)
         for dtype in formats:
@@ -195,8 +195,8 @@ def _budget_relaxations(request: Request, context: int) -> Iterator[tuple[str, R
 
 def _longest_context(outcome: Outcome, candidate: Candidate) -> int:
     """The longest context (a multiple of 1024) at which the closest shape fits every layout."""
-    from dimlint.fit import layouts_for, longest_context
-    from dimlint.normalize import specs_for_document
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.deploy.fit import layouts_for, longest_context
 
     plan = outcome.plan
     if plan.deployment is None:

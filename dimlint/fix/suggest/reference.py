@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any, NamedTuple
 
-TABLE = Path(__file__).resolve().parent.parent / "data" / "released_shapes.json"
+TABLE = Path(__file__).resolve().parents[2] / "data" / "released_shapes.json"
 #: Released models within this factor of the requested size set the depth/width range.
 SIZE_WINDOW = 3.0
 #: …and at least this many of them (the window widens until there are).

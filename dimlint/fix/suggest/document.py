@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dimlint.designer.explain import explain, why_lines
-from dimlint.designer.reference import nearest
-from dimlint.designer.relax import Impossible
-from dimlint.designer.search import Candidate, Outcome, Plan
+from dimlint.fix.suggest.explain import explain, why_lines
+from dimlint.fix.suggest.reference import nearest
+from dimlint.fix.suggest.relax import Impossible
+from dimlint.fix.suggest.search import Candidate, Outcome, Plan
 
 
 def candidate_data(plan: Plan, candidate: Candidate, rank: int) -> dict[str, Any]:

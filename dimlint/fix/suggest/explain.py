@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from dimlint.designer.families import Shape
-from dimlint.designer.search import (
+from dimlint.fix.suggest.families import Shape
+from dimlint.fix.suggest.search import (
     BAND,
     Candidate,
     Outcome,
@@ -286,9 +286,9 @@ def _best_at_hidden(plan: Plan, hidden: int) -> Shape | None:
 
 def power_of_two(outcome: Outcome, winner: Candidate) -> list[str]:
     """Does a power-of-two hidden size win for these targets, and by how much?"""
-    from dimlint.engines import ENGINES, PLAN_ENGINES, valid_degrees
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, valid_degrees
     from dimlint.memory import language_spec
-    from dimlint.normalize import specs_for_document
 
     plan = outcome.plan
     shape = winner.shape

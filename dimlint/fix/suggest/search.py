@@ -1,9 +1,9 @@
 """The search: enumerate shapes by closed form, verify the best with dimlint's own rules.
 
 Enumeration walks head dim → hidden → heads → KV heads → layers and solves the FFN (or expert)
-width that brings the closed-form count (:func:`dimlint.designer.families.closed_form`) to the
+width that brings the closed-form count (:func:`dimlint.fix.suggest.families.closed_form`) to the
 target, rounded to the family's multiple. Shapes whose hidden/layers ratio leaves the range
-released models of that size use (:mod:`dimlint.designer.reference`) are dropped, as are shapes
+released models of that size use (:mod:`dimlint.fix.suggest.reference`) are dropped, as are shapes
 whose heads no target's TP degree divides (DL401 holds for every engine). What remains is
 ordered by a preliminary key and verified in that order until enough pass:
 
@@ -26,7 +26,9 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-from dimlint.designer.families import (
+from dimlint.deploy.targets import Deployment, Target, deployment
+from dimlint.diagnostics import Diagnostic, Severity
+from dimlint.fix.suggest.families import (
     FAMILIES,
     MLA_KV_RANK,
     MLA_NOPE,
@@ -40,10 +42,8 @@ from dimlint.designer.families import (
     dense_ffn,
     round_up,
 )
-from dimlint.designer.reference import aspect_range
-from dimlint.designer.request import Request
-from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.targets import Deployment, Target, deployment
+from dimlint.fix.suggest.reference import aspect_range
+from dimlint.fix.suggest.request import Request
 
 #: Parameter distances within one band rank as equal; the next criteria decide.
 BAND = 0.01
@@ -129,7 +129,7 @@ class Outcome(NamedTuple):
 
 def make_plan(request: Request) -> Plan:
     """Resolve the request's defaults (family values, deployment, ranges)."""
-    from dimlint.engines import ENGINES, PLAN_ENGINES
+    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES
     from dimlint.memory.dtypes import dtype_bytes
 
     family = FAMILIES[request.family]
@@ -433,8 +433,8 @@ def preliminary_key(plan: Plan, shape: Shape, distance: float) -> tuple[float, .
 
 
 def _lint(plan: Plan, config: dict[str, Any]) -> list[Diagnostic]:
-    from dimlint.linter import lint_bytes
-    from dimlint.selection import Selection
+    from dimlint.lint.pipeline import lint_bytes
+    from dimlint.lint.selection import Selection
 
     data = json.dumps(config, indent=2).encode()
     result = lint_bytes("config.json", data, Selection(deployment=plan.deployment))
@@ -442,7 +442,7 @@ def _lint(plan: Plan, config: dict[str, Any]) -> list[Diagnostic]:
 
 
 def _memory(plan: Plan, specs: list[Any]) -> list[dict[str, Any]]:
-    from dimlint.fit import estimate, layouts_for, usable_bytes
+    from dimlint.deploy.fit import estimate, layouts_for, usable_bytes
 
     if plan.deployment is None or plan.deployment.budget is None:
         return []
@@ -471,9 +471,9 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
     would refuse it anyway, and its message is worth computing only for the one shape a
     diagnosis shows.
     """
-    from dimlint.engines import ENGINES, valid_degrees
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.deploy.engines import ENGINES, valid_degrees
     from dimlint.memory import kv_bytes_per_token, language_spec, model_parameters
-    from dimlint.normalize import specs_for_document
 
     config = config_for(plan.family, shape, plan.max_positions)
     specs = specs_for_document("config.json", config)
@@ -531,7 +531,7 @@ def pool(plan: Plan) -> list[tuple[tuple[float, ...], Shape]]:
 def search(
     request: Request, limit: int = VERIFY_LIMIT, shapes: list[Shape] | None = None
 ) -> Outcome:
-    """Candidates for ``request``, best first (empty: see :mod:`dimlint.designer.relax`).
+    """Candidates for ``request``, best first (empty: see :mod:`dimlint.fix.suggest.relax`).
 
     ``shapes`` reuses an earlier enumeration: budget, context and number formats do not change
     which shapes meet the parameter target, only which of them pass.
