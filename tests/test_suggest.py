@@ -427,3 +427,40 @@ def test_written_config_builds_with_the_printed_count(
     written = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     assert written == best["config"]
     assert _transformers_count(folder) == best["params"]["total"]
+
+
+def test_json_contract() -> None:
+    """DESIGN.md's suggest JSON: request, candidates best first, each with its fields."""
+    argv = ["--params", "8B", "--target", "vllm:tp=2,4,8", "--output-format", "json"]
+    code, out, _ = run("suggest", *argv)
+    assert code == 0
+    data = json.loads(out)
+    assert data["request"]["params"] == 8_000_000_000
+    assert data["request"]["targets"] == ["vllm:tp=2", "vllm:tp=4", "vllm:tp=8"]
+    ranks = [c["rank"] for c in data["candidates"]]
+    assert ranks == list(range(1, len(ranks) + 1))
+    for candidate in data["candidates"]:
+        assert set(candidate) >= {"config", "params", "kv_cache", "engines", "findings", "why"}
+        assert {2, 4, 8} <= set(candidate["engines"]["vllm"]["tp"])
+        assert candidate["kv_cache"]["bytes_per_token"] > 0
+        assert candidate["why"]
+        assert candidate["config"]["model_type"] == "llama"
+
+
+def test_subprocess() -> None:
+    """Once through a real process, as typed in a terminal."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "dimlint", "suggest", "--params", "1B", "--top", "2"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("dimlint suggest: 1B parameters")

@@ -6,6 +6,8 @@ from typing import Any
 
 
 def _billions(count: float) -> str:
+    if count >= 1e12:
+        return f"{count / 1e12:.3g}T"
     return f"{count / 1e9:.3g}B" if count >= 1e9 else f"{count / 1e6:.0f}M"
 
 

@@ -46,7 +46,10 @@ class Impossible(NamedTuple):
 
 
 def _billions(count: float) -> str:
-    return f"{count / 1e9:.3g}B"
+    """``8B``, ``0.5B``, ``135M``, ``10T``: sizes as the request writes them."""
+    if count >= 1e12:
+        return f"{count / 1e12:.3g}T"
+    return f"{count / 1e9:.3g}B" if count >= 1e9 else f"{count / 1e6:.3g}M"
 
 
 def _answer(change: str, request: Request, shapes: list[Shape] | None = None) -> Relaxation | None:
