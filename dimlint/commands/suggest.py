@@ -9,9 +9,6 @@ errors.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import tempfile
 from typing import Any, TextIO
 
 from dimlint.errors import UsageError
@@ -20,9 +17,7 @@ DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **kw: Any) -> None:
-    """The ``suggest`` sub-command and its options."""
-    from dimlint.fix.suggest.request import FAMILIES
-
+    """The ``suggest`` sub-command and its options (built on every run: imports nothing)."""
     parser = commands.add_parser(
         "suggest", help="propose complete architectures that pass every rule", **kw
     )
@@ -47,7 +42,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
     parser.add_argument("--gqa-ratio", default=None, metavar="N|LOW..HIGH", help="e.g. 4..8")
     parser.add_argument("--moe", default=None, metavar="experts=N,top_k=N[,shared=N]")
     parser.add_argument("--mla", action="store_true", help="multi-head latent attention")
-    parser.add_argument("--like", choices=FAMILIES, default=None, help="default: llama")
+    parser.add_argument(
+        "--like",
+        default=None,
+        metavar="FAMILY",
+        help="llama (default), qwen2, mistral, gemma2, deepseek_v3",
+    )
     parser.add_argument("--top", type=int, default=5, help="candidates shown (default 5)")
     parser.add_argument("--write", default=None, metavar="DIR", help="write #1 as DIR/config.json")
     parser.add_argument("--explain", action="store_true", help="why each value of #1")
@@ -144,6 +144,10 @@ def build_request(args: argparse.Namespace) -> Any:
 
 def write_config(folder: str, config: dict[str, Any]) -> str:
     """Write ``folder/config.json`` atomically (the folder is created when missing)."""
+    import json
+    import os
+    import tempfile
+
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "config.json")
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".config.", suffix=".json")
@@ -159,6 +163,8 @@ def write_config(folder: str, config: dict[str, Any]) -> str:
 
 
 def run_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import json
+
     from dimlint.fix.suggest.document import document
     from dimlint.fix.suggest.relax import diagnose
     from dimlint.fix.suggest.search import search

@@ -110,7 +110,7 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
         if index == 1:
             return (
                 f"{name}: {other.kv_bytes_per_token:,.0f} vs {winner.kv_bytes_per_token:,.0f}"
-                " (more than a half-octave band apart)"
+                " (a higher half-octave band)"
             )
         if index == 2:
             return f"{name}: {-theirs:g} vs {-mine:g} ({_degrees(other.engines)})"
@@ -126,6 +126,8 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
 
 def _verdict(plan: Plan, winner: Candidate, other: Candidate) -> str:
     size = f"{other.total / 1e9:.3g}B ({_pct(other.total, plan.request.params)})"
+    if plan.request.active is not None:
+        size += f", {other.active / 1e9:.3g}B active ({_pct(other.active, plan.request.active)})"
     if other.over_budget:
         return f"{size}: does not fit the budget ({_memory(other)})"
     if other.blocking:
