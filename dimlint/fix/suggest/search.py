@@ -53,6 +53,8 @@ PRUNE_SLACK = 0.03
 EXPERT_MULTIPLE = 64
 #: Expert width / hidden (DeepSeek-V3 0.29 … Mixtral 3.5).
 EXPERT_RATIO = (0.1, 4.0)
+#: Layers of margin on the depth bounds (DeepSeek's leading dense layers cost differently).
+DEPTH_MARGIN = 4
 #: Passing shapes kept per (hidden, heads, KV heads, head dim): the table shows different
 #: geometries, not one geometry at five depths.
 PER_GEOMETRY = 2
@@ -245,11 +247,31 @@ def _layer_range(plan: Plan, hidden: int) -> range:
     return range(max(2, math.ceil(hidden / high)), max(2, math.floor(hidden / low)) + 1)
 
 
-def _layer_options(plan: Plan, hidden: int) -> Iterator[int]:
-    """…that every even-split pipeline target also divides (lazily: the range may be long)."""
-    for layers in _layer_range(plan, hidden):
+def _layer_options(
+    plan: Plan, hidden: int, within: tuple[float, float] = (0.0, math.inf)
+) -> Iterator[int]:
+    """…that every even-split pipeline target also divides, within ``within`` (the depths
+    the parameter target allows at the widest and narrowest MLP)."""
+    allowed = _layer_range(plan, hidden)
+    first = max(allowed.start, math.floor(within[0]))
+    last = min(allowed.stop - 1, math.ceil(within[1]) if within[1] < math.inf else allowed.stop)
+    for layers in range(first, last + 1):
         if not any(layers % pp for pp in plan.layer_divisors):
             yield layers
+
+
+def _depths(
+    plan: Plan, fixed: float, per_layer: tuple[float, float], limit: float
+) -> tuple[float, float]:
+    """Layer counts for which ``fixed + L · per_layer`` can reach the target: the fewest with
+    the widest MLP, the most with the narrowest (a few layers of margin for dense layers)."""
+    request = plan.request
+    narrow, wide = per_layer
+    fewest = (request.params * (1 - limit) - fixed) / wide - DEPTH_MARGIN
+    most = (
+        (request.params * (1 + limit) - fixed) / narrow + DEPTH_MARGIN if narrow > 0 else math.inf
+    )
+    return fewest, most
 
 
 def _width_options(exact: float, multiple: int, low: float, high: float) -> list[int]:
@@ -279,7 +301,9 @@ def _geometry(plan: Plan, base: Shape) -> _Geometry:
 def _dense_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) -> Iterator[Shape]:
     request, family, h = plan.request, plan.family, base.hidden
     low, high = family.ffn_ratio[0] * h, family.ffn_ratio[1] * h
-    for layers in _layer_options(plan, h):
+    per_layer = (geometry.layer + 3 * h * low, geometry.layer + 3 * h * high)
+    within = _depths(plan, geometry.embedding, per_layer, limit)
+    for layers in _layer_options(plan, h, within):
         fixed = geometry.embedding + layers * geometry.layer
         if fixed + layers * 3 * h * low > request.params * (1 + limit):
             return  # deeper is only larger
@@ -294,7 +318,11 @@ def _moe_layers(plan: Plan, base: Shape, geometry: _Geometry) -> Iterable[int]:
     """Layer counts to try; with an active target they follow from the two equations."""
     request, h = plan.request, base.hidden
     if request.active is None or request.layers is not None:
-        return _layer_options(plan, h)
+        low, high = EXPERT_RATIO[0] * h, EXPERT_RATIO[1] * h
+        expert_weights = (base.experts + base.shared) * 3 * h
+        common = geometry.layer + geometry.router
+        per_layer = (common + expert_weights * low, common + expert_weights * high)
+        return _layer_options(plan, h, _depths(plan, geometry.embedding, per_layer, 0.1))
     options = _layer_range(plan, h)
     e, k, s = base.experts, base.top_k, base.shared
     routed = (request.params - request.active) * (k + s) / (e - k)
