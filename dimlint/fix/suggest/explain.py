@@ -24,6 +24,7 @@ from dimlint.fix.suggest.search import (
     excluded_by,
     in_tolerance,
     preliminary_key,
+    ranked,
     refit,
     verify,
 )
@@ -110,7 +111,7 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
         if index == 1:
             return (
                 f"{name}: {other.kv_bytes_per_token:,.0f} vs {winner.kv_bytes_per_token:,.0f}"
-                " (a higher half-octave band)"
+                " (a higher band; bands are half-octaves above the leanest candidate)"
             )
         if index == 2:
             return f"{name}: {-theirs:g} vs {-mine:g} ({_degrees(other.engines)})"
@@ -124,7 +125,7 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
     return ""
 
 
-def _verdict(plan: Plan, winner: Candidate, other: Candidate) -> str:
+def _verdict(plan: Plan, winner: Candidate, other: Candidate, floor: float = 0.0) -> str:
     size = f"{other.total / 1e9:.3g}B ({_pct(other.total, plan.request.params)})"
     if plan.request.active is not None:
         size += f", {other.active / 1e9:.3g}B active ({_pct(other.active, plan.request.active)})"
@@ -138,6 +139,8 @@ def _verdict(plan: Plan, winner: Candidate, other: Candidate) -> str:
     excluded = excluded_by(plan, other.shape)
     if excluded is not None:
         return f"{size}: valid, but {excluded}"
+    if floor:
+        other = other._replace(key=ranked(other, floor))
     loses = _loses_on(winner, other)
     if not loses:
         return f"{size}: valid, ties with the winner on every criterion (search order decides)"
@@ -228,13 +231,16 @@ def explain(outcome: Outcome) -> list[str]:
     plan = outcome.plan
     winner = outcome.candidates[0]
     shape = winner.shape
+    floor = _floor(outcome)
     lines = [f"Why {shape.describe()}:"]
     for label, alternative in _alternatives(outcome, winner):
         if alternative is None:
             lines.append(f"  {label}: no shape meets {_constraints(plan)}")
             continue
         other = verify(plan, alternative)
-        lines.append(f"  {label} ({alternative.describe()}): {_verdict(plan, winner, other)}")
+        lines.append(
+            f"  {label} ({alternative.describe()}): {_verdict(plan, winner, other, floor)}"
+        )
     if not shape.mla:
         tokens = (plan.request.context or 4096) * (plan.request.batch or 1)
         lines.append(
@@ -249,23 +255,28 @@ def explain(outcome: Outcome) -> list[str]:
                 f"    {alternative.kv_heads} KV heads ({_width(alternative)}):"
                 f" {other.kv_bytes_per_token:,.0f} B/token"
                 f" ({other.kv_bytes_per_token * tokens / 2**30:.2f} GiB);"
-                f" {_degrees(other.engines)}; {_verdict(plan, winner, other)}"
+                f" {_degrees(other.engines)}; {_verdict(plan, winner, other, floor)}"
             )
         for option in _head_dim_alternatives(plan, shape):
             alternative = refit(plan, option)
             other = verify(plan, alternative)
             lines.append(
                 f"  head dim {alternative.head_dim} ({alternative.heads}/{alternative.kv_heads}"
-                f" heads, {_width(alternative)}): {_verdict(plan, winner, other)}"
+                f" heads, {_width(alternative)}): {_verdict(plan, winner, other, floor)}"
             )
     width = "expert_ffn" if shape.experts else "ffn"
     step = 64 if shape.experts else plan.family.ffn_multiple
     for delta in (-step, step):
         value = getattr(shape, width) + delta
         other = verify(plan, shape._replace(**{width: value}))
-        lines.append(f"  {width} {value}: {_verdict(plan, winner, other)}")
+        lines.append(f"  {width} {value}: {_verdict(plan, winner, other, floor)}")
     lines.extend(power_of_two(outcome, winner))
     return lines
+
+
+def _floor(outcome: Outcome) -> float:
+    """The leanest candidate's KV bytes per token: where the KV bands start."""
+    return min(c.kv_bytes_per_token for c in outcome.candidates)
 
 
 def _nearest_power(value: int) -> int:
@@ -294,6 +305,7 @@ def power_of_two(outcome: Outcome, winner: Candidate) -> list[str]:
 
     plan = outcome.plan
     shape = winner.shape
+    floor = _floor(outcome)
     power = _nearest_power(shape.hidden)
     if power == shape.hidden:
         return [
@@ -320,7 +332,7 @@ def power_of_two(outcome: Outcome, winner: Candidate) -> list[str]:
     ratio = other_shape.hidden / other_shape.layers
     lines = [
         f"  power of two: the best hidden-{power} shape is {other_shape.describe()}"
-        f" (hidden/layers {ratio:.0f}); {_verdict(plan, winner, other)}",
+        f" (hidden/layers {ratio:.0f}); {_verdict(plan, winner, other, floor)}",
         f"    parameters {other.total:,} vs {winner.total:,}; KV"
         f" {other.kv_bytes_per_token:,.0f} vs {winner.kv_bytes_per_token:,.0f} B/token;"
         f" alignment: multiple of {alignment(other_shape)} vs {alignment(shape)}"

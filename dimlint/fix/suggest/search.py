@@ -14,9 +14,10 @@ ordered by a preliminary key and verified in that order until enough pass:
 * the accepted TP degrees per engine are ``plan``'s (:func:`dimlint.engines.valid_degrees`).
 
 Survivors are ranked by parameter distance (in bands of :data:`BAND`, so that shapes within
-1% of each other count as equally close), then KV bytes per token (in half-octave bands, see
-:func:`kv_band`), then how many TP degrees the engines accept, then alignment margin, then
-distance from the median depth/width ratio, then the exact KV bytes and parameter distance.
+1% of each other count as equally close), then KV bytes per token (in half-octave bands above
+the leanest candidate, see :func:`kv_band`), then how many TP degrees the engines accept, then
+alignment margin, then distance from the median depth/width ratio, then the exact KV bytes and
+parameter distance.
 """
 
 from __future__ import annotations
@@ -444,10 +445,21 @@ def excluded_by(plan: Plan, shape: Shape) -> str | None:
     return None
 
 
-def kv_band(per_token: float) -> int:
-    """KV bytes per token in half-octave bands: within about 41% counts as equal, so that a
-    few percent of cache never outweighs the TP degrees the engines accept."""
-    return math.floor(2 * math.log2(per_token)) if per_token > 0 else 0
+def kv_band(per_token: float, floor: float = 1.0) -> int:
+    """KV bytes per token in half-octave bands above ``floor`` (the smallest among the
+    candidates): within about 41% of the leanest counts as equal, so that a few percent of
+    cache never outweighs the TP degrees the engines accept."""
+    if per_token <= 0 or floor <= 0:
+        return 0
+    return math.floor(2 * math.log2(per_token / floor) + 1e-9)
+
+
+def ranked(candidate: Candidate, floor: float) -> tuple[float, ...]:
+    """The candidate's key with its KV band measured from ``floor``."""
+    key = candidate.key
+    if len(key) < 2:
+        return key
+    return (key[0], kv_band(candidate.kv_bytes_per_token, floor), *key[2:])
 
 
 def preliminary_key(plan: Plan, shape: Shape, distance: float) -> tuple[float, ...]:
@@ -582,7 +594,8 @@ def search(
                 break
         else:
             refused.append(candidate)
-    passing.sort(key=lambda c: c.key)
+    floor = min((c.kv_bytes_per_token for c in passing), default=1.0)
+    passing = sorted((c._replace(key=ranked(c, floor)) for c in passing), key=lambda c: c.key)
     return Outcome(plan, passing[: request.top], refused, ordered)
 
 
