@@ -78,8 +78,11 @@ def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
             f"{shape.kv_heads} KV heads (GQA {shape.heads // shape.kv_heads}):"
             f" {candidate.kv_bytes_per_token:,.0f} KV bytes per token at {plan.kv_dtype}"
         )
+    ratio = shape.hidden / shape.layers
+    where = "inside" if low <= ratio <= high else "outside"
+    given = " (--layers)" if request.layers is not None else ""
     lines.append(
-        f"{shape.layers} layers: hidden/layers {shape.hidden / shape.layers:.0f}, inside the"
+        f"{shape.layers} layers{given}: hidden/layers {ratio:.0f}, {where} the"
         f" {low:.0f}–{high:.0f} of released models near this size (median {median:.0f})"
     )
     if shape.experts:

@@ -86,7 +86,7 @@ def _closest(outcome: Outcome) -> tuple[str, float] | None:
             size = _billions(total)
             if plan.request.active is not None:
                 size += f" total, {_billions(active)} active"
-            best = (f"{shape.describe()} ({size})", distance)
+            best = (f"{shape.describe()} ({size} by closed form)", distance)
     return best
 
 
@@ -216,7 +216,7 @@ def _budget(outcome: Outcome, closest: Candidate) -> Impossible:
     messages = [d.message for d in linted.findings if d.code == "DL501"]
     message = (
         f"the budget {plan.request.budget}: no shape of {_billions(plan.request.params)} fits."
-        f" The closest, {closest.shape.describe()} ({_billions(closest.total)}): "
+        f" The closest, {closest.shape.describe()} ({_billions(linted.total)}): "
         + " ".join(messages)
     )
     found: list[Relaxation] = []
