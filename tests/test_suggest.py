@@ -311,6 +311,22 @@ def test_explain_answers_the_power_of_two_question() -> None:
     assert "KV heads" in out
 
 
+def _passes_check_under(relaxation: dict[str, Any]) -> None:
+    """The relaxed request's candidate passes ``check`` under the relaxed deployment."""
+    import tempfile
+
+    request = relaxation["request"]
+    options = [arg for target in request["targets"] for arg in ("--target", target)]
+    for key in ("budget", "context", "batch", "dtype", "kv_dtype"):
+        if request[key] is not None:
+            options += ["--" + key.replace("_", "-"), str(request[key])]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_text(json.dumps(relaxation["candidate"]["config"]), encoding="utf-8")
+        code, out, err = run("check", str(path), "--no-config", "--fail-level", "warning", *options)
+        assert code == 0, (relaxation["change"], out, err)
+
+
 def test_impossible_70b_on_one_24gb_gpu() -> None:
     argv = ["suggest", "--params", "70B", "--budget", "1xRTX4090-24GB", "--context", "8192"]
     code, out, err = run(*argv, "--output-format", "json")
@@ -324,6 +340,7 @@ def test_impossible_70b_on_one_24gb_gpu() -> None:
     assert any("--dtype int4" in change for change in changes), changes
     for relaxation in impossible["relaxations"]:
         assert all(row["fits"] for row in relaxation["candidate"]["memory"])
+        _passes_check_under(relaxation)
     code, table, _ = run(*argv)
     assert code == 1
     assert "nearest feasible relaxations" in table
@@ -333,10 +350,13 @@ def test_impossible_budget_offers_formats_and_context() -> None:
     argv = ["suggest", "--params", "70B", "--budget", "8xH100-80GB", "--context", "32768"]
     code, out, _ = run(*argv, "--target", "vllm:tp=2", "--output-format", "json")
     assert code == 1
-    changes = [r["change"] for r in json.loads(out)["impossible"]["relaxations"]]
+    relaxations = json.loads(out)["impossible"]["relaxations"]
+    changes = [r["change"] for r in relaxations]
     assert "--dtype fp8" in changes
     assert "--kv-dtype fp8" in changes
     assert any(change.startswith("--context ") for change in changes)
+    for relaxation in relaxations:
+        _passes_check_under(relaxation)
 
 
 def test_impossible_active_share() -> None:
@@ -348,6 +368,12 @@ def test_impossible_active_share() -> None:
     assert "9 of 65 expert MLPs" in impossible["message"]
     changes = [r["change"] for r in impossible["relaxations"]]
     assert "--moe experts=128,top_k=8,shared=1" in changes
+    for relaxation in impossible["relaxations"]:
+        _passes_check_under(relaxation)
+        moe = relaxation["request"]["moe"]
+        total = relaxation["candidate"]["params"]["total"]
+        assert abs(total - 30e9) <= 0.03 * 30e9
+        assert moe["experts"] >= 64
 
 
 def test_impossible_targets() -> None:
@@ -357,6 +383,8 @@ def test_impossible_targets() -> None:
     impossible = json.loads(out)["impossible"]
     assert "divisible by 3" in impossible["message"]
     assert "without --target vllm:tp=3" in [r["change"] for r in impossible["relaxations"]]
+    for relaxation in impossible["relaxations"]:
+        _passes_check_under(relaxation)
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,7 @@ def document(
             "relaxations": [
                 {
                     "change": relaxation.change,
+                    "request": relaxation.request.as_json(),
                     "candidate": candidate_data(
                         plan._replace(request=relaxation.request), relaxation.best, 1
                     ),
