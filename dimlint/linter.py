@@ -22,6 +22,7 @@ from dimlint.sources.jsonfile import InputProblem, JsonDocument
 from dimlint.spec import ModelSpec
 
 if TYPE_CHECKING:
+    from dimlint.sources.folder import Beside
     from dimlint.sources.pyfile import PythonDocument
 
 #: Larger files are not read: no model config comes near this.
@@ -87,8 +88,13 @@ def lint_path(path: str, selection: Selection) -> tuple[FileResult, bytes | None
     return lint_bytes(path, data, selection), data
 
 
-def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
-    """Lint the bytes of a file named ``path``: Python code for ``*.py``, else JSON."""
+def lint_bytes(
+    path: str, data: bytes, selection: Selection, beside: Beside | None = None
+) -> FileResult:
+    """Lint the bytes of a file named ``path``: Python code for ``*.py``, else JSON.
+
+    ``beside`` reads the files the selection's companions name (default: ``path``'s folder;
+    a Hub model's come from :mod:`dimlint.sources.hub`)."""
     if path.endswith(".py"):
         from dimlint.python_linter import lint_python  # libcst is loaded only in there
 
@@ -124,7 +130,7 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
         for finding in spec_findings(spec, enabled, selection):
             result.diagnostics.append(_locate(document, spec.pointer, finding, selection))
     if selection.companions:
-        _check_beside(result, document, specs, selection, enabled)
+        _check_beside(result, document, specs, selection, enabled, beside)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 
@@ -135,6 +141,7 @@ def _check_beside(
     specs: list[ModelSpec],
     selection: Selection,
     enabled: frozenset[str],
+    beside: Beside | None,
 ) -> None:
     """The rules that read the checkpoint and tokenizer beside a ``config.json``.
 
@@ -144,7 +151,7 @@ def _check_beside(
     from dimlint.checkpoint.lint import check_beside
     from dimlint.discovery import is_weight_file
 
-    findings, others = check_beside(document.path, specs, selection, enabled)
+    findings, others = check_beside(document.path, specs, selection, enabled, beside)
     pointer = specs[0].pointer if specs else ""
     result.diagnostics.extend(_locate(document, pointer, f, selection) for f in findings)
     result.diagnostics.extend(others)

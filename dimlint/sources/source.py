@@ -1,0 +1,127 @@
+"""One config from any source: a path, a Hub id, a ``dict``, or a transformers config object.
+
+The commands that work on one config (``mem``, ``plan``, ``shapes``) and the Python API
+(:mod:`dimlint.api`) read it here, so a Hub id or an in-memory config is accepted wherever a
+path is. A ``dict`` or a ``PretrainedConfig`` becomes the JSON text ``json.dumps(…, indent=2)``
+would write, so its findings have lines and columns in that text (what ``save_pretrained``
+writes, give or take key order); transformers is never imported: an object with a callable
+``to_dict`` is taken for a config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+
+from dimlint.errors import UsageError
+
+if TYPE_CHECKING:
+    from dimlint.sources.folder import Beside
+    from dimlint.sources.hub import HubSnapshot
+
+
+@runtime_checkable
+class ConfigObject(Protocol):
+    """What dimlint needs of a transformers ``PretrainedConfig`` (duck-typed)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+#: What the API accepts as a source.
+Source = str | os.PathLike[str] | Mapping[str, Any] | ConfigObject
+
+
+class Loaded(NamedTuple):
+    """One config: the path its findings name, its bytes, its value, and what lies beside it."""
+
+    path: str
+    data: bytes
+    value: dict[str, Any]
+    #: The files beside it, and their names (None/empty: nothing beside, e.g. a ``dict``).
+    beside: Beside | None = None
+    names: tuple[str, ...] = ()
+    snapshot: HubSnapshot | None = None
+
+
+def to_json(value: Mapping[str, Any]) -> bytes:
+    """The text an in-memory config is checked as (values JSON cannot hold become strings)."""
+    try:
+        return json.dumps(dict(value), indent=2, default=str).encode("utf-8")
+    except (TypeError, ValueError) as error:  # circular, or keys that are not strings
+        raise UsageError(f"the config cannot be written as JSON: {error}") from None
+
+
+def describe(source: object) -> str:
+    """The path findings on an in-memory config name: ``<dict>``, ``<LlamaConfig>``."""
+    if isinstance(source, Mapping):
+        return "<dict>"
+    return f"<{type(source).__name__}>"
+
+
+def load_source(source: Source) -> Loaded:
+    """Read ``source``; a :class:`UsageError` (or its subclass ``HubError``) when it cannot be."""
+    if isinstance(source, Mapping):
+        return _in_memory(source, describe(source))
+    if not isinstance(source, (str, os.PathLike)) and isinstance(source, ConfigObject):
+        value = source.to_dict()
+        if not isinstance(value, Mapping):
+            raise UsageError(f"{describe(source)}.to_dict() did not return a dict")
+        return _in_memory(value, describe(source))
+    if not isinstance(source, (str, os.PathLike)):
+        raise UsageError(
+            f"cannot read a config from a {type(source).__name__}: pass a path, a Hub id"
+            " (hf://org/name), a dict or a transformers PretrainedConfig"
+        )
+    text = os.fspath(source)
+    hub_id = _hub_id(text)
+    if hub_id is not None:
+        from dimlint.sources.hub import fetch
+
+        snapshot = fetch(hub_id)
+        data = snapshot.config_bytes()
+        path = snapshot.display("config.json")
+        return Loaded(path, data, _parse(path, data), snapshot, snapshot.names, snapshot)
+    return _local(text)
+
+
+def _hub_id(text: str) -> Any:
+    if not text.startswith("hf://") and os.path.lexists(text):
+        return None  # an existing path never costs the Hub module's import
+    from dimlint.sources.hub import parse_hub_id
+
+    return parse_hub_id(text)
+
+
+def _in_memory(value: Mapping[str, Any], name: str) -> Loaded:
+    data = to_json(value)
+    return Loaded(name, data, json.loads(data))
+
+
+def _local(path: str) -> Loaded:
+    if os.path.isdir(path):
+        path = os.path.join(path, "config.json")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
+    folder = os.path.dirname(path) or "."
+    try:
+        names = tuple(sorted(os.listdir(folder)))
+    except OSError:
+        names = ()
+    from dimlint.sources.folder import LocalFiles
+
+    return Loaded(path, data, _parse(path, data), LocalFiles(folder), names)
+
+
+def _parse(path: str, data: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: not valid JSON ({error}); `dimlint check` locates it") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{path}: the top level is not a JSON object")
+    return value
