@@ -180,7 +180,7 @@ def check(
         text = os.fspath(source)
         if os.path.isdir(text) or (not text.startswith("hf://") and os.path.lexists(text)):
             return _check_paths([text], chosen, weights)
-    loaded = load_source(source)
+    loaded = load_source(source, weights=weights)
     if loaded.snapshot is not None:
         return sorted(lint_hub(loaded.snapshot, chosen, weights=weights).diagnostics, key=_order)
     from dimlint.linter import lint_bytes

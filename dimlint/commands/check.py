@@ -156,7 +156,7 @@ def _check_hub(
     hub_id = parse_hub_id(text)
     assert hub_id is not None
     try:
-        snapshot = fetch(hub_id)
+        snapshot = fetch(hub_id, weights=not args.no_weights)
         selection = settings.selection(args.select, args.extend_select, args.ignore)
         selection = selection._replace(deployment=_deployment_for(settings, args))
         result = lint_hub(snapshot, selection, weights=not args.no_weights)

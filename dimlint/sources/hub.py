@@ -176,14 +176,15 @@ def _settings(hub: ModuleType) -> tuple[str, str | None, bool]:
     return endpoint, cache or None, offline
 
 
-def fetch(hub_id: HubId) -> HubSnapshot:
-    """Fetch what dimlint reads of ``hub_id``; every failure is one :class:`HubError`."""
+def fetch(hub_id: HubId, *, weights: bool = False) -> HubSnapshot:
+    """Fetch what dimlint reads of ``hub_id`` (with ``weights``, also the shard headers the
+    checkpoint checks read); every failure is one :class:`HubError`."""
     hub = _huggingface_hub(str(hub_id))
     endpoint, cache, offline = _settings(hub)
     try:
         if offline:
             return _from_cache(hub, hub_id, cache)
-        return _from_hub(hub, hub_id, endpoint, cache)
+        return _from_hub(hub, hub_id, endpoint, cache, weights)
     except HubError:
         raise
     except Exception as error:
@@ -197,19 +198,25 @@ def _from_cache(hub: ModuleType, hub_id: HubId, cache: str | None) -> HubSnapsho
     return HubSnapshot(hub_id, os.path.basename(folder), folder, ("config.json", *names), {}, 0)
 
 
-def _from_hub(hub: ModuleType, hub_id: HubId, endpoint: str, cache: str | None) -> HubSnapshot:
-    api = hub.HfApi(endpoint=endpoint)
-    info = api.model_info(hub_id.repo, revision=hub_id.revision, timeout=TIMEOUT)
-    sha = str(info.sha)
+def _from_hub(
+    hub: ModuleType, hub_id: HubId, endpoint: str, cache: str | None, weights: bool
+) -> HubSnapshot:
+    # config.json first, by the revision asked: huggingface_hub records which commit that
+    # revision is in the cache (refs/), which is what an offline run resolves it with later.
+    path = _download(hub, hub_id, "config.json", hub_id.revision, cache, endpoint=endpoint)
+    folder = os.path.dirname(path)
+    sha = os.path.basename(folder)
     if not _COMMIT.fullmatch(sha):
         raise HubError(f"{hub_id}: the Hub answered with no commit sha for this revision")
+    api = hub.HfApi(endpoint=endpoint)
+    info = api.model_info(hub_id.repo, revision=sha, timeout=TIMEOUT)
     names = tuple(sorted(s.rfilename for s in info.siblings or () if "/" not in str(s.rfilename)))
-    path = _download(hub, hub_id, "config.json", sha, cache, endpoint=endpoint)
-    folder = os.path.dirname(path)
     for name in names:
-        if name in SMALL_FILES or name.endswith(".safetensors.index.json"):
+        if name in SMALL_FILES or (weights and name.endswith(".safetensors.index.json")):
             _download(hub, hub_id, name, sha, cache, endpoint=endpoint)
     snapshot = HubSnapshot(hub_id, sha, folder, names, {}, 0)
+    if not weights:
+        return snapshot
     shards = [name for name in _shards(snapshot) if snapshot.local(name) is None]
     headers: dict[str, Header | InputProblem] = {}
     transferred = 0

@@ -60,8 +60,10 @@ def describe(source: object) -> str:
     return f"<{type(source).__name__}>"
 
 
-def load_source(source: Source) -> Loaded:
-    """Read ``source``; a :class:`UsageError` (or its subclass ``HubError``) when it cannot be."""
+def load_source(source: Source, *, weights: bool = False) -> Loaded:
+    """Read ``source``; a :class:`UsageError` (or its subclass ``HubError``) when it cannot be.
+
+    ``weights``: for a Hub model, also fetch the safetensors headers (``check`` reads them)."""
     if isinstance(source, Mapping):
         return _in_memory(source, describe(source))
     if not isinstance(source, (str, os.PathLike)) and isinstance(source, ConfigObject):
@@ -79,7 +81,7 @@ def load_source(source: Source) -> Loaded:
     if hub_id is not None:
         from dimlint.sources.hub import fetch
 
-        snapshot = fetch(hub_id)
+        snapshot = fetch(hub_id, weights=weights)
         data = snapshot.config_bytes()
         path = snapshot.display("config.json")
         return Loaded(path, data, _parse(path, data), snapshot, snapshot.names, snapshot)
