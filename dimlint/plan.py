@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from dimlint.apinames import answer_calls
 from dimlint.engines import ENGINES, PLAN_ENGINES, valid_degrees
 from dimlint.fit import Setting, resolve_setting
 from dimlint.spec import ModelSpec
@@ -133,3 +134,6 @@ def build_plan(path: str, specs: list[ModelSpec], request: PlanRequest) -> Plan:
         "engines": engines,
     }
     return Plan(data, summaries)
+
+
+answer_calls(__name__, "plan")  # dimlint.plan(source, ...) is the API (dimlint.apinames)

@@ -24,13 +24,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
+import pytest
+
+from tests.checkpoint_builders import build, edit_config
+
+#: The commit every repository of the stand-in Hub is at.
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
 
 @dataclass
 class Repo:
     """One model repository at one commit."""
 
     files: dict[str, bytes]
-    sha: str = "0123456789abcdef0123456789abcdef01234567"
+    sha: str = SHA
     branches: tuple[str, ...] = ("main",)
     #: A token that unlocks it (gated/private repos answer 401 without it).
     token: str | None = None
@@ -174,3 +181,40 @@ def serve(hub: FakeHub) -> Iterator[FakeHub]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sharded llama saved by transformers whose config says 4 KV heads (the weights: 2)."""
+    pytest.importorskip("transformers")
+    folder = tmp_path_factory.mktemp("hub") / "llama"
+    build("llama", folder, sharded=True)
+    edit_config(folder, num_key_value_heads=4)
+    (folder / "tokenizer_config.json").write_text(json.dumps({"added_tokens_decoder": {}}))
+    return folder
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llama: Path) -> Iterator[FakeHub]:
+    fake = FakeHub(
+        {
+            "org/llama": Repo.from_folder(llama),
+            "org/gated": Repo.from_folder(llama, token="hf_secret"),
+            "org/noconfig": Repo({"README.md": b"# no config"}),
+            "org/dropping": Repo.from_folder(
+                llama, drop=frozenset(p.name for p in llama.glob("*.safetensors"))
+            ),
+        }
+    )
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("HF_HOME", raising=False)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "cache"))  # never ~/.cache
+    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(tmp_path / "no-token"))
+    with serve(fake):
+        monkeypatch.setenv("HF_ENDPOINT", fake.url)
+        yield fake

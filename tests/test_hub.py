@@ -13,7 +13,6 @@ import json
 import os
 import struct
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,9 @@ from dimlint.sources.hub import HubId, parse_hub_id
 
 pytest.importorskip("huggingface_hub")
 
-from tests.checkpoint_builders import build, edit_config
-from tests.hubserver import FakeHub, Repo, serve
+from tests.hubserver import SHA, FakeHub, hub, llama
 
-SHA = "0123456789abcdef0123456789abcdef01234567"
+__all__ = ["hub", "llama"]  # fixtures
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -41,43 +39,6 @@ def one_line(err: str) -> str:
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     return lines[0]
-
-
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A sharded llama saved by transformers whose config says 4 KV heads (the weights: 2)."""
-    pytest.importorskip("transformers")
-    folder = tmp_path_factory.mktemp("hub") / "llama"
-    build("llama", folder, sharded=True)
-    edit_config(folder, num_key_value_heads=4)
-    (folder / "tokenizer_config.json").write_text(json.dumps({"added_tokens_decoder": {}}))
-    return folder
-
-
-@pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llama: Path) -> Iterator[FakeHub]:
-    fake = FakeHub(
-        {
-            "org/llama": Repo.from_folder(llama),
-            "org/gated": Repo.from_folder(llama, token="hf_secret"),
-            "org/noconfig": Repo({"README.md": b"# no config"}),
-            "org/dropping": Repo.from_folder(
-                llama, drop=frozenset(p.name for p in llama.glob("*.safetensors"))
-            ),
-        }
-    )
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("HF_HOME", raising=False)
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    from huggingface_hub import constants
-
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "cache"))  # never ~/.cache
-    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(tmp_path / "no-token"))
-    with serve(fake):
-        monkeypatch.setenv("HF_ENDPOINT", fake.url)
-        yield fake
 
 
 def _header_bytes(shard: Path) -> int:
