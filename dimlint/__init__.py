@@ -7,6 +7,8 @@ Python API (:mod:`dimlint.api`); they are imported on first use (module ``__geta
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
         ConfigErrors,
         Diagnostic,
         DimlintError,
+        RejectedInput,
         Severity,
         Source,
         UsageError,
@@ -29,6 +32,7 @@ __all__ = [
     "ConfigErrors",
     "Diagnostic",
     "DimlintError",
+    "RejectedInput",
     "Severity",
     "Source",
     "UsageError",
@@ -48,3 +52,25 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     raise AttributeError(f"module 'dimlint' has no attribute {name!r}")
+
+
+class _ApiModule(types.ModuleType):
+    """A module that, called, runs the API function of its name (see :func:`answer_calls`)."""
+
+    def __call__(self, *args: Any, **options: Any) -> Any:
+        from dimlint import api
+
+        return getattr(api, self.__dict__["__dimlint_api__"])(*args, **options)
+
+
+def answer_calls(module: str, function: str) -> None:
+    """Make the imported ``module`` callable as :mod:`dimlint.api`'s ``function``.
+
+    Importing a submodule binds it over the package's attribute of the same name, whatever
+    ``__getattr__`` says: once the memory model (``dimlint.memory``) is imported,
+    ``dimlint.memory`` *is* that package. So it answers ``dimlint.memory(source, ...)`` itself,
+    by forwarding to the API; its contents are untouched.
+    """
+    found = sys.modules[module]
+    found.__dict__["__dimlint_api__"] = function
+    found.__class__ = _ApiModule

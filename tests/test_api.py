@@ -167,7 +167,8 @@ def test_assert_valid_lists_every_error() -> None:
         (lambda: dimlint.check(BROKEN, select="DL9"), "matches no rule"),
         (lambda: dimlint.check(BROKEN, budget="8xNOPE-1GB"), "NOPE"),
         (lambda: dimlint.check(42), "cannot read a config from a int"),
-        (lambda: dimlint.memory({"name": "not a model"}), "no hidden size"),
+        (lambda: dimlint.memory({"name": "not a model"}), "not a model config"),
+        (lambda: dimlint.plan({"model_type": "llama", "hidden_size": "4096"}), "input finding"),
         (lambda: dimlint.plan(BROKEN, gpu="NOPE"), "NOPE"),
     ],
 )

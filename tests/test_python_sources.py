@@ -12,8 +12,8 @@ import pytest
 from conftest import lint_text
 
 from dimlint.diagnostics import Diagnostic
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -74,7 +74,7 @@ def test_a_declared_encoding_is_read_but_never_rewritten() -> None:
 
 
 def test_a_utf8_bom_is_kept_by_fixes() -> None:
-    from dimlint.fixer import fix_file
+    from dimlint.fix.apply import fix_file
 
     data = codecs.BOM_UTF8 + b"cfg = dict(n_embd=1024, n_head=24, n_layer=2)\n"
     selection = Selection()
@@ -116,7 +116,8 @@ def test_node_offsets_agree_with_the_source() -> None:
     """The counting code generation locates nodes and comments exactly (CRLF, tabs, unicode)."""
     import libcst as cst
 
-    from dimlint.sources import pyfile, pyscan
+    from dimlint.sources.python import file as pyfile
+    from dimlint.sources.python import scan as pyscan
 
     text = (
         "# café ☕ config\r\nHIDDEN = (4096)  # noqa: DL201\r\n"
@@ -180,8 +181,8 @@ def test_arithmetic_on_module_constants() -> None:
 def test_static_evaluation(expression: str, expected: object) -> None:
     import libcst as cst
 
-    from dimlint.sources.pyscan import scan
-    from dimlint.sources.pyvalues import UNKNOWN, Evaluator
+    from dimlint.sources.python.scan import scan
+    from dimlint.sources.python.values import UNKNOWN, Evaluator
 
     module = cst.parse_module(f"x = {expression}\n")
     statement = module.body[0]

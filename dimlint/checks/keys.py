@@ -17,12 +17,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
-from dimlint import architectures
+from dimlint.checks.registry import Finding, PlannedFix, rule
+from dimlint.config import architectures
+from dimlint.config.normalize import INT_FIELDS
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Applicability, Severity
-from dimlint.normalize import INT_FIELDS
-from dimlint.registry import Finding, PlannedFix, rule
-from dimlint.sources.jsonspans import escape_pointer_token
-from dimlint.spec import ModelSpec
 
 #: Every spelling of a dimension that normalization understands.
 DIMENSION_KEYS = frozenset(

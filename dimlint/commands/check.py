@@ -8,17 +8,18 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.discovery import discover
 from dimlint.errors import UsageError
-from dimlint.linter import FileResult, lint_bytes
-from dimlint.parallel import lint_paths
-from dimlint.registry import all_rules
-from dimlint.selection import Selection, SelectionError, validate_codes
-from dimlint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.lint.discovery import discover
+from dimlint.lint.parallel import lint_paths
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection, SelectionError, validate_codes
+from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 
 class Run(NamedTuple):
@@ -65,13 +66,13 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     diagnostics = run.diagnostics
     baseline = args.baseline or _setting_path(cwd_settings, "baseline")
     if args.write_baseline:
-        from dimlint import baseline as baselines
+        from dimlint.lint import baseline as baselines
 
         baselines.write(args.write_baseline, diagnostics)
         err.write(f"dimlint: wrote {len(diagnostics)} findings to {args.write_baseline}\n")
         return 2 if run.missing else 0
     if baseline:
-        from dimlint import baseline as baselines
+        from dimlint.lint import baseline as baselines
 
         diagnostics = baselines.new_findings(diagnostics, baseline)
 
@@ -175,7 +176,7 @@ def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, 
     """The files beside a config its checks read; ``--no-weights`` leaves the checkpoint out."""
     if not names or not args.no_weights:
         return names
-    from dimlint.discovery import is_weight_file
+    from dimlint.sources.filenames import is_weight_file
 
     return tuple(name for name in names if not is_weight_file(name))
 
@@ -191,7 +192,7 @@ def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment 
     keys = ("targets", "budget", "context", "batch", "dtype", "kv-dtype")
     if all(v is None for v in given) and not any(k in settings.extra for k in keys):
         return None  # the plain lint path: nothing of the deployment code is imported
-    from dimlint import targets
+    from dimlint.deploy import targets
 
     try:
         found = targets.deployment(
@@ -224,7 +225,7 @@ def _fix(
     err: TextIO,
 ) -> tuple[FileResult, list[Diagnostic]]:
     """Apply (``--fix``) or show (``--diff``) the fixes of one file; return what remains."""
-    from dimlint import fixer
+    from dimlint.fix import apply as fixer
 
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return result, []  # UTF-16: rewriting would change every byte

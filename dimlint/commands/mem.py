@@ -14,51 +14,56 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from dimlint.errors import UsageError
-from dimlint.memory.report import (
-    DEFAULT_CONTEXT,
+from dimlint.api.memory_report import (
     ESTIMATED,
-    MEM_FIELDS,
-    mem_options,
-    model_specs,
+    apply_settings,
+    layout_refusals,
+    load_document,
     report,
 )
-from dimlint.spec import ModelSpec
+from dimlint.errors import UsageError
 
-__all__ = ["DEFAULT_CONTEXT", "ESTIMATED", "load_document", "render", "report", "run_mem", "size"]
-
-
-def load_document(path: str) -> tuple[str, list[ModelSpec]]:
-    """The specs of the config at ``path`` (a file, a folder holding ``config.json``, a Hub id)."""
-    from dimlint.commands.configfile import read_config
-
-    path, value = read_config(path)
-    return path, model_specs(path, value)
+__all__ = [
+    "ESTIMATED",
+    "apply_settings",
+    "layout_refusals",
+    "load_document",
+    "render",
+    "report",
+    "run_mem",
+    "size",
+]
 
 
 def run_mem(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Compute and print the memory report of every path; usage errors exit 2."""
-    options = mem_options(**{field: getattr(args, field) for field in MEM_FIELDS})
-    args.tp, args.pp, args.context = options.tp, options.pp, options.context  # for --plot
-    documents = [load_document(path) for path in args.paths]
-    try:
-        reports = [report(path, specs, options) for path, specs in documents]
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    """Compute and print the memory report of every path: exit 1 when a ``--budget`` is given
+    and a model does not fit it (as ``check --budget`` fails on DL501), 2 on usage errors."""
+    documents = [load_document(path, args) for path in args.paths]
+    reports = []
+    for path, specs in documents:
+        own = argparse.Namespace(**vars(args))
+        apply_settings(path, specs, own)
+        try:
+            reports.append(report(path, specs, own))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     if args.output_format == "json":
         payload: Any = reports[0] if len(reports) == 1 else reports
         out.write(json.dumps(payload, indent=2) + "\n")
     else:
         out.write("\n".join(render(item) for item in reports))
     if args.plot:
-        from dimlint.memory.plot import PlotError, plot
+        from dimlint.report.memory_plot import PlotError, plot
 
+        plot_args = argparse.Namespace(**vars(args))
+        apply_settings(*documents[0], plot_args)
         try:
-            plot(args.plot, documents, args)
+            plot(args.plot, documents, plot_args)
         except PlotError as error:
             raise UsageError(str(error)) from None
         err.write(f"dimlint: wrote {args.plot}\n")
-    return 0
+    misfits = [item for item in reports if (item.get("budget") or {}).get("fits") is False]
+    return 1 if misfits else 0
 
 
 def size(count: float) -> str:

@@ -7,11 +7,12 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from dimlint.plan import Plan
+    from dimlint.deploy.plan import Plan
 
 
 def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2."""
+    """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2, a config
+    with input errors exits 1 with those findings (the front end all commands share)."""
     from dimlint.api import plan as plan_of
 
     plan = plan_of(
@@ -22,11 +23,14 @@ def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         batch=args.batch,
         dtype=args.dtype,
         kv_dtype=args.kv_dtype,
+        config=args.config,
+        no_config=args.no_config,
     )
     if args.output_format == "json":
         out.write(json.dumps(plan.data, indent=2) + "\n")
     else:
         out.write(render_table(plan))
+        out.writelines(f"note: {note}\n" for note in plan.data["notes"])
     return 0
 
 

@@ -8,7 +8,7 @@ Importing this package costs a few milliseconds and is only done by the commands
 
 from __future__ import annotations
 
-from dimlint.apinames import answer_calls
+from dimlint import answer_calls
 from dimlint.memory.dtypes import DTYPE_BYTES
 from dimlint.memory.estimates import (
     MemoryEstimate,
@@ -45,4 +45,4 @@ __all__ = [
 ]
 
 
-answer_calls(__name__, "memory")  # dimlint.memory(source, ...) is the API (dimlint.apinames)
+answer_calls(__name__, "memory")  # dimlint.memory(source, ...) stays the API (see dimlint)

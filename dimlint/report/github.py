@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.registry import all_rules
 
 #: Annotations GitHub displays per level and step.
 PER_LEVEL_LIMIT = 10

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from xml.etree import ElementTree
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.registry import all_rules
 
 
 def render(diagnostics: Sequence[Diagnostic], sources: dict[str, str]) -> str:

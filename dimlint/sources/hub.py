@@ -278,10 +278,10 @@ class _Quiet:
 
 def _shards(snapshot: HubSnapshot) -> list[str]:
     """The safetensors files of the transformers layout: the index's shards, else the single
-    ``model*.safetensors`` files (the same choice as :mod:`dimlint.checkpoint.files`)."""
+    ``model*.safetensors`` files (the same choice as :mod:`dimlint.sources.checkpoint`)."""
     import json
 
-    from dimlint.discovery import is_weight_file
+    from dimlint.sources.filenames import is_weight_file
 
     indexes = sorted(n for n in snapshot.names if n.endswith(".safetensors.index.json"))
     indexes = [n for n in indexes if is_weight_file(n)]

@@ -19,6 +19,8 @@ import re
 import sys
 from typing import Any, NamedTuple
 
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.values import HugeInt
 from dimlint.diagnostics import Position, Span
 
 #: Values nested deeper than this get no span: configs are shallow, and pointers to a value
@@ -54,17 +56,6 @@ _LITERALS: dict[str, Any] = {
     "Infinity": float("inf"),
     "-Infinity": float("-inf"),
 }
-
-
-class HugeInt(int):
-    """An integer literal too long for ``int()``: kept as its digit count, flagged by DL003."""
-
-    digits: int
-
-    def __new__(cls, digits: int) -> HugeInt:
-        obj = super().__new__(cls, 0)
-        obj.digits = digits
-        return obj
 
 
 class JsonSyntaxError(ValueError):
@@ -129,11 +120,6 @@ class SpanIndex:
         if member is None or member.key_start is None or member.key_end is None:
             return None
         return self.span(member.key_start, member.key_end)
-
-
-def escape_pointer_token(token: str) -> str:
-    """RFC 6901 escaping of one reference token."""
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def _string_value(token: str) -> str:

@@ -1,11 +1,11 @@
 """One config from any source: a path, a Hub id, a ``dict``, or a transformers config object.
 
-The commands that work on one config (``mem``, ``plan``, ``shapes``) and the Python API
-(:mod:`dimlint.api`) read it here, so a Hub id or an in-memory config is accepted wherever a
-path is. A ``dict`` or a ``PretrainedConfig`` becomes the JSON text ``json.dumps(…, indent=2)``
-would write, so its findings have lines and columns in that text (what ``save_pretrained``
-writes, give or take key order); transformers is never imported: an object with a callable
-``to_dict`` is taken for a config.
+The front end of the commands that work on one config (``mem``, ``plan``, ``shapes``:
+:mod:`dimlint.lint.model_input`) and the Python API (:mod:`dimlint.api`) read what is not a local
+file here, so a Hub id or an in-memory config is accepted wherever a path is. A ``dict`` or a
+``PretrainedConfig`` becomes the JSON text ``json.dumps(…, indent=2)`` would write, so its
+findings have lines and columns in that text (what ``save_pretrained`` writes, give or take key
+order); transformers is never imported: an object with a callable ``to_dict`` is a config.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 from dimlint.errors import UsageError
 
 if TYPE_CHECKING:
-    from dimlint.sources.folder import Beside
     from dimlint.sources.hub import HubSnapshot
 
 
@@ -34,14 +33,11 @@ Source = str | os.PathLike[str] | Mapping[str, Any] | ConfigObject
 
 
 class Loaded(NamedTuple):
-    """One config: the path its findings name, its bytes, its value, and what lies beside it."""
+    """A config that is not a local file: the path its findings name and its bytes."""
 
     path: str
     data: bytes
-    value: dict[str, Any]
-    #: The files beside it, and their names (None/empty: nothing beside, e.g. a ``dict``).
-    beside: Beside | None = None
-    names: tuple[str, ...] = ()
+    #: The Hub model it came from (its files beside the config); None for in-memory configs.
     snapshot: HubSnapshot | None = None
 
 
@@ -60,8 +56,10 @@ def describe(source: object) -> str:
     return f"<{type(source).__name__}>"
 
 
-def load_source(source: Source, *, weights: bool = False) -> Loaded:
-    """Read ``source``; a :class:`UsageError` (or its subclass ``HubError``) when it cannot be.
+def load_source(source: Source, *, weights: bool = False) -> Loaded | None:
+    """Read a Hub id or an in-memory config; None for a local path (the caller reads those,
+    with its settings and its errors). A :class:`UsageError` (or its subclass ``HubError``)
+    when ``source`` cannot be read.
 
     ``weights``: for a Hub model, also fetch the safetensors headers (``check`` reads them)."""
     if isinstance(source, Mapping):
@@ -76,16 +74,14 @@ def load_source(source: Source, *, weights: bool = False) -> Loaded:
             f"cannot read a config from a {type(source).__name__}: pass a path, a Hub id"
             " (hf://org/name), a dict or a transformers PretrainedConfig"
         )
-    text = os.fspath(source)
-    hub_id = _hub_id(text)
-    if hub_id is not None:
-        from dimlint.sources.hub import fetch
+    hub_id = _hub_id(os.fspath(source))
+    if hub_id is None:
+        return None
+    from dimlint.sources.hub import fetch
 
-        snapshot = fetch(hub_id, weights=weights)
-        data = snapshot.config_bytes()
-        path = snapshot.display("config.json")
-        return Loaded(path, data, _parse(path, data), snapshot, snapshot.names, snapshot)
-    return _local(text)
+    snapshot = fetch(hub_id, weights=weights)
+    data = snapshot.config_bytes()
+    return Loaded(snapshot.display("config.json"), data, snapshot)
 
 
 def _hub_id(text: str) -> Any:
@@ -97,33 +93,4 @@ def _hub_id(text: str) -> Any:
 
 
 def _in_memory(value: Mapping[str, Any], name: str) -> Loaded:
-    data = to_json(value)
-    return Loaded(name, data, json.loads(data))
-
-
-def _local(path: str) -> Loaded:
-    if os.path.isdir(path):
-        path = os.path.join(path, "config.json")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    folder = os.path.dirname(path) or "."
-    try:
-        names = tuple(sorted(os.listdir(folder)))
-    except OSError:
-        names = ()
-    from dimlint.sources.folder import LocalFiles
-
-    return Loaded(path, data, _parse(path, data), LocalFiles(folder), names)
-
-
-def _parse(path: str, data: bytes) -> dict[str, Any]:
-    try:
-        value = json.loads(data.decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as error:
-        raise UsageError(f"{path}: not valid JSON ({error}); `dimlint check` locates it") from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{path}: the top level is not a JSON object")
-    return value
+    return Loaded(name, to_json(value))
