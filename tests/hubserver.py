@@ -43,6 +43,8 @@ class Repo:
     token: str | None = None
     #: Files whose GET the server answers by closing the connection.
     drop: frozenset[str] = frozenset()
+    #: Sizes the model info claims instead of the real ones (a hostile or broken repository).
+    claimed_sizes: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_folder(cls, folder: Path, **options: object) -> Repo:
@@ -111,7 +113,10 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                         "sha": repo.sha,
                         "private": False,
                         "gated": "manual" if repo.token else False,
-                        "siblings": [{"rfilename": name} for name in repo.files],
+                        "siblings": [
+                            {"rfilename": name, "size": repo.claimed_sizes.get(name, len(data))}
+                            for name, data in repo.files.items()
+                        ],
                     }
                     self._send(200, json.dumps(payload).encode(), head, {})
                 return
@@ -201,6 +206,7 @@ def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llama: Path) -> Iterato
             "org/llama": Repo.from_folder(llama),
             "org/gated": Repo.from_folder(llama, token="hf_secret"),
             "org/noconfig": Repo({"README.md": b"# no config"}),
+            "org/huge": Repo.from_folder(llama, claimed_sizes={"config.json": 40 * 2**30}),
             "org/dropping": Repo.from_folder(
                 llama, drop=frozenset(p.name for p in llama.glob("*.safetensors"))
             ),

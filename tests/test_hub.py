@@ -153,12 +153,14 @@ def test_gated_repository(hub: FakeHub, monkeypatch: pytest.MonkeyPatch) -> None
         ("hf://org/llama@v9", "no revision 'v9'"),
         ("hf://org/noconfig", "config.json: no such file in the repository"),
         ("hf://org/dropping", "network error"),
+        ("hf://org/huge", "config.json is 40960 MiB; model configs are a few KB"),
     ],
 )
 def test_failures_are_one_line(hub: FakeHub, source: str, expected: str) -> None:
     code, out, err = run("check", source, "--no-config")
     assert code == 2, (out, err)
     assert expected in one_line(err)
+    assert not any("/org/huge/resolve/" in path for _, path, _ in hub.requests)
     if source == "hf://org/dropping":
         return  # the connection drops on the shards: mem, plan and shapes do not read them
     for command in ("mem", "plan", "shapes"):

@@ -42,6 +42,10 @@ INSTALL_HINT = "pip install 'dimlint[hub]'"
 SMALL_FILES = ("tokenizer_config.json", "added_tokens.json")
 #: Seconds to wait for the Hub before calling it a network failure.
 TIMEOUT = 30.0
+#: Larger small files are not fetched (the largest real tokenizer_config.json are ~1 MB).
+MAX_SMALL_FILE_BYTES = 32 * 2**20
+#: Larger indexes are not fetched (DeepSeek-V3's, with 91k tensors, is 9 MB).
+MAX_INDEX_BYTES = 256 * 2**20
 #: Shard headers fetched at once.
 PARALLEL_FETCHES = 8
 
@@ -143,6 +147,12 @@ class HubSnapshot(NamedTuple):
         """The bytes of ``config.json`` (fetched into the cache by :func:`fetch`)."""
         path = os.path.join(self.folder, "config.json")
         try:
+            size = os.path.getsize(path)
+            if size > MAX_SMALL_FILE_BYTES:
+                raise HubError(
+                    f"{self.display('config.json')}: the file is {size / 2**20:.0f} MiB;"
+                    " model configs are a few KB"
+                )
             with open(path, "rb") as handle:
                 return handle.read()
         except OSError as error:
@@ -201,17 +211,29 @@ def _from_cache(hub: ModuleType, hub_id: HubId, cache: str | None) -> HubSnapsho
 def _from_hub(
     hub: ModuleType, hub_id: HubId, endpoint: str, cache: str | None, weights: bool
 ) -> HubSnapshot:
-    # config.json first, by the revision asked: huggingface_hub records which commit that
-    # revision is in the cache (refs/), which is what an offline run resolves it with later.
+    api = hub.HfApi(endpoint=endpoint)
+    info = api.model_info(
+        hub_id.repo, revision=hub_id.revision, files_metadata=True, timeout=TIMEOUT
+    )
+    sizes = {str(s.rfilename): s.size for s in info.siblings or () if "/" not in str(s.rfilename)}
+    names = tuple(sorted(sizes))
+    config_size = sizes.get("config.json")
+    if isinstance(config_size, int) and config_size > MAX_SMALL_FILE_BYTES:
+        raise HubError(
+            f"{hub_id}: config.json is {config_size / 2**20:.0f} MiB; model configs are a few KB"
+        )
+    # config.json by the revision asked: huggingface_hub records which commit that revision
+    # is in the cache (refs/), which is what an offline run resolves it with later.
     path = _download(hub, hub_id, "config.json", hub_id.revision, cache, endpoint=endpoint)
     folder = os.path.dirname(path)
     sha = os.path.basename(folder)
     if not _COMMIT.fullmatch(sha):
         raise HubError(f"{hub_id}: the Hub answered with no commit sha for this revision")
-    api = hub.HfApi(endpoint=endpoint)
-    info = api.model_info(hub_id.repo, revision=sha, timeout=TIMEOUT)
-    names = tuple(sorted(s.rfilename for s in info.siblings or () if "/" not in str(s.rfilename)))
     for name in names:
+        size = sizes[name]
+        limit = MAX_INDEX_BYTES if name.endswith(".index.json") else MAX_SMALL_FILE_BYTES
+        if isinstance(size, int) and size > limit:
+            continue  # not what this file ever is: left out, as if absent
         if name in SMALL_FILES or (weights and name.endswith(".safetensors.index.json")):
             _download(hub, hub_id, name, sha, cache, endpoint=endpoint)
     snapshot = HubSnapshot(hub_id, sha, folder, names, {}, 0)
