@@ -101,6 +101,17 @@ def test_no_weights_reads_no_shard(hub: FakeHub) -> None:
     assert not any(path.endswith(".safetensors") for _, path, _ in hub.requests)
 
 
+def test_fix_never_writes_to_a_hub_model(hub: FakeHub, tmp_path: Path) -> None:
+    run("check", "hf://org/llama", "--no-config")  # the cache holds the config now
+    before = {p: p.read_bytes() for p in (tmp_path / "cache").rglob("*") if p.is_file()}
+    assert any(p.name == "config.json" for p in before)
+    code, _, err = run("check", "hf://org/llama", "--no-config", "--fix", "--unsafe-fixes")
+    assert code == 1
+    assert "not fixed: a Hub model has no file here to write" in one_line(err)
+    for path, data in before.items():
+        assert path.read_bytes() == data
+
+
 def test_the_cache_is_reused(hub: FakeHub) -> None:
     run("check", "hf://org/llama", "--no-config")
     config_bytes = hub.served["org/llama", "config.json"]

@@ -167,6 +167,8 @@ def _check_hub(
         return
     if result.skipped and args.verbose:
         err.write(f"dimlint: skipped {result.path}: {result.skipped}\n")
+    if args.fix or args.diff:
+        err.write(f"dimlint: {result.path}: not fixed: a Hub model has no file here to write\n")
     if result.document is not None and not result.skipped:
         run.sources[result.path] = result.document.text
     run.diagnostics.extend(result.diagnostics)
