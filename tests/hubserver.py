@@ -43,6 +43,8 @@ class Repo:
     token: str | None = None
     #: Files whose GET the server answers by closing the connection.
     drop: frozenset[str] = frozenset()
+    #: Answer range requests with the whole file (200), as some mirrors and proxies do.
+    ignore_range: bool = False
     #: Sizes the model info claims instead of the real ones (a hostile or broken repository).
     claimed_sizes: dict[str, int] = field(default_factory=dict)
 
@@ -148,7 +150,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 "Accept-Ranges": "bytes",
             }
             ranged = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range") or "")
-            if ranged:
+            if ranged and not repo.ignore_range:
                 start = int(ranged[1])
                 end = min(int(ranged[2]) if ranged[2] else len(data) - 1, len(data) - 1)
                 headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
@@ -206,6 +208,7 @@ def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llama: Path) -> Iterato
             "org/llama": Repo.from_folder(llama),
             "org/gated": Repo.from_folder(llama, token="hf_secret"),
             "org/noconfig": Repo({"README.md": b"# no config"}),
+            "org/norange": Repo.from_folder(llama, ignore_range=True),
             "org/huge": Repo.from_folder(llama, claimed_sizes={"config.json": 40 * 2**30}),
             "org/dropping": Repo.from_folder(
                 llama, drop=frozenset(p.name for p in llama.glob("*.safetensors"))

@@ -80,6 +80,15 @@ def test_sharded_checkpoint_checked_from_headers_only(hub: FakeHub, llama: Path)
     assert all(r is not None and r.startswith("bytes=") for r in ranges)
 
 
+def test_a_server_that_ignores_ranges(hub: FakeHub, llama: Path) -> None:
+    """A mirror that answers a range request with the whole file: the client still reads only
+    the header's bytes of the stream and gets the same findings."""
+    code, out, _ = run("check", "hf://org/norange", "--no-config", "--output-format", "json")
+    assert code == 1
+    local = [_as_hub(f, llama, f"hf://org/norange@{SHA}") for f in _local_findings(llama)]
+    assert json.loads(out) == local
+
+
 def test_outputs_name_the_hub_file(hub: FakeHub) -> None:
     code, out, _ = run("check", "org/llama", "--no-config", "--output-format", "github")
     assert code == 1
