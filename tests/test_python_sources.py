@@ -34,17 +34,16 @@ def found(text: str, select: tuple[str, ...] | None = None) -> list[tuple[str, i
 # --- input ---------------------------------------------------------------------------------------
 
 
-def test_syntax_error_is_dl001_at_libcsts_position() -> None:
+def test_syntax_error_is_dl001_where_python_places_it() -> None:
     text = "hidden_size = 4096\n\ndef broken(:\n    pass\n"
     (diagnostic,) = lint(text)
     assert diagnostic.code == "DL001"
     assert diagnostic.span is not None
-    # libcst's native parser stops at the next token ("pass"); CPython's position is added.
-    assert (diagnostic.span.start_pos.line, diagnostic.span.start_pos.column) == (4, 1)
-    assert diagnostic.message == (
-        "invalid Python: expected one of ), *, **, NAME"
-        " (Python: invalid syntax at line 3, column 12)"
-    )
+    # libcst's native parser stops at the next token ("pass", 4:1); the finding sits where
+    # CPython places it — the ':' at line 3, column 12 — with libcst's expectation in words.
+    assert (diagnostic.span.start_pos.line, diagnostic.span.start_pos.column) == (3, 12)
+    assert text.splitlines()[2][11] == ":"
+    assert diagnostic.message == "invalid Python: invalid syntax (expected one of ), *, **, NAME)"
 
 
 def test_unclosed_bracket_is_dl001() -> None:

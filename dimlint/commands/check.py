@@ -121,7 +121,12 @@ def _collect(
     existing = [p for p in paths if p not in missing and p not in hub_ids]
     fixed_files = 0
     jobs: list[tuple[str, Selection]] = []
-    for target in discover(existing, cwd_settings.excludes):
+
+    def passed_over(path: str, reason: str) -> None:
+        if args.verbose:
+            err.write(f"dimlint: skipped {path}: {reason}\n")
+
+    for target in discover(existing, cwd_settings.excludes, passed_over):
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
@@ -133,6 +138,8 @@ def _collect(
         jobs.append((target.path, selection))
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
+        if data is not None and data.startswith(UTF16_BOMS):
+            _cannot_write(result, "the file is UTF-16: rewriting it would change every byte")
         if data is not None and (args.fix or args.diff) and result.document is not None:
             result, applied = _fix(path, data, result, selection, args, out, err)
             fixed_files += bool(applied)
@@ -229,8 +236,8 @@ def _fix(
     """Apply (``--fix``) or show (``--diff``) the fixes of one file; return what remains."""
     from dimlint.fix import apply as fixer
 
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return result, []  # UTF-16: rewriting would change every byte
+    if data.startswith(UTF16_BOMS):
+        return result, []  # the fixes were already marked as not writable
     outcome = fixer.fix_file(
         data, result, lambda new: lint_bytes(path, new, selection), unsafe=args.unsafe_fixes
     )
@@ -243,8 +250,26 @@ def _fix(
         fixer.write_atomically(os.path.realpath(path), data, outcome.fixed)
     except OSError as error:
         err.write(f"dimlint: {path}: fix not written: {error}\n")
+        _cannot_write(result, f"the file cannot be written ({error.strerror or error})")
         return result, []
     return outcome.result, outcome.applied
+
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _cannot_write(result: FileResult, reason: str) -> None:
+    """Fixes dimlint cannot write are shown, not counted as fixable (``display``)."""
+    from dimlint.diagnostics import Applicability
+
+    for index, diagnostic in enumerate(result.diagnostics):
+        fix = diagnostic.fix
+        if fix is not None and fix.applicability is not Applicability.DISPLAY:
+            shown = fix._replace(
+                applicability=Applicability.DISPLAY,
+                message=f"{fix.message} (not applied: {reason})",
+            )
+            result.diagnostics[index] = diagnostic._replace(fix=shown)
 
 
 def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> None:
@@ -319,7 +344,10 @@ def _summary(diagnostics: Sequence[Diagnostic], fixed: int, fixing: bool) -> str
     if safe:
         lines.append(f"[*] {safe} fixable with --fix.")
     if unsafe:
-        lines.append(f"{unsafe} more fixable with --fix --unsafe-fixes (these change shapes).")
+        lines.append(
+            f"{unsafe} more fixable with --fix --unsafe-fixes (these change shapes or which key"
+            " takes effect)."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -111,18 +111,57 @@ def _never(_: str) -> bool:
     return False
 
 
-def discover(paths: Sequence[str], excluded: Callable[[str], bool] = _never) -> Iterator[Target]:
-    """Yield files to check, in a stable order, each once; ``excluded`` prunes the walk."""
-    seen: set[str] = set()
+def _no_note(path: str, reason: str) -> None:
+    del path, reason
+
+
+def discover(
+    paths: Sequence[str],
+    excluded: Callable[[str], bool] = _never,
+    passed_over: Callable[[str, str], None] = _no_note,
+) -> Iterator[Target]:
+    """Yield files to check, in a stable order, each once; ``excluded`` prunes the walk.
+
+    A second name of a file already yielded (a symlink to it, or the path given twice) is not
+    yielded again. The files the walk passes over on purpose — tokenizers, package manifests,
+    second names — go to ``passed_over`` with the reason, so ``--verbose`` can say what was not
+    checked and why.
+    """
+    first_name: dict[str, str] = {}
+
+    def is_new(path: str) -> bool:
+        try:
+            key = os.path.realpath(path)
+        except (OSError, ValueError):
+            key = path
+        first = first_name.setdefault(key, path)
+        if first == path:
+            return True
+        passed_over(path, f"the same file as {first}, already checked")
+        return False
+
+    yielded: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            for found, beside in _walk(path, excluded):
-                if found not in seen:
-                    seen.add(found)
+            root = os.path.realpath(path)
+            for found, beside, passed in _walk(path, excluded):
+                reason = passed or (_link_into(found, root) if os.path.islink(found) else None)
+                if reason is not None:
+                    passed_over(found, reason)
+                elif found not in yielded and is_new(found):
+                    yielded.add(found)
                     yield Target(found, explicit=False, companions=beside)
-        elif path not in seen:
-            seen.add(path)
+        elif path not in yielded and is_new(path):
+            yielded.add(path)
             yield Target(path, explicit=True, companions=_beside_named(path))
+
+
+def _link_into(path: str, root: str) -> str | None:
+    """A symlink to a file inside the walked tree is checked under the target's own name."""
+    target = os.path.realpath(path)
+    if os.path.commonpath([target, root]) == root and os.path.isfile(target):
+        return f"a symlink to {os.path.relpath(target)}, checked under that name"
+    return None
 
 
 def _beside_named(path: str) -> tuple[str, ...]:
@@ -151,8 +190,11 @@ def _ancestor_rules(root: str) -> list[_IgnoreRules]:
     return [rule for rule in rules if rule is not None]
 
 
-def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """Files to check, each with its companions (only a ``config.json`` has any)."""
+def _walk(
+    root: str, excluded: Callable[[str], bool]
+) -> Iterator[tuple[str, tuple[str, ...], str | None]]:
+    """Files to check, each with its companions (only a ``config.json`` has any), and the JSON
+    files passed over, each with the reason."""
     stack: list[tuple[str, list[_IgnoreRules]]] = [(root, _ancestor_rules(root))]
     while stack:
         directory, inherited = stack.pop()
@@ -164,7 +206,7 @@ def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[tuple[str, tup
             entries = sorted(os.scandir(directory), key=lambda e: e.name, reverse=True)
         except OSError:
             continue
-        files = []
+        files: list[tuple[str, tuple[str, ...], str | None]] = []
         # weights are often git-ignored, but the config must still match them
         beside = companions([entry.name for entry in entries])
         for entry in entries:
@@ -180,8 +222,19 @@ def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[tuple[str, tup
                 ):
                     stack.append((entry.path, rules))
             elif _candidate(entry):
-                files.append((entry.path, beside if entry.name == "config.json" else ()))
+                files.append((entry.path, beside if entry.name == "config.json" else (), None))
+            elif entry.name in NOT_CONFIGS:
+                files.append((entry.path, (), _not_config_reason(entry.name)))
         yield from reversed(files)
+
+
+def _not_config_reason(name: str) -> str:
+    """Why a JSON file of :data:`NOT_CONFIGS` is not checked as a config."""
+    if name in TOKENIZER_FILES or name in ("special_tokens_map.json", "vocab.json"):
+        return "a tokenizer file, not a model config (DL605 reads it beside its config.json)"
+    if name.endswith(".index.json"):
+        return "a checkpoint index, not a model config (DL503 reads it beside its config.json)"
+    return f"{name} is never a model config"
 
 
 def _candidate(entry: os.DirEntry[str]) -> bool:

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from dimlint import __version__
 from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity, Span
+from dimlint.report import with_fix
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/dimlint/dimlint"
@@ -92,7 +93,7 @@ def _result(diagnostic: Diagnostic, rule_index: int) -> dict[str, Any]:
         "ruleId": diagnostic.code,
         "ruleIndex": rule_index,
         "level": LEVELS[diagnostic.severity],
-        "message": {"text": diagnostic.message},
+        "message": {"text": with_fix(diagnostic)},
         "locations": [location],
     }
     if diagnostic.fix is not None and diagnostic.fix.edits:

@@ -138,7 +138,9 @@ def _number_value(token: str) -> int | float:
 class _Frame:
     """An open object or array on the parser's stack."""
 
-    __slots__ = ("container", "expect", "key", "key_end", "key_start", "pointer", "start")
+    __slots__ = (
+        "container", "expect", "key", "key_end", "key_start", "pointer", "positions", "start"
+    )  # fmt: skip
 
     def __init__(
         self, container: dict[str, Any] | list[Any], pointer: str | None, start: int
@@ -150,6 +152,32 @@ class _Frame:
         self.key_start = 0
         self.key_end = 0
         self.expect = "first"  # first | key | colon | value | comma
+        #: Below MAX_INDEXED_DEPTH, the members of this object only (for duplicate keys).
+        self.positions: dict[str, Member] | None = None
+
+
+#: Duplicate keys reported below MAX_INDEXED_DEPTH, each costing a pointer as long as its depth.
+MAX_DEEP_DUPLICATES = 100
+
+
+def _deep_member(frame: _Frame, member: Member, stack: list[_Frame], index: SpanIndex) -> None:
+    """Remember a member below the indexed depth and report it if its key repeats: duplicates
+    are found at any depth, while the index keeps no pointer for every deep member."""
+    if frame.positions is None:
+        frame.positions = {}
+    assert frame.key is not None
+    earlier = frame.positions.get(frame.key)
+    if earlier is not None and len(index.duplicates) < MAX_DEEP_DUPLICATES:
+        tokens = (
+            escape_pointer_token(f.key or "")
+            if isinstance(f.container, dict)
+            else str(len(f.container))
+            for f in stack
+        )
+        pointer = "".join(f"/{token}" for token in tokens)
+        following = _next_member_start(index.text, earlier.value_end)
+        index.duplicates.append(DuplicateKey(pointer, earlier, following, member))
+    frame.positions[frame.key] = member
 
 
 def parse(text: str) -> tuple[Any, SpanIndex]:
@@ -187,6 +215,7 @@ def parse(text: str) -> tuple[Any, SpanIndex]:
             assert frame.key is not None
             member = Member(frame.key_start, frame.key_end, start, end)
             if pointer is None:
+                _deep_member(frame, member, stack, index)
                 frame.container[frame.key] = value
             elif frame.key in frame.container:
                 earlier = members[pointer]

@@ -103,35 +103,41 @@ _LIBCST_PREFIX = re.compile(r"^(?:parser error: )?(?:error at \d+:\d+: )?")
 
 
 def parse(text: str) -> cst.Module | InputProblem:
-    """The libcst module of ``text``, or a DL001 problem at libcst's error position.
+    """The libcst module of ``text``, or a DL001 problem where the error is.
 
     libcst's native parser often places a syntax error at the token after the real one (the
-    next line's first token for ``def f(:``), so the message adds CPython's own verdict and
-    position when they differ: that is what running the file would print.
+    next line's first token for ``def f(:``), so the finding takes CPython's verdict and
+    position when CPython rejects the file too — that is what running the file would print —
+    and libcst's otherwise.
     """
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         message = _LIBCST_PREFIX.sub("", error.message).rstrip(".")
+        cpython = _cpython(text)
+        if cpython is not None:
+            verdict, where = cpython
+            if verdict == "invalid syntax":  # CPython's generic verdict: libcst says what it wanted
+                verdict = f"invalid syntax ({message})"
+            return InputProblem(f"invalid Python: {verdict}", where)
         position = Position(max(error.raw_line, 1), error.raw_column + 1)
-        return InputProblem(f"invalid Python: {message}{_cpython(text, position)}", position)
+        return InputProblem(f"invalid Python: {message}", position)
     except (RecursionError, MemoryError):
         return InputProblem("invalid Python: the file nests too deeply for the parser")
 
 
-def _cpython(text: str, position: Position) -> str:
-    """`` (Python: <message> at line L, column C)`` when CPython places the error elsewhere."""
+def _cpython(text: str) -> tuple[str, Position] | None:
+    """CPython's message and position for a file it cannot compile, else None."""
     import ast
 
     try:
         ast.parse(text)
     except SyntaxError as error:
-        line, column = error.lineno or 1, error.offset or 1
-        if (line, column) != (position.line, position.column):
-            return f" (Python: {error.msg} at line {line}, column {column})"
+        line = max(error.lineno or 1, 1)
+        return error.msg, Position(line, max(error.offset or 1, 1))
     except (ValueError, RecursionError, MemoryError):
         pass
-    return ""
+    return None
 
 
 class _OffsetState(CodegenState):
