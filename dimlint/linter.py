@@ -11,7 +11,7 @@ import json
 import os
 import stat
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
 from dimlint.normalize import looks_like_model_config, specs_for_document
@@ -23,6 +23,7 @@ from dimlint.spec import ModelSpec
 
 if TYPE_CHECKING:
     from dimlint.sources.pyfile import PythonDocument
+    from dimlint.sources.yamlfile import YamlDocument
 
 #: Larger files are not read: no model config comes near this.
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -31,14 +32,16 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 class FileResult:
     """Findings for one file, plus what is needed to fix it."""
 
-    __slots__ = ("diagnostics", "document", "path", "skipped")
+    __slots__ = ("diagnostics", "document", "path", "read", "skipped")
 
     def __init__(self, path: str, diagnostics: list[Diagnostic] | None = None) -> None:
         self.path = path
         self.diagnostics: list[Diagnostic] = diagnostics or []
-        self.document: JsonDocument | PythonDocument | None = None
+        self.document: JsonDocument | PythonDocument | YamlDocument | None = None
         #: Why the file produced nothing (``--verbose`` prints it), e.g. "not a model config".
         self.skipped: str | None = None
+        #: How many configs and torch layers were read (``--verbose`` prints it); None: unread.
+        self.read: tuple[int, int] | None = None
 
 
 def _point(position: Position) -> Span:
@@ -88,11 +91,16 @@ def lint_path(path: str, selection: Selection) -> tuple[FileResult, bytes | None
 
 
 def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
-    """Lint the bytes of a file named ``path``: Python code for ``*.py``, else JSON."""
+    """Lint the bytes of a file named ``path``: Python code for ``*.py``, YAML for ``*.yaml``/
+    ``*.yml``, else JSON."""
     if path.endswith(".py"):
         from dimlint.python_linter import lint_python  # libcst is loaded only in there
 
         return lint_python(path, data, selection)
+    if path.endswith((".yaml", ".yml")):
+        from dimlint.yaml_linter import lint_yaml  # PyYAML is loaded only in there
+
+        return lint_yaml(path, data, selection)
     enabled = selection.enabled_codes(path)
     result = FileResult(path)
     document, problems = jsonfile.load(path, data)
@@ -113,6 +121,10 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
         else:
             result.skipped = "not a model config (top level is not an object)"
         return result
+    if _training_config(value):
+        from dimlint.yaml_linter import lint_yaml  # YAML is a superset of JSON
+
+        return lint_yaml(path, data, selection)
     if not looks_like_model_config(value):
         result.skipped = "not a model config (no model_type, architectures or dimension keys)"
         result.diagnostics.clear() if not problems else None
@@ -120,6 +132,7 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
     if document.has_duplicates and "DL002" in enabled:
         result.diagnostics.extend(_duplicates(document))
     specs = specs_for_document(path, value)
+    result.read = (len(specs), 0)
     for spec in specs:
         for finding in spec_findings(spec, enabled, selection):
             result.diagnostics.append(_locate(document, spec.pointer, finding, selection))
@@ -127,6 +140,20 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
         _check_beside(result, document, specs, selection, enabled)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
+
+
+#: Keys of a training framework's config (gpt-neox's JSON files, DeepSpeed): the model is a
+#: section of it, read as the YAML front end reads training configs.
+_TRAINING_KEYS = frozenset(
+    {"optimizer", "zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}
+)
+
+
+def _training_config(value: dict[str, Any]) -> bool:
+    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens)."""
+    if "model_type" in value or "architectures" in value:
+        return False
+    return bool(_TRAINING_KEYS & value.keys()) or any("-" in key for key in value)
 
 
 def _check_beside(
@@ -217,7 +244,7 @@ def _duplicates(document: JsonDocument) -> list[Diagnostic]:
 
 
 def _locate(
-    document: JsonDocument, spec_pointer: str, finding: Finding, selection: Selection
+    document: JsonDocument | YamlDocument, spec_pointer: str, finding: Finding, selection: Selection
 ) -> Diagnostic:
     pointer = finding.anchor if finding.anchor is not None else spec_pointer
     span = document.value_span(pointer) or document.value_span(spec_pointer)
@@ -229,7 +256,7 @@ def _locate(
     return Diagnostic(finding.code, severity, finding.message, document.path, span, pointer, fix)
 
 
-def _resolve_fix(document: JsonDocument, planned: PlannedFix) -> Fix | None:
+def _resolve_fix(document: JsonDocument | YamlDocument, planned: PlannedFix) -> Fix | None:
     edits: list[Edit] = []
     for pointer, content in planned.replacements:
         span = document.value_span(pointer)

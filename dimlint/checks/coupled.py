@@ -13,6 +13,7 @@ from dimlint.diagnostics import Applicability
 from dimlint.geometry import Dims, Field, Problem, evaluate
 from dimlint.registry import PlannedFix
 from dimlint.spec import Located, ModelSpec
+from dimlint.trainingkeys import ALIGNED_ROWS
 
 if TYPE_CHECKING:
     from dimlint.fixes import Suggestion
@@ -40,14 +41,20 @@ def _dims(spec: ModelSpec) -> Dims:
     def value(located: Located[int] | None) -> int | None:
         return located.value if located is not None else None
 
+    # Recurrent heads split an inner width, not attention: no attention rule applies to them.
+    attention = not spec.recurrent
+    vocab = value(spec.vocab)
+    rows = spec.embedding_rows
+    if rows is not None and rows.value % ALIGNED_ROWS == 0:
+        vocab = None  # padded elsewhere: the GEMMs see aligned rows, the vocab is the tokenizer's
     return Dims(
         hidden=value(spec.hidden),
-        heads=value(spec.heads),
-        kv_heads=value(spec.kv_heads),
-        head_dim=value(spec.head_dim),
+        heads=value(spec.heads) if attention else None,
+        kv_heads=value(spec.kv_heads) if attention else None,
+        head_dim=value(spec.head_dim) if attention else None,
         ffn=value(spec.ffn),
         expert_ffn=value(spec.expert_ffn),
-        vocab=value(spec.vocab),
+        vocab=vocab,
         rotary_fraction=spec.partial_rotary_factor.value if spec.partial_rotary_factor else None,
         rotary_dim=value(spec.rotary_dim),
         mla=spec.is_mla,

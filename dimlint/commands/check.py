@@ -16,6 +16,7 @@ from dimlint.parallel import lint_paths
 from dimlint.registry import all_rules
 from dimlint.selection import Selection, SelectionError, validate_codes
 from dimlint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.walkfilter import not_ours
 
 if TYPE_CHECKING:
     from dimlint.targets import Deployment
@@ -113,6 +114,7 @@ def _collect(
     existing = [p for p in paths if p not in missing]
     fixed_files = 0
     jobs: list[tuple[str, Selection]] = []
+    walked: set[str] = set()
     for target in discover(existing, cwd_settings.excludes):
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
@@ -123,19 +125,43 @@ def _collect(
             companions=_companions(target.companions, args),
         )
         jobs.append((target.path, selection))
+        if not target.explicit:
+            walked.add(target.path)
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
+        if path in walked:
+            reason = not_ours(path, result, data)
+            if reason is not None:
+                result.diagnostics, result.skipped = [], reason
         if data is not None and (args.fix or args.diff) and result.document is not None:
             result, applied = _fix(path, data, result, selection, args, out, err)
             fixed_files += bool(applied)
             run.fixed.extend(applied)
-        if result.skipped and args.verbose:
-            err.write(f"dimlint: skipped {path}: {result.skipped}\n")
+        if args.verbose:
+            err.write(_verbose_line(path, result))
         if result.document is not None and not result.skipped:
             run.sources[path] = result.document.text
         run.diagnostics.extend(result.diagnostics)
     run.diagnostics.sort(key=lambda d: d.sort_key)
     return run._replace(fixed_files=fixed_files)
+
+
+def _verbose_line(path: str, result: FileResult) -> str:
+    """What ``--verbose`` says about one file: what was read, or why nothing was."""
+    if result.skipped:
+        return f"dimlint: skipped {path}: {result.skipped}\n"
+    if result.read is None:
+        found = len(result.diagnostics)
+        return f"dimlint: {path}: not read ({found} finding{'s' if found != 1 else ''})\n"
+    configs, layers = result.read
+    parts = [f"{configs} config{'s' if configs != 1 else ''}"]
+    if layers:
+        parts.append(f"{layers} torch layer{'s' if layers != 1 else ''}")
+    found = len(result.diagnostics)
+    return (
+        f"dimlint: checked {path}: read {' and '.join(parts)},"
+        f" {found} finding{'s' if found != 1 else ''}\n"
+    )
 
 
 def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, ...]:
