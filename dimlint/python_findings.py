@@ -13,6 +13,7 @@ values are marked as defaults (:mod:`dimlint.sources.pyspecs`).
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from dimlint.linter import spec_findings
@@ -155,11 +156,12 @@ def collect(
     import libcst as cst
 
     from dimlint.checks.layers import check_layer
-    from dimlint.sources import pyconfigs, pylayers
+    from dimlint.sources import pyconfigs, pylayers, pynamed
     from dimlint.sources.pyvalues import Evaluator
 
     evaluator = Evaluator(scan, overrides)
     extractor = pyconfigs.Extractor(scan, evaluator)
+    extractor.named = functools.partial(pynamed.lookup, path)
     layer_calls = {
         id(site.node): (site, kind)
         for site in scan.sites
@@ -167,11 +169,14 @@ def collect(
         and (kind := pylayers.layer_kind(site.node, scan)) is not None
     }
     candidates = extractor.class_candidates()
+    module_config = extractor.module_candidate()
+    if module_config is not None:
+        candidates.append(module_config)
     candidates += extractor.site_candidates(lambda call: id(call) in layer_calls)
     found: list[Pending] = []
     checker = _CandidateChecker(path, enabled, selection, rounding)
     if tally is not None:
-        tally["configs"] = len(candidates)
+        tally["configs"] = sum(1 for c in candidates if _states_a_dimension(c))
         tally["layers"] = len(layer_calls)
     for candidate in candidates:
         specs = checker.specs_of(candidate)
@@ -186,6 +191,17 @@ def collect(
         for finding in check_layer(path, layer.layer, enabled):
             found.append(Pending(finding, layer.members, site.node.func, False, constants))
     return found
+
+
+def _states_a_dimension(candidate: Candidate) -> bool:
+    """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not)."""
+    from dimlint.sources.pyconfigs import ALL_DIMENSION_KEYS
+
+    return any(
+        isinstance(m.value.value, int) and not isinstance(m.value.value, bool)
+        for key, m in candidate.members.items()
+        if key in ALL_DIMENSION_KEYS
+    )
 
 
 def _states(candidate: Candidate, specs: CandidateSpecs, pointer: str | None) -> bool:

@@ -306,3 +306,144 @@ def test_walk_skips_jsonc_but_named_file_keeps_dl001(tmp_path: Path) -> None:
     out = io.StringIO()
     assert main(["check", str(jsonc), "--output-format", "json"], out, io.StringIO()) == 1
     assert [f["code"] for f in json.loads(out.getvalue())] == ["DL001"]
+
+
+# --- planted defects in Python as the repositories write it -----------------------------------
+
+
+def _hits(
+    path: Path, text: str, line: int, codes: tuple[str, ...], local: str | None = None
+) -> bool:
+    """A finding of ``codes`` at ``line``, or one whose fix edits ``line``, or (for a function
+    local such as ``local``) one on a use of a local name in the lines after it, in the config
+    the function returns: a finding on a name points at its use, and its fix (when one is safe)
+    edits the definition, where the defect was planted."""
+    result = lint_bytes(str(path), text.encode(), Selection())
+    for d in result.diagnostics:
+        if d.code not in codes or d.span is None:
+            continue
+        if d.span.start_pos.line == line:
+            return True
+        used = local is not None and text[d.span.start : d.span.end].isidentifier()
+        if used and 0 < d.span.start_pos.line - line < 80:
+            return True
+        edits = d.fix.edits if d.fix is not None else ()
+        if any(e.span.start_pos.line == line for e in edits):
+            return True
+    return False
+
+
+def _replace(text: str, match: re.Match[str], group: str, new: str) -> tuple[str, int]:
+    start, end = match.span(group)
+    return text[:start] + new + text[end:], text.count("\n", 0, start) + 1
+
+
+_LOCAL_HEADS = re.compile(r"(?m)^ {4,}n_heads = (?P<value>\d+)$")
+_LOCAL_KV = re.compile(r"(?m)^ {4,}n_kv_heads = (?P<value>\d+)$")
+
+
+def _function_local_cases() -> list[tuple[Path, str, int, tuple[str, ...], str]]:
+    """torchtitan's model registries: sizes as function locals. The head count is set to 31,
+    which divides neither a power-of-two width nor any KV head count > 1 (DL101/DL102); the KV
+    head count to one that does not divide the heads (DL102). Latent-attention (MLA) models are
+    left out: their head count constrains nothing."""
+    cases = []
+    for path in sorted((REPOS / "pytorch__torchtitan" / "torchtitan" / "models").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        mla = "kv_lora_rank" in text  # latent attention: any head count is valid geometry
+        for match in [] if mla else _LOCAL_HEADS.finditer(text):
+            planted, line = _replace(text, match, "value", "31")
+            cases.append((path, planted, line, ("DL101", "DL102"), "n_heads"))
+        for match in [] if mla else _LOCAL_KV.finditer(text):
+            planted, line = _replace(text, match, "value", "7")
+            cases.append((path, planted, line, ("DL102",), "n_kv_heads"))
+    return cases
+
+
+def test_planted_function_local_defects() -> None:
+    shared_path("corpus", "repos", "pytorch__torchtitan")
+    cases = _function_local_cases()
+    assert len(cases) >= 10
+    missed = [
+        (p.name, line)
+        for p, text, line, codes, local in cases
+        if not _hits(p, text, line, codes, local)
+    ]
+    assert 1 - len(missed) / len(cases) >= 0.95, (len(cases), missed)
+
+
+_MODULE_EMBD = re.compile(r"(?m)^n_embd = (?P<value>\d+)")
+
+
+def test_planted_nanogpt_config_file() -> None:
+    """nanoGPT's config files are module-level assignments executed by configurator.py."""
+    path = shared_path(
+        "corpus", "repos", "karpathy__nanoGPT", "config", "train_shakespeare_char.py"
+    )
+    text = path.read_text(encoding="utf-8")
+    clean = lint_bytes(str(path), text.encode(), Selection())
+    assert clean.diagnostics == []
+    assert clean.read == (1, 0)
+    match = _MODULE_EMBD.search(text)
+    assert match is not None
+    for width in (385, 391, 401, 500):  # none divisible by n_head = 6
+        planted, line = _replace(text, match, "value", str(width))
+        assert _hits(path, planted, line, ("DL101",)), width
+
+
+_FROM_NAME = re.compile(r"Config\.from_name\(\s*\"[^\"]+\"(?P<args>[^)]*)\)")
+_HEADS_KW = re.compile(r"\bn_head=(?P<value>\d+)")
+_GROUPS_KW = re.compile(r"\bn_query_groups=(?P<value>\d+)")
+
+
+def test_planted_from_name_overrides() -> None:
+    """litgpt's ``Config.from_name(name, **overrides)``: the overrides merge over the named
+    entry of litgpt/config.py. A KV-group count that does not divide the heads is planted (the
+    call's own ``n_query_groups`` replaced, or one added after ``n_head``)."""
+    tests = shared_path("corpus", "repos", "Lightning-AI__litgpt", "tests")
+    cases = []
+    for path in sorted(tests.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for call in _FROM_NAME.finditer(text):
+            offset = call.start("args")
+            heads = _HEADS_KW.search(call["args"])
+            if heads is None or int(heads["value"]) < 3:
+                continue
+            count = int(heads["value"])
+            groups = next(g for g in range(count - 1, 1, -1) if count % g)
+            stated = _GROUPS_KW.search(call["args"])
+            if stated is not None:
+                start, end = offset + stated.start("value"), offset + stated.end("value")
+                planted = text[:start] + str(groups) + text[end:]
+            else:
+                start = offset + heads.end("value")
+                planted = text[:start] + f", n_query_groups={groups}" + text[start:]
+            line = text.count("\n", 0, start) + 1
+            cases.append((path, planted, line))
+    assert len(cases) >= 5
+    missed = [(p.name, ln) for p, text, ln in cases if not _hits(p, text, ln, ("DL102",))]
+    assert 1 - len(missed) / len(cases) >= 0.95, (len(cases), missed)
+
+
+def test_from_name_keeps_the_base_head_size() -> None:
+    """gemma-2-9b's entry states head_size 256: shrinking n_embd in a test keeps it (no DL104
+    from 32 / 16 = 2)."""
+    path = shared_path("corpus", "repos", "Lightning-AI__litgpt", "tests", "test_model.py")
+    text = 'from litgpt import Config\nc = Config.from_name("gemma-2-9b", n_head=16, n_embd=32)\n'
+    result = lint_bytes(str(path), text.encode(), Selection())
+    assert not [d for d in result.diagnostics if d.code == "DL104"]
+
+
+def test_planted_torch_layers() -> None:
+    """A ``torch.nn.MultiheadAttention`` whose width the heads do not divide, appended to each
+    model file of the corpus that imports ``torch.nn``."""
+    shared_path("corpus", "repos")
+    cases = []
+    for path in sorted(REPOS.rglob("model*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "from torch import nn" in text or "import torch.nn as nn" in text:
+            planted = text.rstrip("\n") + "\n_planted = nn.MultiheadAttention(770, 12)\n"
+            cases.append((path, planted, planted.count("\n")))
+    assert len(cases) >= 5
+    missed = [(p.name, ln) for p, text, ln in cases if not _hits(p, text, ln, ("DL101",))]
+    assert 1 - len(missed) / len(cases) >= 0.95, (len(cases), missed)
