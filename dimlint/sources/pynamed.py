@@ -31,7 +31,7 @@ MAX_FILES = 400
 def lookup(path: str, callee: str, name: str) -> dict[str, Any] | None:
     """The table entry ``name`` of the class ``callee`` (``Config.from_name``'s receiver) as
     seen from the file at ``path``; None when the table or the entry is not found."""
-    package = _package_of(path, callee.split(".")[0])
+    package = _package_of(path, callee.split(".", maxsplit=1)[0])
     if package is None:
         return None
     table = _table_near(os.path.dirname(os.path.abspath(path)), package)
