@@ -155,5 +155,8 @@ def planned_fix(spec: ModelSpec, problem: Problem) -> tuple[PlannedFix | None, s
         assert source.pointer is not None
         replacements.append((source.pointer, format_value(change.new)))
     fix = PlannedFix(Applicability.UNSAFE, "set " + best.describe(names), tuple(replacements))
-    alternatives = "; ".join(other.describe(names) for other in others)
-    return fix, (f" Alternatives: {alternatives}." if alternatives else "")
+    if not others:
+        return fix, ""
+    # The chosen fix first, so the sentence never hides the value --fix writes.
+    listed = "; ".join(other.describe(names) for other in others)
+    return fix, f" Fixes, best first: {best.describe(names)} (the fix); alternatives: {listed}."
