@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from dimlint.cli import main
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 from tests.conftest import SHARED, shared_path
 
 REPOS = SHARED / "corpus" / "repos"

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from dimlint.normalize import has_dimensions
+from dimlint.config.normalize import has_dimensions
 from dimlint.sources.yamlfile import escape
 
 #: How deep sections and parallel sizes are searched (nanotron's is at depth 2).
