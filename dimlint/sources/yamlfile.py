@@ -31,6 +31,8 @@ from dimlint.sources.jsonfile import InputProblem
 _NEWLINE = re.compile(r"\r\n?|\n")
 #: Nesting deeper than this is not a config; it also bounds the walk on hostile input.
 MAX_DEPTH = 64
+#: Values built, aliases expanded: far above any config, far below what exhausts memory.
+MAX_NODES = 200_000
 
 
 def escape(token: str) -> str:
@@ -148,8 +150,13 @@ class _Builder:
         self.keys: dict[str, tuple[int, int]] = {}
         #: Nodes being built (an alias cycle would recurse forever).
         self.active: set[int] = set()
+        self.built = 0
 
     def build(self, node: Any, pointer: str, depth: int) -> Any:
+        self.built += 1
+        if self.built > MAX_NODES:
+            # aliases of aliases ("billion laughs") expand exponentially: refuse, bounded
+            raise ValueError(f"more than {MAX_NODES} values once aliases are expanded")
         self.values.setdefault(pointer, (node.start_mark.index, node.end_mark.index))
         if depth > MAX_DEPTH or id(node) in self.active:
             return None
