@@ -210,6 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_mem_parser(commands)
     _add_shapes_parser(commands)
+    from dimlint.commands.suggest import add_parser as add_suggest_parser
+
+    add_suggest_parser(commands, formatter_class=_formatter)
 
     rule = commands.add_parser("rule", formatter_class=_formatter, help="explain one rule")
     rule.add_argument("code")
@@ -248,6 +251,10 @@ def main(
             from dimlint.commands.shapes import run_shapes
 
             return run_shapes(args, out, err)
+        if args.command == "suggest":
+            from dimlint.commands.suggest import run_suggest
+
+            return run_suggest(args, out, err)
         if args.command == "rule":
             from dimlint.checks.catalogue import print_rule
 

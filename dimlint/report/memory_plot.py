@@ -89,7 +89,7 @@ def longest_fitting(specs: list[ModelSpec], args: argparse.Namespace, usable: in
         return total <= usable
 
     derived = derived_max_length(language_spec(specs))
-    low, high = 0, max(args.context, derived.value if derived is not None else 1 << 24)
+    low, high = 0, max(int(args.context), derived.value if derived is not None else 1 << 24)
     if fits(high):
         return high
     while high - low > 1:
