@@ -190,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_mem_parser(commands)
     _add_shapes_parser(commands)
 
+    server = commands.add_parser(
+        "server", formatter_class=_formatter, help="language server over stdio (dimlint[lsp])"
+    )
+    server.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
+
     rule = commands.add_parser("rule", formatter_class=_formatter, help="explain one rule")
     rule.add_argument("code")
     commands.add_parser("rules", formatter_class=_formatter, help="list every rule")
@@ -227,6 +232,10 @@ def main(
             from dimlint.commands.shapes import run_shapes
 
             return run_shapes(args, out, err)
+        if args.command == "server":
+            from dimlint.commands.server import run_server
+
+            return run_server(err)
         if args.command == "rule":
             from dimlint.catalogue import print_rule
 
