@@ -77,6 +77,8 @@ class DimlintServer(LanguageServer):
             )
 
     def relint_all(self) -> None:
+        """Lint every open document again (the settings changed: cached results are stale)."""
+        self.linted.clear()
         for uri in list(self.open):
             self.schedule(uri, 0.0)
 

@@ -62,12 +62,10 @@ class LineIndex:
         """dimlint's 1-based ``line`` and code-point ``column`` in LSP terms.
 
         A column past the end of its line (DL001 at the end of a truncated file points one past
-        the last character) stays past it by the same number of characters.
+        the last character) becomes the end of the line, as LSP defines such positions.
         """
         text = self.line_text(line - 1)
-        before = text[: max(0, column - 1)]
-        beyond = max(0, column - 1 - len(text))
-        return LspPosition(max(0, line - 1), units(before, self.encoding) + beyond)
+        return LspPosition(max(0, line - 1), units(text[: max(0, column - 1)], self.encoding))
 
     def offset_of(self, position: LspPosition) -> int:
         """The character offset into the text of an LSP position (clamped to its line)."""
