@@ -2,8 +2,10 @@
 
 Scheduling. Opening a document lints it at once; each change restarts a short timer (the
 debounce) so that a burst of keystrokes costs one lint. Lints run on a thread pool, never on the
-event loop, so a slow file (a 10,000-line model file) delays neither the diagnostics of other
-files nor hovers and code actions. Each document has at most one lint running: a newer version
+event loop; Python files, whose libcst parse takes a second or more for a long model file, are
+linted in a worker process, so that they do not hold the GIL the event loop and the other lints
+need. A slow file thus delays neither the diagnostics of other files nor hovers and code
+actions. Each document has at most one lint running: a newer version
 waits for it, and a result is published only if the document is still at the version it was
 computed from — a late result for old text never overwrites newer diagnostics.
 """
@@ -12,9 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import os
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -28,10 +34,13 @@ from dimlint.diagnostics import Applicability, Diagnostic
 
 #: Seconds between the last keystroke and the lint (``debounce-ms`` in the editor settings).
 DEBOUNCE = 0.1
+#: Worker processes for Python files (a second one would only compete for the same cores).
+PROCESSES = 1
 #: Threads linting at once: enough that one slow file leaves room for the others.
 WORKERS = 4
 
 logger = logging.getLogger("dimlint.server")
+T = TypeVar("T")
 
 
 class DimlintServer(LanguageServer):
@@ -44,6 +53,8 @@ class DimlintServer(LanguageServer):
         self.config = ServerSettings()
         self.debounce = DEBOUNCE
         self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="dimlint-lint")
+        self._processes: ProcessPoolExecutor | None = None
+        self._processes_lock = threading.Lock()
         self.linted: dict[str, Linted] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.running: dict[str, asyncio.Future[Any]] = {}
@@ -96,9 +107,33 @@ class DimlintServer(LanguageServer):
         task.add_done_callback(_log_failure)
         self.pending[uri] = task
 
+    def heavy(self, path: str, function: Callable[..., T], *args: Any) -> T:
+        """Run ``function(*args)`` for the file at ``path``: in the worker process for Python
+        files, else right here (on a pool thread). A worker that died is replaced."""
+        if not path.endswith(".py"):
+            return function(*args)
+        with self._processes_lock:
+            if self._processes is None:
+                context = multiprocessing.get_context("spawn")  # no fork of a threaded server
+                self._processes = ProcessPoolExecutor(max_workers=PROCESSES, mp_context=context)
+            processes = self._processes
+        try:
+            return processes.submit(function, *args).result()
+        except BrokenProcessPool:
+            with self._processes_lock:
+                if self._processes is processes:
+                    self._processes = None
+            raise
+
+    def close(self) -> None:
+        """Stop the workers (at exit)."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        if self._processes is not None:
+            self._processes.shutdown(wait=True, cancel_futures=True)  # a Python lint at most
+
     def _lint_job(self, path: str, text: str) -> tuple[tuple[Diagnostic, ...], tuple[str, ...]]:
         resolved = self.config.resolve(path)
-        return lint_text(path, text, resolved.selection), resolved.problems
+        return self.heavy(path, lint_text, path, text, resolved.selection), resolved.problems
 
     async def lint_now(self, uri: str) -> Linted | None:
         """Lint the current version of ``uri`` (waiting for a lint of it already running)."""
@@ -286,7 +321,9 @@ def build() -> DimlintServer:
             selection = ls.config.resolve(path).selection
             if selection is not None:
                 loop = asyncio.get_running_loop()
-                fixed = await loop.run_in_executor(ls.pool, fix_all, path, linted.text, selection)
+                fixed = await loop.run_in_executor(
+                    ls.pool, ls.heavy, path, fix_all, path, linted.text, selection
+                )
                 if fixed is not None:
                     edit = protocol.whole_text_edit(index, fixed)
                     actions.append(
@@ -313,7 +350,9 @@ def build() -> DimlintServer:
         offset = index.offset_of(LspPosition(params.position.line, params.position.character))
         loop = asyncio.get_running_loop()
         try:
-            found = await loop.run_in_executor(ls.pool, hover_text, path, text, offset, deployment)
+            found = await loop.run_in_executor(
+                ls.pool, ls.heavy, path, hover_text, path, text, offset, deployment
+            )
         except Exception:  # hover is a convenience: a failure shows nothing
             logger.exception("hover failed")
             return None
@@ -342,6 +381,8 @@ def serve() -> int:
     """Speak LSP on stdin/stdout until the client says exit."""
     logging.basicConfig(level=os.environ.get("DIMLINT_LOG_LEVEL", "WARNING"))
     server = build()
-    server.start_io()
-    server.pool.shutdown(wait=False, cancel_futures=True)
+    try:
+        server.start_io()
+    finally:
+        server.close()
     return 0
