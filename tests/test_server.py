@@ -371,6 +371,13 @@ async def test_settings_files_and_editor_settings(client: RecordingClient, tmp_p
     assert "DL401" in codes  # 32 heads over tp=3
     assert "DL201" not in codes  # the file's ignore still holds
 
+    # a client that sends no settings is asked for its "dimlint" section (VS Code does this)
+    before = len(client.published)
+    client.set_configuration({"targets": ["vllm:tp=4"], "select": ["DL1"]}, section="dimlint")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    codes = await _next_codes(client, uri, before)
+    assert codes == {"DL101"}  # select replaced the file's set; 32 heads split over tp=4
+
 
 async def _next_codes(client: RecordingClient, uri: str, after: int) -> set[str]:
     loop = asyncio.get_running_loop()
@@ -396,6 +403,20 @@ async def test_latest_version_wins(client: RecordingClient, tmp_path: Path) -> N
     assert versions[-1] == 7
     final = BROKEN.replace("4100", "4107")
     assert actual(last) == expected(final, check_json(path, final))
+
+
+@pytest.mark.asyncio
+async def test_a_slow_file_does_not_hold_up_a_config(
+    client: RecordingClient, tmp_path: Path
+) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from lsp_latency import python_model  # the benchmark's 2,000-line model file
+
+    slow = open_document(client, tmp_path / "model.py", python_model(), "python")
+    fast = open_document(client, tmp_path / "config.json", BROKEN, "json")
+    await published(client, fast, 1)
+    assert not any(p.uri == slow for p in client.published)  # still linting the long file
+    await published(client, slow, 1)
 
 
 # -- Python ------------------------------------------------------------------------------------

@@ -286,7 +286,8 @@ def build() -> DimlintServer:
                     answer = await ls.workspace_configuration_async(
                         types.ConfigurationParams(items=items)
                     )
-                    ls.take_settings(answer[0] if answer else None)
+                    if answer and answer[0] is not None:  # none: keep initializationOptions
+                        ls.take_settings(answer[0])
                 except Exception:
                     logger.warning("the client did not answer workspace/configuration")
         ls.config.invalidate()
