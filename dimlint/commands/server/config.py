@@ -16,9 +16,9 @@ import os
 import threading
 from typing import Any, NamedTuple
 
-from dimlint.discovery import companions
-from dimlint.selection import Selection
-from dimlint.settings import Settings, SettingsError, nearest, parse
+from dimlint.lint.discovery import companions
+from dimlint.lint.selection import Selection
+from dimlint.lint.settings import Settings, SettingsError, nearest, parse
 
 #: ``Settings`` fields each settings key sets (the rest go to ``extra``).
 _FIELDS = {
@@ -129,7 +129,7 @@ def _deployment(settings: Settings) -> Any:
     keys = ("targets", "budget", "context", "batch", "dtype", "kv-dtype")
     if not any(key in settings.extra for key in keys):
         return None
-    from dimlint import targets
+    from dimlint.deploy import targets
 
     found = targets.deployment(settings.extra, source=settings.source)
     if found is not None and found.budget is not None:

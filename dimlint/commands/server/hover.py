@@ -22,11 +22,11 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from dimlint.normalize import specs_for_document
-from dimlint.spec import INT_FIELD_NAMES, Located, ModelSpec
+from dimlint.config.normalize import specs_for_document
+from dimlint.config.spec import INT_FIELD_NAMES, Located, ModelSpec
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 #: What each canonical field is, in a few words.
 MEANING = {

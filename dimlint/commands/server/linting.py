@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from dimlint.diagnostics import Diagnostic
-from dimlint.linter import FileResult, lint_bytes
-from dimlint.selection import Selection
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection
 
 #: Files the server lints; other documents get no diagnostics.
 SUFFIXES = (".json", ".py")
@@ -41,7 +42,7 @@ def lint_text(path: str, text: str, selection: Selection | None) -> tuple[Diagno
 
 def fix_all(path: str, text: str, selection: Selection) -> str | None:
     """The text after every safe fix (``check --fix``'s rounds), or None when nothing changes."""
-    from dimlint import fixer
+    from dimlint.fix import apply as fixer
 
     data = _data(text)
     first = lint_bytes(path, data, selection)

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 
 from lsprotocol import types
 
+from dimlint.checks import all_rules
 from dimlint.commands.server.positions import LineIndex, LspPosition
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Severity, Span
-from dimlint.registry import all_rules
 
 SOURCE = "dimlint"
 FIX_ALL_KIND = "source.fixAll.dimlint"

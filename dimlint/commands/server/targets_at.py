@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dimlint.commands.server.hover import Hit, describe, field_at
-from dimlint.normalize import looks_like_model_config, specs_for_document
+from dimlint.config.normalize import looks_like_model_config, specs_for_document
+from dimlint.config.spec import ModelSpec
 from dimlint.sources import jsonfile
-from dimlint.spec import ModelSpec
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 
 def _json_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] | None:
@@ -35,10 +35,13 @@ def _json_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] 
 
 
 def _python_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] | None:
-    from dimlint.sources import pyconfigs, pyfile, pyscan, pyspecs
     from dimlint.sources.jsonfile import InputProblem
-    from dimlint.sources.pyprefilter import may_have_configs
-    from dimlint.sources.pyvalues import Evaluator
+    from dimlint.sources.python import configs as pyconfigs
+    from dimlint.sources.python import file as pyfile
+    from dimlint.sources.python import scan as pyscan
+    from dimlint.sources.python import specs as pyspecs
+    from dimlint.sources.python.prefilter import may_have_configs
+    from dimlint.sources.python.values import Evaluator
 
     if not may_have_configs(text.encode("utf-8", "surrogatepass")):
         return None
