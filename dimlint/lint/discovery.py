@@ -157,9 +157,12 @@ def discover(
 
 
 def _link_into(path: str, root: str) -> str | None:
-    """A symlink to a file inside the walked tree is checked under the target's own name."""
+    """A symlink to a file inside the walked tree that the walk checks under its own name is
+    not checked twice. (The Hugging Face cache's ``snapshots/<rev>/config.json`` links to a
+    ``blobs/<hash>`` the walk never reads: that link is the only name, and it is checked.)"""
     target = os.path.realpath(path)
-    if os.path.commonpath([target, root]) == root and os.path.isfile(target):
+    inside = os.path.commonpath([target, root]) == root
+    if inside and os.path.isfile(target) and _wanted_name(os.path.basename(target)):
         return f"a symlink to {os.path.relpath(target)}, checked under that name"
     return None
 
@@ -237,13 +240,15 @@ def _not_config_reason(name: str) -> str:
     return f"{name} is never a model config"
 
 
-def _candidate(entry: os.DirEntry[str]) -> bool:
+def _wanted_name(name: str) -> bool:
     """A JSON or YAML file that may be a model config, or Python code (which may define one)."""
-    name = entry.name
-    wanted = name.endswith((".py", ".yaml", ".yml")) or (
+    return name.endswith((".py", ".yaml", ".yml")) or (
         name.endswith(".json") and name not in NOT_CONFIGS
     )
-    return wanted and _regular_file(entry)
+
+
+def _candidate(entry: os.DirEntry[str]) -> bool:
+    return _wanted_name(entry.name) and _regular_file(entry)
 
 
 def _regular_file(entry: os.DirEntry[str]) -> bool:
