@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dimlint import architectures
 from dimlint.memory import blocks
 from dimlint.memory.config import Cfg
 from dimlint.memory.decoder import count_decoder
@@ -30,6 +31,7 @@ from dimlint.memory.recurrent import (
     count_xlstm,
     count_zamba,
 )
+from dimlint.memory.remote import family_for
 from dimlint.memory.seq2seq import SEQ2SEQ, count_seq2seq
 from dimlint.memory.tally import Tally
 from dimlint.memory.towers import (
@@ -84,13 +86,23 @@ def count_spec(cfg: Cfg, architecture: str) -> Tally:
     recipe = RECIPES.get(model_type)
     if recipe is not None:
         return recipe(cfg)
+    if not cfg.spec.known_type and architectures.lookup(model_type) is None:
+        family = family_for(model_type, cfg.raw)
+        if family is not None:
+            tally = count_decoder(cfg, family.traits, family.ffn(cfg.raw) if family.ffn else None)
+            if not family.exact:
+                tally.exact = False
+                tally.note(family.missing)
+            return tally
     tally = count_decoder(cfg, traits_for(cfg), dense_ffn_for(cfg))
     add_extra(cfg, tally)
     if not cfg.spec.known_type and not cfg.defaults:
         name = cfg.model_type or "this config"
+        tally.exact = False
         tally.note(
-            f"{name} is not a model type of transformers: counted as a Llama-like decoder"
-            " from its dimensions (biases, norms and tying as the config states)"
+            f"{name} is not a model type of transformers nor a remote-code family dimlint"
+            " knows: estimated as a Llama-like decoder from its dimensions (biases, norms and"
+            " tying as the config states)"
         )
     return tally
 
