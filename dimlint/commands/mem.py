@@ -155,6 +155,7 @@ def report(
             batch=batch,
             seq=seq,
             recompute=args.recompute,
+            attention=args.attention,
         )
         result["training"] = {
             "dtype": dtype,
@@ -166,6 +167,7 @@ def report(
             "micro_batch": batch,
             "seq": seq,
             "recompute": args.recompute,
+            "attention": args.attention,
             "weights": states.weights,
             "gradients": states.gradients,
             "optimizer_states": states.optimizer,
@@ -293,7 +295,7 @@ def render(item: dict[str, Any]) -> str:
                 f" dp {training['dp']})",
                 "",
                 f"micro-batch {training['micro_batch']} × {training['seq']:,} tokens,"
-                f" recompute {training['recompute']}",
+                f" recompute {training['recompute']}, {training['attention']} attention",
             )
         )
         for key, label in (
