@@ -131,6 +131,30 @@ def test_falcon_40b_refinedweb_parameters(tmp_path: Path) -> None:
     assert report["params"]["total"] == expected
 
 
+def test_openpangu_embedded_parameters(tmp_path: Path) -> None:
+    """modeling_openpangu_dense.py (openPangu-Embedded-7B, PanguEmbeddedConfig defaults): q, k,
+    v and o carry a bias (``bias`` true), a SwiGLU MLP without biases, two RMSNorms a layer,
+    an untied head (no published index was found to compare with: a hand derivation)."""
+    config = {
+        "model_type": "PanguEmbedded",
+        "architectures": ["PanguEmbeddedForCausalLM"],
+        "hidden_size": 4096,
+        "intermediate_size": 12800,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_hidden_layers": 34,
+        "vocab_size": 153376,
+    }
+    hidden, kv_width, ffn, vocab = 4096, 8 * 128, 12800, 153376
+    attention = 2 * (hidden * hidden + hidden) + 2 * (hidden * kv_width + kv_width)
+    per_layer = attention + 3 * hidden * ffn + 2 * hidden
+    expected = 2 * vocab * hidden + 34 * per_layer + hidden
+    report = mem(write(tmp_path, config), "--kv-dtype", "bf16")
+    assert report["params"]["total"] == expected
+    assert report["params"]["exact"] is True
+    assert report["kv_cache"]["bytes_per_token"] == 2 * 34 * 8 * 128 * 2
+
+
 UNKNOWN = {
     "model_type": "openfamily_x",
     "architectures": ["OpenFamilyXForCausalLM"],

@@ -16,6 +16,8 @@ family it resembles, and a guess from names alone is what issue 9 measured wrong
 * phi-2 (``mixformer-sequential``, ``phi-msft``): a parallel attention/MLP block with one
   LayerNorm, biases everywhere, a plain MLP of ``n_inner`` or 4 × hidden, and a LayerNorm +
   biased linear head — transformers' ``phi`` layout.
+* openPangu-Embedded (``PanguEmbedded``): Llama with a bias on q, k, v and o (``bias``, default
+  true) and an untied head.
 * MiniCPM: Llama with a tied head by default (``MiniCPMConfig.tie_word_embeddings = True``).
 * Molmo: a Qwen2-style text model whose ``ff_proj`` holds gate and up together
   (``intermediate_size`` = 2 × the MLP width); its vision backbone and connector are built by the
@@ -118,6 +120,10 @@ REMOTE: dict[str, RemoteFamily] = {
     "minicpm": RemoteFamily(
         Decoder(qkv_bias="attention_bias", o_bias="attention_bias", mlp_bias=False),
         {"tie_word_embeddings": True},
+    ),
+    # openPangu-Embedded (modeling_openpangu_dense.py): Llama with ``bias`` on q/k/v/o
+    "PanguEmbedded": RemoteFamily(
+        Decoder(qkv_bias="bias", o_bias="bias", mlp_bias=False), {**_UNTIED, "bias": True}
     ),
     "mixformer-sequential": _PHI2,
     "phi-msft": _PHI2,
