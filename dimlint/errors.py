@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class UsageError(Exception):
     """Bad arguments, settings or paths: reported in one line, exit code 2."""
+
+
+class RejectedInput(Exception):
+    """A config with error-level input findings (DL001–DL005): commands that compute from it
+    (``mem``, ``plan``, ``shapes``) report the findings instead, and exit 1 as ``check`` would."""
+
+    def __init__(self, diagnostics: list[Any], sources: dict[str, str]) -> None:
+        super().__init__(f"{len(diagnostics)} input finding(s)")
+        #: The findings, as ``check`` reports them (``dimlint.diagnostics.Diagnostic``).
+        self.diagnostics = diagnostics
+        #: File texts for the code frames of the ``full`` format.
+        self.sources = sources

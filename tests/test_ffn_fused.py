@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 
 MOLMO_7B_D = {
     "model_type": "molmo",

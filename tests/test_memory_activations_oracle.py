@@ -27,9 +27,9 @@ from typing import Any
 
 import pytest
 
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory.activations import saved_activation_bytes
-from dimlint.memory.config import Cfg
-from dimlint.normalize import specs_for_document
+from dimlint.memory.config_view import Cfg
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import kv_bytes_per_token, kv_cache_bytes
-from dimlint.normalize import specs_for_document
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

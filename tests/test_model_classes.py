@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from dimlint.linter import lint_bytes
-from dimlint.model_classes import DATA_FILE, classes_of, model_types_of, transformers_version
-from dimlint.selection import Selection
+from dimlint.config.model_classes import DATA_FILE, classes_of, model_types_of, transformers_version
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 from dimlint.tools.generate_classes import collect, render
 
 

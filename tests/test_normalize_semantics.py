@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from dimlint.cli import main
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 
 
 def mem(tmp_path: Path, config: dict[str, Any], *extra: str) -> dict[str, Any]:

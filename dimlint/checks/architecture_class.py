@@ -9,7 +9,7 @@ A warning, not an error: ``XForY.from_pretrained`` re-reads the file with the cl
 class and may still load it (with transformers' "model of type … to instantiate a model of type
 …" warning), so whether it crashes depends on the loader.
 
-Which class serves which type comes from the generated :mod:`dimlint.model_classes` table;
+Which class serves which type comes from the generated :mod:`dimlint.config.model_classes` table;
 classes transformers does not ship (remote code, ``auto_map``) are not judged.
 """
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dimlint import architectures
+from dimlint.checks.registry import Finding, rule
+from dimlint.config import architectures
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.registry import Finding, rule
-from dimlint.spec import ModelSpec
 
 #: Class-name endings of heads that wrap any base model (not registered per model type).
 _GENERIC = ("ForRewardModel", "RewardModel")
@@ -40,7 +40,7 @@ def check_architecture_class(spec: ModelSpec) -> Iterator[Finding]:
         return
     if architectures.lookup(model_type) is None:
         return  # a remote-code type: its classes are its own
-    from dimlint.model_classes import classes_of, model_types_of
+    from dimlint.config.model_classes import classes_of, model_types_of
 
     for position, name in enumerate(names):
         if not isinstance(name, str) or name.endswith(_GENERIC):

@@ -39,11 +39,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from dimlint.memory.config import Cfg
-from dimlint.memory.decoder import is_gated, top_k
-from dimlint.memory.families import traits_for
-from dimlint.memory.layers import moe_layers
-from dimlint.memory.traits import Decoder
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.decoder_families import traits_for
+from dimlint.memory.decoder_params import is_gated, top_k
+from dimlint.memory.decoder_traits import Decoder
+from dimlint.memory.layer_kinds import moe_layers
 
 #: ``mem --attention`` choices; transformers (and Megatron with TransformerEngine) default to a
 #: fused kernel that keeps no score matrix.

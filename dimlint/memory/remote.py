@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from dimlint.memory.traits import Decoder
+from dimlint.memory.decoder_traits import Decoder
 
 
 class RemoteFamily(NamedTuple):

@@ -6,7 +6,7 @@ DL606 needs to know, without importing transformers, whether the class a config 
 built. transformers registers every class under the model types it serves in the
 ``MODEL_*_MAPPING_NAMES`` tables of ``models/auto/modeling_auto.py``; this module inverts them
 and writes ``dimlint/data/classes.json`` (one class per line, read lazily by
-:mod:`dimlint.model_classes`).
+:mod:`dimlint.config.model_classes`).
 
 Usage: ``python -m dimlint.tools.generate_classes [--output PATH] [--check]``
 """
