@@ -58,3 +58,10 @@ def test_a_fused_width_that_is_really_too_wide_still_fires() -> None:
 def test_an_unfused_family_is_judged_on_the_stated_width() -> None:
     llama = {**MOLMO_7B_D, "model_type": "llama", "architectures": ["LlamaForCausalLM"]}
     assert "DL301" in codes(llama)  # 37888 is 10.6 × hidden for a Llama
+
+
+def test_rules_and_counting_agree_on_fused_families() -> None:
+    from dimlint.config.remote_semantics import FUSED_FFN_TYPES
+    from dimlint.memory.remote import REMOTE
+
+    assert {name for name, family in REMOTE.items() if family.fused_ffn} == FUSED_FFN_TYPES

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from dimlint.checks.registry import Finding, rule
 from dimlint.config.geometry import RECIPE_MULTIPLE, llama_ffn
 from dimlint.config.normalize import is_tower
+from dimlint.config.remote_semantics import is_fused_ffn
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.memory.remote import is_fused_ffn
 
 #: ffn / hidden ranges seen in released models (DOMAIN.md): gated 2.67 (Llama-3.2-3B) to 8.0
 #: (Gemma-2-27B); plain GELU MLPs use 4. Outside these, the width is almost surely a typo.

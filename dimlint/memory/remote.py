@@ -162,6 +162,7 @@ def family_for(model_type: str, raw: dict[str, Any]) -> RemoteFamily | None:
 
 
 def is_fused_ffn(model_type: str | None) -> bool:
-    """Whether the stated ``intermediate_size`` holds gate and up together (Qwen v1, Molmo)."""
+    """Whether the stated ``intermediate_size`` holds gate and up together (Qwen v1, Molmo);
+    the rules read the same fact from :mod:`dimlint.config.remote_semantics`."""
     family = REMOTE.get(model_type or "")
     return family is not None and family.fused_ffn
