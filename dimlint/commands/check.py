@@ -107,11 +107,18 @@ def _collect(
 ) -> Run:
     """Lint (and fix) every discovered file."""
     paths = args.paths or ["."]
-    missing = [p for p in paths if not os.path.lexists(p)]
+    hub_ids = [p for p in paths if p.startswith("hf://") or not os.path.lexists(p)]
+    if hub_ids:
+        from dimlint.sources.hub import parse_hub_id
+
+        hub_ids = [p for p in hub_ids if parse_hub_id(p) is not None]
+    missing = [p for p in paths if p not in hub_ids and not os.path.lexists(p)]
     for path in missing:
         err.write(f"dimlint: error: {path}: no such file or directory\n")
     run = Run([], {}, [], 0, missing)
-    existing = [p for p in paths if p not in missing]
+    for hub_id in hub_ids:
+        _check_hub(hub_id, args, cwd_settings, run, err)
+    existing = [p for p in paths if p not in missing and p not in hub_ids]
     fixed_files = 0
     jobs: list[tuple[str, Selection]] = []
 
@@ -144,6 +151,34 @@ def _collect(
         run.diagnostics.extend(result.diagnostics)
     run.diagnostics.sort(key=lambda d: d.sort_key)
     return run._replace(fixed_files=fixed_files)
+
+
+def _check_hub(
+    text: str, args: argparse.Namespace, settings: Settings, run: Run, err: TextIO
+) -> None:
+    """A Hub model (never fixed: there is no file here to write); a failure to fetch it is
+    one line, like a missing path (exit 2), and the other paths are still checked."""
+    from dimlint.api import lint_hub
+    from dimlint.sources.hub import HubError, fetch, parse_hub_id
+
+    hub_id = parse_hub_id(text)
+    assert hub_id is not None
+    try:
+        snapshot = fetch(hub_id, weights=not args.no_weights)
+        selection = settings.selection(args.select, args.extend_select, args.ignore)
+        selection = selection._replace(deployment=_deployment_for(settings, args))
+        result = lint_hub(snapshot, selection, weights=not args.no_weights)
+    except HubError as error:
+        err.write(f"dimlint: error: {error}\n")
+        run.missing.append(text)
+        return
+    if result.skipped and args.verbose:
+        err.write(f"dimlint: skipped {result.path}: {result.skipped}\n")
+    if args.fix or args.diff:
+        err.write(f"dimlint: {result.path}: not fixed: a Hub model has no file here to write\n")
+    if result.document is not None and not result.skipped:
+        run.sources[result.path] = result.document.text
+    run.diagnostics.extend(result.diagnostics)
 
 
 def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, ...]:

@@ -78,7 +78,7 @@ def suggest(
     before = evaluate(dims)
     base_params = approximate_parameters(dims, layers, gated, experts) or 1
     alternatives = {name: _candidates(dims, name)[1:] for name in free}
-    scored: list[tuple[tuple[int, int, int, int, float], Suggestion]] = []
+    scored: list[tuple[tuple[int, int, int, int, int, float], Suggestion]] = []
     # Fewer changed keys first: once a level yields enough clean repairs, more changes can only
     # rank lower, so the search stops there.
     for count in range(1, len(free) + 1):
@@ -106,7 +106,7 @@ def _score(
     before: frozenset[Problem],
     base_params: int,
     shape: tuple[int, bool, int],
-    scored: list[tuple[tuple[int, int, int, int, float], Suggestion]],
+    scored: list[tuple[tuple[int, int, int, int, int, float], Suggestion]],
 ) -> None:
     """Evaluate one combination of changes and keep it if it repairs ``target`` cleanly."""
     layers, gated, experts = shape
@@ -119,9 +119,12 @@ def _score(
         return
     params = approximate_parameters(candidate, layers, gated, experts)
     delta = (params - base_params) / base_params
-    # Prefer, in order: no new finding, fewer changed keys, changing the finding's own key,
-    # fewer remaining findings, the smallest parameter change.
-    key = (len(new), len(changed), int(target.field not in changed), len(after), abs(delta))
+    # Prefer, in order: no new finding, fewer changed keys, fewer remaining findings, a
+    # parameter change within the same 1% band, changing the finding's own key, the smallest
+    # change. (A free head-count change beats an 8% narrower hidden size, though the finding
+    # is on the hidden size.)
+    band = int(abs(delta) * 100)
+    key = (len(new), len(changed), len(after), band, int(target.field not in changed), abs(delta))
     changes = tuple(
         Change(name, _current(dims, name) or 0, value) for name, value in changed.items()
     )

@@ -24,7 +24,7 @@ from dimlint.sources import jsonfile
 from dimlint.sources.jsonfile import InputProblem, JsonDocument
 
 if TYPE_CHECKING:
-    pass
+    from dimlint.sources.folder import Beside
 
 #: Larger files are not read: no model config comes near this.
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -76,8 +76,13 @@ def lint_path(path: str, selection: Selection) -> tuple[FileResult, bytes | None
     return lint_bytes(path, data, selection), data
 
 
-def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
-    """Lint the bytes of a file named ``path``: Python code for ``*.py``, else JSON."""
+def lint_bytes(
+    path: str, data: bytes, selection: Selection, beside: Beside | None = None
+) -> FileResult:
+    """Lint the bytes of a file named ``path``: Python code for ``*.py``, else JSON.
+
+    ``beside`` reads the files the selection's companions name (default: ``path``'s folder;
+    a Hub model's come from :mod:`dimlint.sources.hub`)."""
     if path.endswith(".py"):
         from dimlint.lint.python_front import lint_python
 
@@ -113,7 +118,7 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
         for finding in spec_findings(spec, enabled, selection):
             result.diagnostics.append(_locate(document, spec.pointer, finding, selection))
     if selection.companions:
-        _check_beside(result, document, specs, selection, enabled)
+        _check_beside(result, document, specs, selection, enabled, beside)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 
@@ -124,6 +129,7 @@ def _check_beside(
     specs: list[ModelSpec],
     selection: Selection,
     enabled: frozenset[str],
+    beside: Beside | None,
 ) -> None:
     """The rules that read the checkpoint and tokenizer beside a ``config.json``.
 
@@ -133,7 +139,7 @@ def _check_beside(
     from dimlint.lint.checkpoint import check_beside
     from dimlint.sources.filenames import is_weight_file
 
-    findings, others = check_beside(document.path, specs, selection, enabled)
+    findings, others = check_beside(document.path, specs, selection, enabled, beside)
     pointer = specs[0].pointer if specs else ""
     result.diagnostics.extend(_locate(document, pointer, f, selection) for f in findings)
     result.diagnostics.extend(others)

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.sources.filenames import TOKENIZER_FILES
+from dimlint.sources.folder import Beside, LocalFiles
 from dimlint.sources.jsonfile import InputProblem
 
 #: Tokenizer files larger than this are not read (the largest on the Hub are ~35 MB).
@@ -78,16 +79,18 @@ def _highest_in(name: str, value: Any) -> TokenId | None:
 
 
 def highest_id(
-    folder: str, names: tuple[str, ...]
+    folder: str, names: tuple[str, ...], beside: Beside | None = None
 ) -> tuple[TokenId | None, list[tuple[str, InputProblem]]]:
     """The highest token id over the tokenizer files present, and the files that cannot be
-    read (DL001)."""
+    read (DL001); ``beside`` reads them (default: the local folder)."""
+    files = beside if beside is not None else LocalFiles(folder)
     best: TokenId | None = None
     problems: list[tuple[str, InputProblem]] = []
     for name in TOKENIZER_FILES:
-        if name not in names:
-            continue
-        path = os.path.join(folder, name)
+        local = files.local(name) if name in names else None
+        if local is None:
+            continue  # absent, or (on the Hub) not fetched
+        path = local
         try:
             if os.path.getsize(path) > MAX_TOKENIZER_BYTES:
                 continue
@@ -96,7 +99,9 @@ def highest_id(
         except OSError:
             continue  # vanished or unreadable: the config check does not depend on it
         except (UnicodeDecodeError, ValueError) as error:
-            problems.append((path, InputProblem(f"{name}: not valid JSON ({error})")))
+            problems.append(
+                (files.display(name), InputProblem(f"{name}: not valid JSON ({error})"))
+            )
             continue
         top = _highest_in(name, value)
         if top is not None and (best is None or top.id > best.id):
