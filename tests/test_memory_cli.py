@@ -184,3 +184,16 @@ def test_training_attention_implementation(tmp_path: Path) -> None:
     code, _, err = run(*base, "--attention", "xformers")
     assert code == 2
     assert "invalid choice" in err
+
+
+def test_api_takes_the_attention_implementation(tmp_path: Path) -> None:
+    import dimlint
+
+    path = str(write(tmp_path, LLAMA_3_70B))
+    cli = json.loads(
+        run("mem", path, "--training", "--attention", "eager", "--output-format", "json")[1]
+    )
+    api = dimlint.memory(path, training=True, attention="eager")
+    assert api["training"]["attention"] == "eager"
+    assert api["training"]["activations"] == cli["training"]["activations"]
+    assert api["params"]["exact"] is True
