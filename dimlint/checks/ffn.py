@@ -87,11 +87,13 @@ def check_ffn_rounding(spec: ModelSpec) -> Iterator[Finding]:
     if ffn % RECIPE_MULTIPLE == 0:
         return
     lower = ffn // RECIPE_MULTIPLE * RECIPE_MULTIPLE
+    upper = lower + RECIPE_MULTIPLE
+    nearest = f"{lower} or {upper}" if lower else str(upper)  # never a width of 0
     yield Finding(
         "DL302",
         f"gated {_width_label(spec, ffn)} is not a multiple of {RECIPE_MULTIPLE}: Llama-style"
         f" recipes round the SwiGLU width up to multiple_of = {RECIPE_MULTIPLE} (which also"
-        f" satisfies Megatron's 64) — nearest {lower} or {lower + RECIPE_MULTIPLE}; the plain"
-        f" recipe for hidden {hidden} gives {llama_ffn(hidden)}.",
+        f" satisfies Megatron's 64) — nearest {nearest}; the plain recipe for hidden {hidden}"
+        f" gives {llama_ffn(hidden)}.",
         spec.ffn.pointer,
     )

@@ -17,6 +17,7 @@ from dimlint.lint.pipeline import lint_bytes
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
 from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.lint.walkfilter import not_ours
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
@@ -122,6 +123,8 @@ def _collect(
     fixed_files = 0
     jobs: list[tuple[str, Selection]] = []
 
+    walked: set[str] = set()
+
     def passed_over(path: str, reason: str) -> None:
         if args.verbose:
             err.write(f"dimlint: skipped {path}: {reason}\n")
@@ -136,16 +139,22 @@ def _collect(
             companions=_companions(target.companions, args),
         )
         jobs.append((target.path, selection))
+        if not target.explicit:
+            walked.add(target.path)
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
+        if path in walked:
+            reason = not_ours(path, result, data)
+            if reason is not None:
+                result.diagnostics, result.skipped = [], reason
         if data is not None and data.startswith(UTF16_BOMS):
             _cannot_write(result, "the file is UTF-16: rewriting it would change every byte")
         if data is not None and (args.fix or args.diff) and result.document is not None:
             result, applied = _fix(path, data, result, selection, args, out, err)
             fixed_files += bool(applied)
             run.fixed.extend(applied)
-        if result.skipped and args.verbose:
-            err.write(f"dimlint: skipped {path}: {result.skipped}\n")
+        if args.verbose:
+            err.write(_verbose_line(path, result))
         if result.document is not None and not result.skipped:
             run.sources[path] = result.document.text
         run.diagnostics.extend(result.diagnostics)
@@ -179,6 +188,24 @@ def _check_hub(
     if result.document is not None and not result.skipped:
         run.sources[result.path] = result.document.text
     run.diagnostics.extend(result.diagnostics)
+
+
+def _verbose_line(path: str, result: FileResult) -> str:
+    """What ``--verbose`` says about one file: what was read, or why nothing was."""
+    if result.skipped:
+        return f"dimlint: skipped {path}: {result.skipped}\n"
+    if result.read is None:
+        found = len(result.diagnostics)
+        return f"dimlint: {path}: not read ({found} finding{'s' if found != 1 else ''})\n"
+    configs, layers = result.read
+    parts = [f"{configs} config{'s' if configs != 1 else ''}"]
+    if layers:
+        parts.append(f"{layers} torch layer{'s' if layers != 1 else ''}")
+    found = len(result.diagnostics)
+    return (
+        f"dimlint: checked {path}: read {' and '.join(parts)},"
+        f" {found} finding{'s' if found != 1 else ''}\n"
+    )
 
 
 def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, ...]:

@@ -125,15 +125,12 @@ def approximate_parameters(d: Dims, layers: int, gated: bool, experts: int = 0) 
     hidden = d.hidden or 0
     heads = d.heads or 0
     kv = d.kv_heads or heads
-    if d.head_width:
-        q_width, kv_width = heads * d.head_width, kv * d.head_width
+    if d.head_dim is not None:
+        attention = 2 * hidden * heads * d.head_dim + 2 * hidden * kv * d.head_dim
     else:
-        # Without an explicit head dim the Q projection is hidden wide whatever the head count
-        # (transformers' hidden // heads would floor an invalid split, making a head-count change
-        # look like a parameter change); the K/V width scales with the KV share of the heads.
-        q_width = hidden
-        kv_width = hidden * kv // heads if heads else hidden
-    attention = 2 * hidden * q_width + 2 * hidden * kv_width
+        # the projections are hidden wide whatever the head count: a head count that changes
+        # alone changes no parameter (only the KV width, a fraction kv / heads of it, moves)
+        attention = 2 * hidden * hidden + (2 * hidden * hidden * kv // heads if heads else 0)
     matrices = 3 if gated else 2
     if experts and d.expert_ffn:
         mlp = experts * matrices * hidden * d.expert_ffn
