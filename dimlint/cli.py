@@ -93,6 +93,13 @@ def _add_mem_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     mem.add_argument(
         "--recompute", choices=("none", "selective", "full"), default="none", help="training"
     )
+    mem.add_argument(
+        "--attention",
+        choices=("flash", "sdpa", "eager"),
+        default="sdpa",
+        help="training: attention implementation (default: sdpa, as transformers uses);"
+        " eager keeps the a·s² scores",
+    )
     mem.add_argument("--plot", default=None, metavar="FILE", help="chart (.png/.svg, matplotlib)")
     mem.add_argument("--output-format", choices=("table", "json"), default="table")
     _add_common_options(mem)
