@@ -62,7 +62,7 @@ def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:
         result.skipped = "no config-like construct"
         return result
     nodes = [node for item in pending for node in python_locate.nodes_of(item)]
-    located = pyfile.locate(module, nodes)
+    located = pyfile.locate(module, nodes, text)
     diagnostics = _dedupe(
         python_locate.diagnostic(document, item, located, selection) for item in pending
     )
