@@ -67,13 +67,13 @@ class _IgnoreRules:
     @classmethod
     def read(cls, directory: str) -> _IgnoreRules | None:
         directory = os.path.abspath(directory)
+        from dimlint.safeio import read_regular
+
         try:
-            with open(
-                os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace"
-            ) as f:
-                lines = f.read().splitlines()
+            data = read_regular(os.path.join(directory, ".gitignore"), limit=1 << 20)
         except OSError:
-            return None
+            return None  # absent, unreadable, or a FIFO (which would block a plain open)
+        lines = data.decode("utf-8", errors="replace").splitlines()
         patterns = []
         for raw in lines:
             line = raw.strip()
@@ -195,22 +195,14 @@ def _walk(root: str, excluded: Callable[[str], bool]) -> Iterator[tuple[str, tup
 
 
 def _candidate(entry: os.DirEntry[str]) -> bool:
-    """A JSON file that may be a model config, or Python code (which may define one)."""
-    name = entry.name
-    wanted = name.endswith(".py") or (name.endswith(".json") and name not in NOT_CONFIGS)
-    return wanted and _regular_file(entry)
+    """A JSON file that may be a model config, or Python code (which may define one).
 
-
-def _regular_file(entry: os.DirEntry[str]) -> bool:
-    """Named pipes, sockets and devices are skipped: reading a FIFO would block forever.
-
-    A symlink that cannot be followed (dangling, or a loop) is kept, so that the reader
-    reports it as DL001 rather than the walk hiding it.
+    Named pipes, sockets and devices with such names are kept: the reader opens nothing but
+    regular files (:mod:`dimlint.safeio`) and skips them with a ``--verbose`` note, so a FIFO
+    can neither block the run nor vanish without a word.
     """
-    try:
-        return entry.is_file() or not os.path.exists(entry.path)
-    except OSError:
-        return True
+    name = entry.name
+    return name.endswith(".py") or (name.endswith(".json") and name not in NOT_CONFIGS)
 
 
 def _is_ignored(path: str, is_dir: bool, rules: list[_IgnoreRules]) -> bool:

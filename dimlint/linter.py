@@ -59,6 +59,10 @@ def _input_diagnostic(path: str, problem: InputProblem, fix: Fix | None = None) 
     )
 
 
+class NotRegular(InputProblem):
+    """A FIFO, socket or device: skipped (``--verbose`` says so), never read, not a finding."""
+
+
 def read_file(path: str) -> bytes | InputProblem:
     """The file's bytes, or the reason it cannot be read (as a DL001 problem).
 
@@ -80,7 +84,7 @@ def read_file(path: str) -> bytes | InputProblem:
             what = kind_of(status.st_mode)
             if stat.S_ISDIR(status.st_mode):
                 return InputProblem("this is a directory, not a file")
-            return InputProblem(f"this is {what} (not a regular file): not read")
+            return NotRegular(f"{what}, not a regular file: not read")
         size = status.st_size
         if size > MAX_FILE_BYTES:
             return InputProblem(f"the file is {size / 2**20:.0f} MiB; model configs are a few KB")
@@ -106,6 +110,10 @@ def lint_path(path: str, selection: Selection) -> tuple[FileResult, bytes | None
     the run goes on with the next one.
     """
     data = read_file(path)
+    if isinstance(data, NotRegular):
+        skipped = FileResult(path)
+        skipped.skipped = data.message
+        return skipped, None
     if isinstance(data, InputProblem):
         return FileResult(path, [_input_diagnostic(path, data)]), None
     try:

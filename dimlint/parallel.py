@@ -42,12 +42,13 @@ def _needs_parsing(path: str) -> bool:
     """A Python file the pre-filter lets through (unreadable ones are reported serially)."""
     if not path.endswith(".py"):
         return False
+    from dimlint.safeio import open_regular
     from dimlint.sources.pyprefilter import may_have_configs
 
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
-            return False
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO named *.py must not block the run
+            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
+                return False
             return may_have_configs(handle.read())
     except OSError:
         return False

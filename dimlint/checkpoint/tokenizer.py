@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from dimlint.discovery import TOKENIZER_FILES
 from dimlint.registry import Finding
+from dimlint.safeio import open_regular
 from dimlint.sources.jsonfile import InputProblem
 from dimlint.spec import ModelSpec
 
@@ -89,13 +90,13 @@ def highest_id(
             continue
         path = os.path.join(folder, name)
         try:
-            if os.path.getsize(path) > MAX_TOKENIZER_BYTES:
-                continue
-            with open(path, "rb") as handle:
+            with open_regular(path) as handle:
+                if os.fstat(handle.fileno()).st_size > MAX_TOKENIZER_BYTES:
+                    continue
                 value = json.loads(handle.read().decode("utf-8-sig"))
         except OSError:
-            continue  # vanished or unreadable: the config check does not depend on it
-        except (UnicodeDecodeError, ValueError) as error:
+            continue  # vanished, unreadable, or a pipe: the config check does not depend on it
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:
             problems.append((path, InputProblem(f"{name}: not valid JSON ({error})")))
             continue
         top = _highest_in(name, value)

@@ -246,7 +246,7 @@ def _fix(
         return result, []
     if args.diff:
         if output_format(args.output_format) in ("full", "concise"):
-            out.write(fixer.unified_diff(path, data, outcome.fixed))
+            out.write(printable(fixer.unified_diff(path, data, outcome.fixed)))
         return result, outcome.applied
     refusal = fixer.write_refusal(path, roots)
     if refusal is not None:
@@ -266,28 +266,41 @@ def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> Non
     diagnostics = run.diagnostics
     chosen = output_format(args.output_format)
     if args.show_fixes and run.fixed:
-        err.write(_fixed_listing(run.fixed, bool(args.diff)))
-    if args.diff:
-        return  # the diff is the output
+        err.write(printable(_fixed_listing(run.fixed, bool(args.diff))))
+    if args.diff and chosen in ("full", "concise"):
+        return  # the diff is the output; machine formats print the findings (fixes as edits)
     if args.statistics:
-        out.write(_statistics(diagnostics))
+        out.write(printable(_statistics(diagnostics)))
         return
-    out.write(renderer(chosen)(diagnostics, run.sources))
+    out.write(printable(renderer(chosen)(diagnostics, run.sources)))
     if chosen in ("full", "concise"):
-        out.write(_summary(diagnostics, len(run.fixed), bool(args.fix)))
+        out.write(printable(_summary(diagnostics, len(run.fixed), bool(args.fix))))
     if chosen == "github":
         _write_step_summary(diagnostics, err)
     if args.sarif_file:
         from dimlint.report import sarif
         from dimlint.safeio import replace_atomically
 
-        report = sarif.render(diagnostics, run.sources)
+        report = printable(sarif.render(diagnostics, run.sources))
         try:
-            replace_atomically(args.sarif_file, report.encode("utf-8", "backslashreplace"))
+            replace_atomically(args.sarif_file, report.encode("utf-8"))
         except OSError as error:
             raise UsageError(
                 f"cannot write the SARIF report {args.sarif_file}: {error.strerror or error}"
             ) from None
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates (a ``"\\ud800"`` escape in a key or ``model_type``) written
+    as their escapes: valid inside JSON strings (the same escape reads back as the same key), and
+    encodable by any UTF-8 stream, which a lone surrogate is not."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def _write_step_summary(diagnostics: Sequence[Diagnostic], err: TextIO) -> None:
@@ -299,7 +312,7 @@ def _write_step_summary(diagnostics: Sequence[Diagnostic], err: TextIO) -> None:
         return
     try:
         with open(target, "a", encoding="utf-8") as handle:
-            handle.write(step_summary(diagnostics))
+            handle.write(printable(step_summary(diagnostics)))
     except OSError as error:
         err.write(f"dimlint: cannot write the step summary {target}: {error.strerror}\n")
 

@@ -26,6 +26,11 @@ def run_shapes(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             " shapes` walks attention/MLA + MLP/MoE layers (use `dimlint mem` for its size)"
         )
     result = walk(spec, batch=args.batch, seq=args.seq, layer=args.layer)
+    if args.layer is not None and result.layer != args.layer:
+        raise UsageError(
+            f"--layer {args.layer}: {path} has {result.layers} layers; choose one of 0 to"
+            f" {result.layers - 1}"
+        )
     document: dict[str, Any] = {
         "path": path,
         "model_type": spec.model_type,

@@ -70,8 +70,11 @@ class Header(NamedTuple):
 
 
 def _open(path: str) -> IO[bytes]:
-    """Where every checkpoint file is opened (tests wrap it to count the bytes read)."""
-    return open(path, "rb")
+    """Where every checkpoint file is opened (tests wrap it to count the bytes read): regular
+    files only, so a FIFO or device named ``model.safetensors`` is reported, not read."""
+    from dimlint.safeio import open_regular
+
+    return open_regular(path)
 
 
 def _problem(path: str, message: str) -> InputProblem:
