@@ -197,7 +197,24 @@ def load_file(path: str) -> Settings:
 
 @functools.cache
 def nearest(directory: str) -> Settings:
-    """Settings of the nearest ``dimlint.toml`` or ``pyproject.toml`` with ``[tool.dimlint]``."""
+    """Settings of the nearest ``dimlint.toml`` or ``pyproject.toml`` with ``[tool.dimlint]``.
+
+    Walks up iteratively (a checked tree may be thousands of folders deep), each folder's own
+    settings looked up once per run.
+    """
+    while True:
+        own = _own(directory)
+        if own is not None:
+            return own
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return Settings()
+        directory = parent
+
+
+@functools.cache
+def _own(directory: str) -> Settings | None:
+    """The settings file of this very folder, if it has one."""
     dedicated = os.path.join(directory, "dimlint.toml")
     if os.path.isfile(dedicated):
         return load_file(dedicated)
@@ -212,5 +229,10 @@ def nearest(directory: str) -> Settings:
             raise SettingsError(message) from None
         if found:
             return load_file(pyproject)
-    parent = os.path.dirname(directory)
-    return Settings() if parent == directory else nearest(parent)
+    return None
+
+
+def clear_cache() -> None:
+    """Forget the settings read (files may change between two runs in one process)."""
+    nearest.cache_clear()
+    _own.cache_clear()

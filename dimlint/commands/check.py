@@ -15,7 +15,7 @@ from dimlint.linter import FileResult, lint_bytes
 from dimlint.parallel import lint_paths
 from dimlint.registry import all_rules
 from dimlint.selection import Selection, SelectionError, validate_codes
-from dimlint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.settings import Settings, SettingsError, clear_cache, load_file, nearest
 
 if TYPE_CHECKING:
     from dimlint.targets import Deployment
@@ -56,7 +56,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         explicit = load_file(args.config) if args.config and not args.no_config else None
     except (SelectionError, SettingsError) as error:
         raise UsageError(str(error)) from None
-    nearest.cache_clear()  # settings files may have changed since a previous run in-process
+    clear_cache()  # settings files may have changed since a previous run in-process
     _DEPLOYMENTS.clear()
     cwd_settings = _settings_for(os.path.join(os.getcwd(), "_"), args, explicit)
     _deployment_for(cwd_settings, args)  # a bad --target or --budget is a usage error up front
