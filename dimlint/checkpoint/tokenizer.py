@@ -61,7 +61,8 @@ def _highest_in(name: str, value: Any) -> TokenId | None:
             last = vocab[-1]
             token = last[0] if isinstance(last, list) and last else last
             found.append(TokenId(len(vocab) - 1, str(token), name, "vocabulary"))
-        for entry in value.get("added_tokens") or ():
+        added = value.get("added_tokens")
+        for entry in added if isinstance(added, list) else ():
             if isinstance(entry, dict) and _is_id(entry.get("id")):
                 found.append(TokenId(entry["id"], str(entry.get("content")), name, "added token"))
     elif name == "tokenizer_config.json":
@@ -98,6 +99,12 @@ def highest_id(
             continue  # vanished, unreadable, or a pipe: the config check does not depend on it
         except (UnicodeDecodeError, ValueError, RecursionError) as error:
             problems.append((path, InputProblem(f"{name}: not valid JSON ({error})")))
+            continue
+        added = value.get("added_tokens", []) if isinstance(value, dict) else []
+        if name == "tokenizer.json" and not isinstance(added, list):
+            kind = type(added).__name__
+            message = f"{name}: added_tokens is {kind}, not a list of tokens; tokenizers refuse it"
+            problems.append((path, InputProblem(message)))
             continue
         top = _highest_in(name, value)
         if top is not None and (best is None or top.id > best.id):

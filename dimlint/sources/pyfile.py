@@ -114,6 +114,9 @@ def parse(text: str) -> cst.Module | InputProblem:
         return InputProblem(f"invalid Python: {message}{_cpython(text, position)}", position)
     except (RecursionError, MemoryError):
         return InputProblem("invalid Python: the file nests too deeply for the parser")
+    except cst.CSTValidationError as error:  # 'a' b'b': parsed, then refused by libcst (and Python)
+        message = str(error).rstrip(".")
+        return InputProblem(f"invalid Python: {message}{_cpython(text, Position(1, 1))}")
 
 
 def _cpython(text: str, position: Position) -> str:

@@ -149,7 +149,7 @@ def _tensor(path: str, name: str, entry: Any) -> tuple[TensorInfo, int, int] | I
     if not isinstance(entry, dict):
         return _problem(path, f"tensor {name} has no dtype/shape/data_offsets object")
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if dtype not in DTYPE_BITS:
+    if not isinstance(dtype, str) or dtype not in DTYPE_BITS:
         return _problem(path, f"tensor {name} has an unknown dtype {dtype!r}")
     if not isinstance(shape, list) or not all(_natural(d) for d in shape):
         return _problem(path, f"tensor {name} has an invalid shape {shape!r}")
