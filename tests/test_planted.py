@@ -125,8 +125,8 @@ def in_file(located: Located[Any] | None) -> Located[Any] | None:
 
 def value_at(value: Any, pointer: str) -> Any:
     """The value at a JSON pointer, walked here (not by dimlint's span reader)."""
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
+    for raw in pointer.split("/")[1:]:
+        token = raw.replace("~1", "/").replace("~0", "~")
         value = value[int(token)] if isinstance(value, list) else value[token]
     return value
 

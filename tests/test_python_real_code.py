@@ -14,8 +14,8 @@ litgpt is not installed (it pins an older transformers); its ``config.py`` is re
     unzip -o -q /tmp/litgpt/litgpt-*.whl 'litgpt/config.py' -d /tmp/litgpt
 
 and the test skips when it is absent (``.ci/run`` downloads it, and under
-``DIMLINT_REQUIRE_SHARED`` the test fails instead of skipping). ``python tests/test_python_real_code.py`` prints the
-counts per rule for both.
+``DIMLINT_REQUIRE_SHARED`` the test fails instead of skipping).
+``python tests/test_python_real_code.py`` prints the counts per rule for both.
 """
 
 from __future__ import annotations
