@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class UsageError(Exception):
     """Bad arguments, settings or paths: reported in one line, exit code 2."""
 
 
-class InvalidInput(Exception):
-    """A config ``mem``, ``plan`` or ``shapes`` cannot compute from: its error-level input
-    findings (DL001–DL003), one per line, are printed and the exit code is 1, as ``check``'s."""
+class RejectedInput(Exception):
+    """A config with error-level input findings (DL001–DL005): commands that compute from it
+    (``mem``, ``plan``, ``shapes``) report the findings instead, and exit 1 as ``check`` would."""
 
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__("\n".join(lines))
-        self.lines = lines
+    def __init__(self, diagnostics: list[Any], sources: dict[str, str]) -> None:
+        super().__init__(f"{len(diagnostics)} input finding(s)")
+        #: The findings, as ``check`` reports them (``dimlint.diagnostics.Diagnostic``).
+        self.diagnostics = diagnostics
+        #: File texts for the code frames of the ``full`` format.
+        self.sources = sources

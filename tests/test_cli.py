@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 import pytest
 
 from dimlint import __version__
+from dimlint.checks import all_rules
 from dimlint.cli import main
-from dimlint.registry import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "broken-llama" / "config.json"

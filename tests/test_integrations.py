@@ -103,7 +103,7 @@ def test_annotations_are_capped_per_level_and_the_rest_goes_to_the_step_summary(
     # errors first: the most severe findings are the ones GitHub shows
     assert all(line.startswith("::error ") for line in lines[:10])
     text = summary.read_text()
-    assert "28 findings: 14 error, 14 warning." in text
+    assert "28 findings: 14 errors, 14 warnings." in text
     assert "8 findings are listed here only" in text
     assert text.count("| ○ ") == 8
     assert text.count("| ● ") == 20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import (
     GPU_MEMORY_UTILIZATION,
     GPUS,
@@ -16,9 +17,8 @@ from dimlint.memory import (
     training_states,
     weight_bytes,
 )
-from dimlint.memory.config import Cfg
+from dimlint.memory.config_view import Cfg
 from dimlint.memory.estimates import training_activations
-from dimlint.normalize import specs_for_document
 
 LLAMA_3_70B = {
     "model_type": "llama",

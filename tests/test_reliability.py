@@ -86,7 +86,7 @@ def _plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def _explode_on(monkeypatch: pytest.MonkeyPatch, marker: str) -> None:
     """Make the normalizer raise for configs whose model_type is ``marker`` (a stand-in for any
     bug in a rule): the guard, not the bug, is under test."""
-    from dimlint import linter
+    from dimlint.lint import pipeline as linter
 
     real = linter.specs_for_document
 
@@ -130,7 +130,7 @@ def test_verbose_gives_the_traceback_of_a_failed_check(
 def test_a_fix_that_raises_leaves_the_file_alone_and_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dimlint import fixer
+    from dimlint.fix import apply as fixer
 
     def broken(*_: Any, **__: Any) -> Any:
         raise ValueError("fixer bug")
@@ -150,12 +150,12 @@ def test_a_fix_that_raises_leaves_the_file_alone_and_is_reported(
 def test_commands_say_what_failed_in_one_line_never_internal_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
-    from dimlint import normalize
+    from dimlint.lint import model_input
 
     def broken(*_: Any, **__: Any) -> Any:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(normalize, "specs_for_document", broken)
+    monkeypatch.setattr(model_input, "specs_for_document", broken)
     path = put(tmp_path / "config.json", config())
     result = run(command, path)
     assert result.code == 2
@@ -755,9 +755,10 @@ def test_commands_refuse_invalid_values_as_check_does(tmp_path: Path, command: s
     path = put(tmp_path / "config.json", json.dumps(MLA))
     result = run(command, path)
     assert result.code == 1
-    assert result.stdout == ""
-    assert "DL003" in result.stderr
-    assert "v_head_dim is -128" in result.stderr
+    assert "DL003" in result.stdout
+    assert "v_head_dim is -128" in result.stdout
+    assert "KV cache" not in result.stdout
+    assert "nothing was computed" in result.stderr
     assert "internal error" not in result.stderr
 
 
@@ -767,7 +768,7 @@ def test_shapes_layer_out_of_range_is_an_error(tmp_path: Path, layer: str) -> No
     result = run("shapes", "--layer", layer, path)
     assert result.code == 2
     assert result.stdout == ""
-    assert f"--layer {layer}: {path} has 32 layers; choose one of 0 to 31" in result.stderr
+    assert f"--layer {layer} is out of range: the model has 32 layers (0 to 31)" in result.stderr
 
 
 def test_shapes_last_layer_is_accepted(tmp_path: Path) -> None:

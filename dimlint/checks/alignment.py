@@ -6,19 +6,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
+from dimlint.checks.registry import Finding, grades, rule
+from dimlint.config.geometry import ALIGN_BEST, ALIGN_MIN, VOCAB_MULTIPLE, Field, alignment_targets
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.geometry import (
-    ALIGN_BEST,
-    ALIGN_MIN,
-    VOCAB_MULTIPLE,
-    Field,
-    alignment_targets,
-)
-from dimlint.registry import Finding, grades, rule
-from dimlint.spec import ModelSpec
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 _WIDTH_LABEL: dict[Field, str] = {
     "heads": "query projection width (heads × head_dim)",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from dimlint.checks.registry import Finding, rule
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.registry import Finding, rule
-from dimlint.sources.jsonspans import escape_pointer_token
-from dimlint.spec import ModelSpec
 
 SLIDING_LAYER_TYPES = frozenset({"sliding_attention", "chunked_attention", "local_attention"})
 #: Other names of the window: Llama 4's chunk size, ModernBERT's local window.

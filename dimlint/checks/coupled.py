@@ -1,7 +1,9 @@
 """Shared plumbing of the coupled-dimension rules (DL101–DL104, DL201, DL202).
 
-Maps a :class:`ModelSpec` onto :class:`dimlint.geometry.Dims`, names each dimension the way the
-config spells it, and turns a :mod:`dimlint.fixes` suggestion into a :class:`PlannedFix` whose
+Maps a :class:`ModelSpec` onto :class:`dimlint.config.geometry.Dims`, names each dimension the way
+the
+config spells it, and turns a :mod:`dimlint.deploy.dimension_search` suggestion into a
+:class:`PlannedFix` whose
 edits replace exactly the values that change.
 """
 
@@ -9,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dimlint.checks.registry import PlannedFix
+from dimlint.config.geometry import Dims, Field, Problem, evaluate
+from dimlint.config.spec import READ_ONLY, Located, ModelSpec
 from dimlint.diagnostics import Applicability
-from dimlint.geometry import Dims, Field, Problem, evaluate
-from dimlint.registry import PlannedFix
-from dimlint.spec import Located, ModelSpec
 
 if TYPE_CHECKING:
-    from dimlint.fixes import Suggestion
+    from dimlint.deploy.dimension_search import Suggestion
 
 
 def problems_of(spec: ModelSpec) -> frozenset[Problem]:
@@ -90,10 +92,6 @@ def anchor(spec: ModelSpec, *fields: Field) -> str | None:
     return spec.pointer or None
 
 
-#: ``spec.memo`` key of pointers a front end states but cannot rewrite (Python's ``4 * HIDDEN``).
-READ_ONLY = "read_only_pointers"
-
-
 def mutable_fields(spec: ModelSpec) -> list[Field]:
     """Dimensions a fix may edit: those the file states as plain values."""
     fields: list[Field] = [
@@ -118,7 +116,7 @@ def mutable_fields(spec: ModelSpec) -> list[Field]:
 
 def suggestions(spec: ModelSpec, problem: Problem) -> list[Suggestion]:
     """Best repairs for ``problem`` found by the joint search (imported only when needed)."""
-    from dimlint.fixes import suggest
+    from dimlint.deploy.dimension_search import suggest
 
     layers = spec.layers.value if spec.layers else 1
     experts = spec.experts.value if spec.experts else 0
@@ -134,7 +132,7 @@ def suggestions(spec: ModelSpec, problem: Problem) -> list[Suggestion]:
 
 def planned_fix(spec: ModelSpec, problem: Problem) -> tuple[PlannedFix | None, str]:
     """The fix for ``problem`` and a sentence listing the runner-up alternatives."""
-    from dimlint.fixes import format_value
+    from dimlint.deploy.dimension_search import format_value
 
     found = suggestions(spec, problem)
     if not found:

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
+from dimlint.checks.registry import Finding, rule
+from dimlint.config.geometry import RECIPE_MULTIPLE, llama_ffn
+from dimlint.config.normalize import is_tower
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.normalize import is_tower
-from dimlint.registry import Finding, rule
-from dimlint.spec import ModelSpec
 
 #: ffn / hidden ranges seen in released models (DOMAIN.md): gated 2.67 (Llama-3.2-3B) to 8.0
 #: (Gemma-2-27B); plain GELU MLPs use 4. Outside these, the width is almost surely a typo.
 GATED_RANGE = (2.0, 8.0)
 PLAIN_RANGE = (1.0, 8.0)
-#: Llama's ``multiple_of`` default; Megatron rounds to 64, which 256 also satisfies.
-RECIPE_MULTIPLE = 256
 
 
 def _dense_ffn(spec: ModelSpec) -> tuple[int, int] | None:
@@ -57,12 +55,6 @@ def check_ffn_ratio(spec: ModelSpec) -> Iterator[Finding]:
         " another model.",
         spec.ffn.pointer,
     )
-
-
-def llama_ffn(hidden: int, multiple_of: int = RECIPE_MULTIPLE, multiplier: float = 1.0) -> int:
-    """Llama's FFN width: multiple_of · ceil(int(multiplier · int(8h/3)) / multiple_of)."""
-    width = int(multiplier * int(2 * 4 * hidden / 3))
-    return multiple_of * math.ceil(width / multiple_of)
 
 
 @rule(

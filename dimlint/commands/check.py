@@ -8,17 +8,18 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.discovery import discover
 from dimlint.errors import UsageError
-from dimlint.linter import FileResult, lint_bytes
-from dimlint.parallel import lint_paths
-from dimlint.registry import all_rules
-from dimlint.selection import Selection, SelectionError, validate_codes
-from dimlint.settings import Settings, SettingsError, clear_cache, load_file, nearest
+from dimlint.lint.discovery import discover
+from dimlint.lint.parallel import lint_paths
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection, SelectionError, validate_codes
+from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 
 class Run(NamedTuple):
@@ -67,7 +68,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     diagnostics = run.diagnostics
     baseline = args.baseline or _setting_path(cwd_settings, "baseline")
     if args.write_baseline:
-        from dimlint import baseline as baselines
+        from dimlint.lint import baseline as baselines
 
         try:
             baselines.write(args.write_baseline, diagnostics)
@@ -78,7 +79,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"dimlint: wrote {len(diagnostics)} findings to {args.write_baseline}\n")
         return 2 if run.missing else 0
     if baseline:
-        from dimlint import baseline as baselines
+        from dimlint.lint import baseline as baselines
 
         diagnostics = baselines.new_findings(diagnostics, baseline)
 
@@ -133,7 +134,12 @@ def _collect(
     existing = [p for p in paths if p not in missing]
     fixed_files = 0
     jobs: list[tuple[str, Selection]] = []
-    for target in discover(existing, cwd_settings.excludes):
+
+    def passed_over(path: str, reason: str) -> None:
+        if args.verbose:
+            err.write(f"dimlint: skipped {path}: {reason}\n")
+
+    for target in discover(existing, cwd_settings.excludes, passed_over):
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
@@ -146,6 +152,8 @@ def _collect(
     roots = _roots(existing) if args.fix and not args.diff else ()
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
+        if data is not None and data.startswith(UTF16_BOMS):
+            _cannot_write(result, "the file is UTF-16: rewriting it would change every byte")
         if data is not None and (args.fix or args.diff) and result.document is not None:
             try:
                 result, applied = _fix(path, data, result, selection, args, roots, out, err)
@@ -168,7 +176,7 @@ def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, 
     """The files beside a config its checks read; ``--no-weights`` leaves the checkpoint out."""
     if not names or not args.no_weights:
         return names
-    from dimlint.discovery import is_weight_file
+    from dimlint.sources.filenames import is_weight_file
 
     return tuple(name for name in names if not is_weight_file(name))
 
@@ -184,7 +192,7 @@ def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment 
     keys = ("targets", "budget", "context", "batch", "dtype", "kv-dtype")
     if all(v is None for v in given) and not any(k in settings.extra for k in keys):
         return None  # the plain lint path: nothing of the deployment code is imported
-    from dimlint import targets
+    from dimlint.deploy import targets
 
     try:
         found = targets.deployment(
@@ -216,7 +224,7 @@ def _roots(paths: Sequence[str]) -> tuple[str, ...]:
 
 def _fix_crashed(path: str, result: FileResult, error: Exception) -> FileResult:
     """A fix that raised: the file is left alone and the failure is reported on it."""
-    from dimlint.linter import crashed
+    from dimlint.lint.pipeline import crashed
 
     failed = crashed(path, error)
     result.diagnostics = [*result.diagnostics, *failed.diagnostics]
@@ -235,10 +243,10 @@ def _fix(
     err: TextIO,
 ) -> tuple[FileResult, list[Diagnostic]]:
     """Apply (``--fix``) or show (``--diff``) the fixes of one file; return what remains."""
-    from dimlint import fixer
+    from dimlint.fix import apply as fixer
 
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return result, []  # UTF-16: rewriting would change every byte
+    if data.startswith(UTF16_BOMS):
+        return result, []  # the fixes were already marked as not writable
     outcome = fixer.fix_file(
         data, result, lambda new: lint_bytes(path, new, selection), unsafe=args.unsafe_fixes
     )
@@ -251,13 +259,32 @@ def _fix(
     refusal = fixer.write_refusal(path, roots)
     if refusal is not None:
         err.write(f"dimlint: {path}: fix not written: {refusal}\n")
+        _cannot_write(result, refusal)
         return result, []
     try:
         fixer.write_atomically(os.path.realpath(path), data, outcome.fixed)
     except OSError as error:
         err.write(f"dimlint: {path}: fix not written: {error}\n")
+        _cannot_write(result, f"the file cannot be written ({error.strerror or error})")
         return result, []
     return outcome.result, outcome.applied
+
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _cannot_write(result: FileResult, reason: str) -> None:
+    """Fixes dimlint cannot write are shown, not counted as fixable (``display``)."""
+    from dimlint.diagnostics import Applicability
+
+    for index, diagnostic in enumerate(result.diagnostics):
+        fix = diagnostic.fix
+        if fix is not None and fix.applicability is not Applicability.DISPLAY:
+            shown = fix._replace(
+                applicability=Applicability.DISPLAY,
+                message=f"{fix.message} (not applied: {reason})",
+            )
+            result.diagnostics[index] = diagnostic._replace(fix=shown)
 
 
 def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> None:
@@ -279,7 +306,7 @@ def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> Non
         _write_step_summary(diagnostics, err)
     if args.sarif_file:
         from dimlint.report import sarif
-        from dimlint.safeio import replace_atomically
+        from dimlint.sources.safeio import replace_atomically
 
         report = printable(sarif.render(diagnostics, run.sources))
         try:
@@ -351,7 +378,10 @@ def _summary(diagnostics: Sequence[Diagnostic], fixed: int, fixing: bool) -> str
     if safe:
         lines.append(f"[*] {safe} fixable with --fix.")
     if unsafe:
-        lines.append(f"{unsafe} more fixable with --fix --unsafe-fixes (these change shapes).")
+        lines.append(
+            f"{unsafe} more fixable with --fix --unsafe-fixes (these change shapes or which key"
+            " takes effect)."
+        )
     return "\n".join(lines) + "\n"
 
 

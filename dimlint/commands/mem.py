@@ -14,28 +14,26 @@ import argparse
 import json
 from typing import Any, TextIO
 
+from dimlint.config.spec import ModelSpec
 from dimlint.errors import UsageError
-from dimlint.spec import ModelSpec
 
-DEFAULT_CONTEXT = 4096
 ESTIMATED = ["activations", "overhead"]
 
 
-def load_document(path: str) -> tuple[str, list[ModelSpec]]:
-    """The specs of the config at ``path`` (a file, or a folder holding ``config.json``)."""
-    from dimlint.commands.configfile import read_config
-    from dimlint.normalize import specs_for_document
+def load_document(path: str, args: argparse.Namespace) -> tuple[str, list[ModelSpec]]:
+    """The specs of the config at ``path``, read by the front end every command shares
+    (:func:`dimlint.lint.model_input.read_model`): input errors are findings, not numbers."""
+    from dimlint.lint.model_input import read_model
 
-    path, value = read_config(path)
-    specs = specs_for_document(path, value)
-    if not any(spec.hidden is not None for spec in specs):
-        raise UsageError(f"{path}: no hidden size found: is this a model config?")
-    return path, specs
+    model = read_model(path, getattr(args, "config", None), getattr(args, "no_config", False))
+    if not any(spec.hidden is not None for spec in model.specs):
+        raise UsageError(f"{model.path}: no hidden size found: is this a model config?")
+    return model.path, model.specs
 
 
 def _layer_counts(spec: ModelSpec) -> dict[str, int]:
-    from dimlint.memory.config import Cfg
-    from dimlint.memory.layers import cache_plan
+    from dimlint.memory.config_view import Cfg
+    from dimlint.memory.layer_kinds import cache_plan
 
     counts: dict[str, int] = {}
     for layer in cache_plan(Cfg(spec)):
@@ -81,7 +79,7 @@ def report(
         training_states,
         weight_bytes,
     )
-    from dimlint.memory.config import Cfg
+    from dimlint.memory.config_view import Cfg
     from dimlint.memory.dtypes import dtype_bytes, stated_dtype
 
     lm = language_spec(specs)
@@ -174,7 +172,30 @@ def report(
         }
     if args.budget:
         result["budget"] = _budget(args.budget, result)
+    refused = layout_refusals(specs, tp, pp)
+    result["refused_by"] = refused
+    notes.extend(
+        f"{engine} refuses tp {tp} × pp {pp}: {reason}" for engine, reason in refused.items()
+    )
     return result
+
+
+def layout_refusals(specs: list[ModelSpec], tp: int, pp: int) -> dict[str, str]:
+    """``{engine: why}`` for each engine of ``dimlint plan`` that refuses this layout: the
+    memory of a layout no engine can run is only half an answer."""
+    if tp == 1 and pp == 1:
+        return {}
+    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, pp_refusals, tp_refusals
+    from dimlint.deploy.fit import language_model
+
+    model = language_model(tuple(specs))
+    found: dict[str, str] = {}
+    for name in PLAN_ENGINES:
+        engine = ENGINES[name]
+        reasons = [*tp_refusals(engine, model, tp), *pp_refusals(engine, model, pp)]
+        if reasons:
+            found[engine.label] = "; ".join(r.summary for r in reasons)
+    return found
 
 
 def _budget(text: str, result: dict[str, Any]) -> dict[str, Any]:
@@ -199,37 +220,65 @@ def _budget(text: str, result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_mem(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Compute and print the memory report of every path; usage errors exit 2."""
-    if args.budget and args.tp is None and args.pp is None:
-        from dimlint.memory import parse_budget
+def apply_settings(path: str, specs: list[ModelSpec], args: argparse.Namespace) -> None:
+    """Fill what the command line left open from the settings file, then from the model:
+    the context defaults to vLLM's ``max_model_len`` (the model's own longest), as in ``plan``
+    and ``check --budget``; ``--budget`` sets ``--tp`` to its GPU count."""
+    from dimlint.deploy.fit import default_context
+    from dimlint.lint.model_input import ModelInput, deployment_of, settings_for
+    from dimlint.memory import language_spec, parse_budget
 
+    settings = settings_for(path, getattr(args, "config", None), getattr(args, "no_config", False))
+    found = deployment_of(
+        ModelInput(path, specs, settings, []),
+        context=args.context,
+        batch=args.batch,
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+        budget=args.budget,
+    )
+    args.budget = found.budget
+    args.dtype, args.kv_dtype = found.dtype, found.kv_dtype
+    args.batch = found.batch or 1
+    if args.budget and args.tp is None and args.pp is None:
         try:
             args.tp = parse_budget(args.budget)[0]
         except ValueError as error:
             raise UsageError(str(error)) from None
     args.tp = args.tp or 1
     args.pp = args.pp or 1
-    args.context = args.context or DEFAULT_CONTEXT
-    documents = [load_document(path) for path in args.paths]
-    try:
-        reports = [report(path, specs, args) for path, specs in documents]
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    args.context = found.context or default_context(language_spec(specs))
+
+
+def run_mem(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Compute and print the memory report of every path: exit 1 when a ``--budget`` is given
+    and a model does not fit it (as ``check --budget`` fails on DL501), 2 on usage errors."""
+    documents = [load_document(path, args) for path in args.paths]
+    reports = []
+    for path, specs in documents:
+        own = argparse.Namespace(**vars(args))
+        apply_settings(path, specs, own)
+        try:
+            reports.append(report(path, specs, own))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     if args.output_format == "json":
         payload: Any = reports[0] if len(reports) == 1 else reports
         out.write(json.dumps(payload, indent=2) + "\n")
     else:
         out.write("\n".join(render(item) for item in reports))
     if args.plot:
-        from dimlint.memory.plot import PlotError, plot
+        from dimlint.report.memory_plot import PlotError, plot
 
+        plot_args = argparse.Namespace(**vars(args))
+        apply_settings(*documents[0], plot_args)
         try:
-            plot(args.plot, documents, args)
+            plot(args.plot, documents, plot_args)
         except PlotError as error:
             raise UsageError(str(error)) from None
         err.write(f"dimlint: wrote {args.plot}\n")
-    return 0
+    misfits = [item for item in reports if (item.get("budget") or {}).get("fits") is False]
+    return 1 if misfits else 0
 
 
 def size(count: float) -> str:

@@ -28,13 +28,13 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from dimlint.memory.config import Cfg
-from dimlint.memory.decoder import top_k
+from dimlint.config.spec import ModelSpec
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.decoder_params import top_k
 from dimlint.memory.dtypes import dtype_bytes
 from dimlint.memory.kvcache import kv_cache_bytes
 from dimlint.memory.parameters import Parameters, model_parameters
 from dimlint.memory.weights import weight_bytes
-from dimlint.spec import ModelSpec
 
 GIB = 1024**3
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from dimlint.memory.config import Cfg
-from dimlint.memory.recipes import count_spec, wrapper_for
-from dimlint.memory.tally import Tally
-from dimlint.spec import ModelSpec
+from dimlint.config.spec import ModelSpec
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.count_dispatch import count_spec, wrapper_for
+from dimlint.memory.param_tally import Tally
 
 
 class Parameters(NamedTuple):

@@ -17,8 +17,9 @@ from typing import Any
 from urllib.parse import quote
 
 from dimlint import __version__
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity, Span
-from dimlint.registry import all_rules
+from dimlint.report import with_fix
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/dimlint/dimlint"
@@ -46,7 +47,7 @@ def _region(span: Span | None) -> dict[str, int]:
 
 
 def _rule_descriptor(code: str) -> dict[str, Any]:
-    from dimlint.catalogue import read_rule, section
+    from dimlint.checks.catalogue import read_rule, section
 
     rule = all_rules()[code]
     doc = read_rule(code)
@@ -82,7 +83,7 @@ def _result(diagnostic: Diagnostic, rule_index: int) -> dict[str, Any]:
         "ruleId": diagnostic.code,
         "ruleIndex": rule_index,
         "level": LEVELS[diagnostic.severity],
-        "message": {"text": diagnostic.message},
+        "message": {"text": with_fix(diagnostic)},
         "locations": [location],
     }
     if diagnostic.fix is not None and diagnostic.fix.edits:

@@ -72,7 +72,7 @@ class Header(NamedTuple):
 def _open(path: str) -> IO[bytes]:
     """Where every checkpoint file is opened (tests wrap it to count the bytes read): regular
     files only, so a FIFO or device named ``model.safetensors`` is reported, not read."""
-    from dimlint.safeio import open_regular
+    from dimlint.sources.safeio import open_regular
 
     return open_regular(path)
 
