@@ -84,7 +84,7 @@ MAX_UNBUILDABLE_SHARE = 0.02
 #: MAX_UNBUILDABLE_SHARE.
 PINNED_TRANSFORMERS = "5.24.0"
 KNOWN_UNBUILDABLE: dict[str, str] = {
-    "gemma4_assistant": "validate_architecture: hidden_size_per_layer_input must be 0, got 256",
+    "gemma4_assistant": "hidden_size_per_layer_input must be 0, got 256",
     "nougat": "Unrecognized model type for subconfig: donut_swin",
 }
 

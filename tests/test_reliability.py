@@ -429,11 +429,12 @@ def test_fifos_anywhere_are_skipped_not_read(tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr
 
 
-def test_stdout_closed_early_is_no_traceback(tmp_path: Path) -> None:
+@pytest.mark.parametrize("extra", [[], ["--diff", "--unsafe-fixes"]])
+def test_stdout_closed_early_is_no_traceback(tmp_path: Path, extra: list[str]) -> None:
     for number in range(40):
         put(tmp_path / f"m{number:02d}" / "config.json", config(hidden_size=4100))
     process = subprocess.Popen(
-        [sys.executable, "-m", "dimlint", "check", "--no-config", str(tmp_path)],
+        [sys.executable, "-m", "dimlint", "check", "--no-config", *extra, str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(REPO)},
@@ -446,6 +447,7 @@ def test_stdout_closed_early_is_no_traceback(tmp_path: Path) -> None:
     process.wait(timeout=120)
     assert "Traceback" not in stderr
     assert "Exception ignored" not in stderr
+    assert "could not check" not in stderr
 
 
 def test_a_tree_1100_folders_deep_is_checked(tmp_path: Path) -> None:

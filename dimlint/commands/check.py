@@ -157,6 +157,8 @@ def _collect(
         if data is not None and (args.fix or args.diff) and result.document is not None:
             try:
                 result, applied = _fix(path, data, result, selection, args, roots, out, err)
+            except BrokenPipeError:
+                raise  # stdout is gone (--diff | head): the run ends, quietly (cli.py)
             except Exception as error:  # the per-file guard covers fixing too
                 result, applied = _fix_crashed(path, result, error), []
             fixed_files += bool(applied)
