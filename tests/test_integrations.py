@@ -179,6 +179,9 @@ def test_sarif_validates_against_the_oasis_schema() -> None:
     jsonschema.validate(sarif, schema)
 
 
+_FIX_WORDS = {"safe": "fix", "unsafe": "unsafe fix", "display": "suggested fix"}
+
+
 def test_sarif_results_agree_one_to_one_with_json_output() -> None:
     sarif, findings = _sarif_and_json(BROKEN)
     (sarif_run,) = sarif["runs"]  # type: ignore[misc]
@@ -189,7 +192,9 @@ def test_sarif_results_agree_one_to_one_with_json_output() -> None:
         region = result["locations"][0]["physicalLocation"]["region"]
         assert result["ruleId"] == finding["code"]
         assert result["level"] == levels[str(finding["severity"])]
-        assert result["message"]["text"] == finding["message"]
+        fix = finding["fix"]
+        chosen = "" if fix is None else f" [{_FIX_WORDS[fix['applicability']]}: {fix['message']}]"
+        assert result["message"]["text"] == finding["message"] + chosen  # names the chosen fix
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == BROKEN
         assert (region["startLine"], region["startColumn"]) == (finding["line"], finding["column"])
         assert (region["endLine"], region["endColumn"]) == (

@@ -203,17 +203,33 @@ def test_computed_values_get_no_fix_but_literals_do() -> None:
     assert text[edit.span.start : edit.span.end] == "16"
 
 
-def test_function_parameters_and_locals_are_not_constants() -> None:
+def test_function_parameters_and_reassigned_locals_are_not_constants() -> None:
     text = (
         "HIDDEN = 1000\n"
         "def build(HIDDEN=64):\n"
         "    return dict(hidden_size=HIDDEN, num_attention_heads=16, num_hidden_layers=2)\n"
-        "def local():\n"
+        "def local(wide):\n"
         "    heads = 7\n"
+        "    if wide:\n"
+        "        heads = 16\n"
         "    return dict(hidden_size=1024, num_attention_heads=heads, num_hidden_layers=2)\n"
         "cfgs = [dict(hidden_size=h, num_attention_heads=16, n_layer=2) for h in (1000, 999)]\n"
     )
     assert lint(text) == []
+
+
+def test_locals_assigned_once_are_resolved() -> None:
+    """torchtitan's style: sizes as locals of a function, assembled in the returned config;
+    the finding points at the use, the fix edits the local's definition."""
+    text = (
+        "def _1b():\n"
+        "    dim = 2048\n"
+        "    n_heads = 32\n"
+        "    n_kv_heads = 6\n"
+        "    return Model.Config(dim=dim, n_layers=16,\n"
+        "                        n_heads=n_heads, n_kv_heads=n_kv_heads)\n"
+    )
+    assert found(text, select=("DL102",)) == [("DL102", 6, 53)]
 
 
 def test_reassigned_and_global_names_are_not_constants() -> None:

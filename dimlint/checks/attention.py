@@ -191,7 +191,13 @@ def check_head_dim_kernel_for(spec: ModelSpec, deployment: Deployment) -> Iterat
     "An explicit head dim makes heads × head dim differ from the hidden size (legal).",
 )
 def check_head_dim_override(spec: ModelSpec) -> Iterator[Finding]:
-    if spec.head_dim is None or spec.hidden is None or spec.heads is None or spec.is_mla:
+    if (
+        spec.head_dim is None
+        or spec.hidden is None
+        or spec.heads is None
+        or spec.is_mla
+        or spec.recurrent
+    ):
         return
     if spec.head_dim.origin != "config":
         return

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from dimlint.checks.registry import PlannedFix
 from dimlint.config.geometry import Dims, Field, Problem, evaluate
 from dimlint.config.spec import READ_ONLY, Located, ModelSpec
+from dimlint.config.trainingkeys import ALIGNED_ROWS
 from dimlint.diagnostics import Applicability
 
 if TYPE_CHECKING:
@@ -42,14 +43,20 @@ def _dims(spec: ModelSpec) -> Dims:
     def value(located: Located[int] | None) -> int | None:
         return located.value if located is not None else None
 
+    # Recurrent heads split an inner width, not attention: no attention rule applies to them.
+    attention = not spec.recurrent
+    vocab = value(spec.vocab)
+    rows = spec.embedding_rows
+    if rows is not None and rows.value % ALIGNED_ROWS == 0:
+        vocab = None  # padded elsewhere: the GEMMs see aligned rows, the vocab is the tokenizer's
     return Dims(
         hidden=value(spec.hidden),
-        heads=value(spec.heads),
-        kv_heads=value(spec.kv_heads),
-        head_dim=value(spec.head_dim),
+        heads=value(spec.heads) if attention else None,
+        kv_heads=value(spec.kv_heads) if attention else None,
+        head_dim=value(spec.head_dim) if attention else None,
         ffn=value(spec.ffn),
         expert_ffn=value(spec.expert_ffn),
-        vocab=value(spec.vocab),
+        vocab=vocab,
         rotary_fraction=spec.partial_rotary_factor.value if spec.partial_rotary_factor else None,
         rotary_dim=value(spec.rotary_dim),
         mla=spec.is_mla,

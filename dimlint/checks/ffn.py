@@ -71,11 +71,13 @@ def check_ffn_rounding(spec: ModelSpec) -> Iterator[Finding]:
     if ffn % RECIPE_MULTIPLE == 0:
         return
     lower = ffn // RECIPE_MULTIPLE * RECIPE_MULTIPLE
+    upper = lower + RECIPE_MULTIPLE
+    nearest = f"{lower} or {upper}" if lower else str(upper)  # never a width of 0
     yield Finding(
         "DL302",
         f"gated {spec.ffn.key} {ffn} is not a multiple of {RECIPE_MULTIPLE}: Llama-style recipes"
         f" round the SwiGLU width up to multiple_of = {RECIPE_MULTIPLE} (which also satisfies"
-        f" Megatron's 64) — nearest {lower} or {lower + RECIPE_MULTIPLE}; the plain recipe for"
+        f" Megatron's 64) — nearest {nearest}; the plain recipe for"
         f" hidden {hidden} gives {llama_ffn(hidden)}.",
         spec.ffn.pointer,
     )

@@ -17,6 +17,7 @@ from dimlint.lint.pipeline import lint_bytes
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
 from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
+from dimlint.lint.walkfilter import not_ours
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
@@ -127,13 +128,22 @@ def _collect(
 ) -> Run:
     """Lint (and fix) every discovered file."""
     paths = args.paths or ["."]
-    missing = [p for p in paths if not os.path.lexists(p)]
+    hub_ids = [p for p in paths if p.startswith("hf://") or not os.path.lexists(p)]
+    if hub_ids:
+        from dimlint.sources.hub import parse_hub_id
+
+        hub_ids = [p for p in hub_ids if parse_hub_id(p) is not None]
+    missing = [p for p in paths if p not in hub_ids and not os.path.lexists(p)]
     for path in missing:
         err.write(f"dimlint: error: {path}: no such file or directory\n")
     run = Run([], {}, [], 0, missing)
-    existing = [p for p in paths if p not in missing]
+    for hub_id in hub_ids:
+        _check_hub(hub_id, args, cwd_settings, run, err)
+    existing = [p for p in paths if p not in missing and p not in hub_ids]
     fixed_files = 0
     jobs: list[tuple[str, Selection]] = []
+
+    walked: set[str] = set()
 
     def passed_over(path: str, reason: str) -> None:
         if args.verbose:
@@ -149,9 +159,15 @@ def _collect(
             companions=_companions(target.companions, args),
         )
         jobs.append((target.path, selection))
+        if not target.explicit:
+            walked.add(target.path)
     roots = _roots(existing) if args.fix and not args.diff else ()
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
+        if path in walked:
+            reason = not_ours(path, result, data)
+            if reason is not None:
+                result.diagnostics, result.skipped = [], reason
         if data is not None and data.startswith(UTF16_BOMS):
             _cannot_write(result, "the file is UTF-16: rewriting it would change every byte")
         if data is not None and (args.fix or args.diff) and result.document is not None:
@@ -163,15 +179,61 @@ def _collect(
                 result, applied = _fix_crashed(path, result, error), []
             fixed_files += bool(applied)
             run.fixed.extend(applied)
-        if args.verbose and result.traceback:
-            err.write(f"dimlint: {path}: traceback of the failed check:\n{result.traceback}")
-        if result.skipped and args.verbose:
-            err.write(f"dimlint: skipped {path}: {result.skipped}\n")
+        if args.verbose:
+            err.write(_verbose_line(path, result))
+            if result.traceback:
+                err.write(f"dimlint: {path}: traceback of the failed check:\n{result.traceback}")
         if result.document is not None and not result.skipped:
             run.sources[path] = result.document.text
         run.diagnostics.extend(result.diagnostics)
     run.diagnostics.sort(key=lambda d: d.sort_key)
     return run._replace(fixed_files=fixed_files)
+
+
+def _check_hub(
+    text: str, args: argparse.Namespace, settings: Settings, run: Run, err: TextIO
+) -> None:
+    """A Hub model (never fixed: there is no file here to write); a failure to fetch it is
+    one line, like a missing path (exit 2), and the other paths are still checked."""
+    from dimlint.api import lint_hub
+    from dimlint.sources.hub import HubError, fetch, parse_hub_id
+
+    hub_id = parse_hub_id(text)
+    assert hub_id is not None
+    try:
+        snapshot = fetch(hub_id, weights=not args.no_weights)
+        selection = settings.selection(args.select, args.extend_select, args.ignore)
+        selection = selection._replace(deployment=_deployment_for(settings, args))
+        result = lint_hub(snapshot, selection, weights=not args.no_weights)
+    except HubError as error:
+        err.write(f"dimlint: error: {error}\n")
+        run.missing.append(text)
+        return
+    if result.skipped and args.verbose:
+        err.write(f"dimlint: skipped {result.path}: {result.skipped}\n")
+    if args.fix or args.diff:
+        err.write(f"dimlint: {result.path}: not fixed: a Hub model has no file here to write\n")
+    if result.document is not None and not result.skipped:
+        run.sources[result.path] = result.document.text
+    run.diagnostics.extend(result.diagnostics)
+
+
+def _verbose_line(path: str, result: FileResult) -> str:
+    """What ``--verbose`` says about one file: what was read, or why nothing was."""
+    if result.skipped:
+        return f"dimlint: skipped {path}: {result.skipped}\n"
+    if result.read is None:
+        found = len(result.diagnostics)
+        return f"dimlint: {path}: not read ({found} finding{'s' if found != 1 else ''})\n"
+    configs, layers = result.read
+    parts = [f"{configs} config{'s' if configs != 1 else ''}"]
+    if layers:
+        parts.append(f"{layers} torch layer{'s' if layers != 1 else ''}")
+    found = len(result.diagnostics)
+    return (
+        f"dimlint: checked {path}: read {' and '.join(parts)},"
+        f" {found} finding{'s' if found != 1 else ''}\n"
+    )
 
 
 def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, ...]:

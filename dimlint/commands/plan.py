@@ -6,71 +6,32 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
-from dimlint.errors import UsageError
-
 if TYPE_CHECKING:
-    from dimlint.config.spec import ModelSpec
     from dimlint.deploy.plan import Plan
 
 
 def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2, a config
     with input errors exits 1 with those findings (the front end all commands share)."""
-    from dimlint.deploy.plan import PlanRequest, build_plan
-    from dimlint.lint.model_input import deployment_of, read_model
+    from dimlint.api import plan as plan_of
 
-    model = read_model(args.path, args.config, args.no_config)
-    path, specs = model.path, model.specs
-    if not any(spec.heads is not None for spec in specs):
-        raise UsageError(f"{path}: no attention heads found: is this a model config?")
-    found = deployment_of(
-        model,
+    plan = plan_of(
+        args.path,
+        gpu=args.gpu,
+        max_gpus=args.max_gpus,
         context=args.context,
         batch=args.batch,
         dtype=args.dtype,
         kv_dtype=args.kv_dtype,
+        config=args.config,
+        no_config=args.no_config,
     )
-    gpu, max_gpus = args.gpu, args.max_gpus
-    if gpu is None and found.budget is not None:
-        from dimlint.memory import parse_budget
-
-        count, chosen = parse_budget(found.budget)
-        gpu, max_gpus = chosen.name, max_gpus or count
-    request = PlanRequest(
-        gpu=gpu,
-        max_gpus=max_gpus or 8,
-        context=found.context,
-        batch=found.batch or 1,
-        dtype=found.dtype,
-        kv_dtype=found.kv_dtype,
-    )
-    try:
-        plan = build_plan(path, specs, request)
-    except ValueError as error:  # an unknown GPU name, from the catalogue
-        raise UsageError(str(error)) from None
-    plan.data["notes"] = _context_notes(plan, specs)
     if args.output_format == "json":
         out.write(json.dumps(plan.data, indent=2) + "\n")
     else:
         out.write(render_table(plan))
         out.writelines(f"note: {note}\n" for note in plan.data["notes"])
     return 0
-
-
-def _context_notes(plan: Plan, specs: list[ModelSpec]) -> list[str]:
-    """A context beyond what the model was built for is planned anyway, and said so (as in
-    ``mem``; refusing it is DL502's job in ``check --context``)."""
-    from dimlint.config.maxlen import derived_max_length
-    from dimlint.deploy.fit import language_model
-
-    derived = derived_max_length(language_model(tuple(specs)))
-    context = plan.data["context"]
-    if derived is None or context <= derived.value:
-        return []
-    return [
-        f"context {context} exceeds the model's {derived.value} ({derived.key}): planned"
-        " anyway (DL502 in `dimlint check --context` refuses it)"
-    ]
 
 
 def _gib(count: int) -> str:

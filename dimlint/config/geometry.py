@@ -124,9 +124,13 @@ def approximate_parameters(d: Dims, layers: int, gated: bool, experts: int = 0) 
     """
     hidden = d.hidden or 0
     heads = d.heads or 0
-    width = d.head_width or (hidden // heads if heads else 0)
     kv = d.kv_heads or heads
-    attention = 2 * hidden * heads * width + 2 * hidden * kv * width
+    if d.head_dim is not None:
+        attention = 2 * hidden * heads * d.head_dim + 2 * hidden * kv * d.head_dim
+    else:
+        # the projections are hidden wide whatever the head count: a head count that changes
+        # alone changes no parameter (only the KV width, a fraction kv / heads of it, moves)
+        attention = 2 * hidden * hidden + (2 * hidden * hidden * kv // heads if heads else 0)
     matrices = 3 if gated else 2
     if experts and d.expert_ffn:
         mlp = experts * matrices * hidden * d.expert_ffn

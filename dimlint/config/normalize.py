@@ -20,21 +20,38 @@ import math
 from collections.abc import Iterator
 from typing import Any, TypeGuard
 
-from dimlint.config import architectures
+from dimlint.config import architectures, trainingkeys
 from dimlint.config.architectures import Architecture
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import Located, ModelSpec
 
 #: Canonical field → (transformers' standard attribute name, other spellings in real configs).
 INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "hidden": ("hidden_size", ("n_embd", "d_model", "dim", "model_dim", "embed_dim")),
+    "hidden": (
+        "hidden_size",
+        ("n_embd", "d_model", "dim", "model_dim", "embed_dim", "hidden-size"),
+    ),
     "heads": (
         "num_attention_heads",
-        ("n_head", "n_heads", "num_heads", "encoder_attention_heads", "attention_heads"),
+        (
+            "n_head",
+            "n_heads",
+            "num_heads",
+            "encoder_attention_heads",
+            "attention_heads",
+            "num-attention-heads",
+        ),
     ),
     "kv_heads": (
         "num_key_value_heads",
-        ("num_kv_heads", "n_head_kv", "n_kv_heads", "num_query_groups", "kv_heads"),
+        (
+            "num_kv_heads",
+            "n_head_kv",
+            "n_kv_heads",
+            "num_query_groups",
+            "kv_heads",
+            "num-kv-heads",
+        ),
     ),
     "head_dim": (
         "head_dim",
@@ -42,9 +59,22 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "ffn": (
         "intermediate_size",
-        ("n_inner", "ffn_hidden_size", "d_ff", "ffn_dim", "encoder_ffn_dim", "inner_hidden_size"),
+        (
+            "n_inner",
+            "ffn_hidden_size",
+            "d_ff",
+            "ffn_dim",
+            "encoder_ffn_dim",
+            "inner_hidden_size",
+            "intermediate_dim",
+            "intermediate-size",
+            "ffn-hidden-size",
+        ),
     ),
-    "layers": ("num_hidden_layers", ("n_layer", "n_layers", "num_layers", "encoder_layers")),
+    "layers": (
+        "num_hidden_layers",
+        ("n_layer", "n_layers", "num_layers", "encoder_layers", "num-layers"),
+    ),
     "vocab": ("vocab_size", ("padded_vocab_size", "n_vocab")),
     "max_positions": (
         "max_position_embeddings",
@@ -126,6 +156,11 @@ def looks_like_model_config(value: Any) -> bool:
     return _has_dimensions(value)
 
 
+def has_dimensions(obj: dict[str, Any]) -> bool:
+    """Two of hidden size, heads and layers, under any spelling (a section of a larger file)."""
+    return _has_dimensions(obj)
+
+
 def _has_dimensions(obj: dict[str, Any]) -> bool:
     hidden_keys = (INT_FIELDS["hidden"][0], *INT_FIELDS["hidden"][1])
     head_keys = (INT_FIELDS["heads"][0], *INT_FIELDS["heads"][1])
@@ -189,6 +224,8 @@ def normalize(
     tie = obj.get("tie_word_embeddings", (arch.defaults if arch else {}).get("tie_word_embeddings"))
     spec.tie_word_embeddings = tie if isinstance(tie, bool) else None
     spec.token_ids = list(_token_ids(obj, pointer))
+    spec.embedding_rows = trainingkeys.embedding_rows(obj, pointer, spec.vocab)
+    spec.recurrent = trainingkeys.is_recurrent(obj, model_type, arch is not None)
     return spec
 
 

@@ -110,6 +110,12 @@ class ModelSpec:
         self.gated_mlp: bool | None = None
         self.tie_word_embeddings: bool | None = None
         self.token_ids: list[Located[int]] = []
+        #: Embedding rows padded by another key (``embedding_size``,
+        #: ``make_vocab_size_divisible_by``, a rounding in model code): the GEMMs run on these
+        #: rows, ``vocab`` is the tokenizer's.
+        self.embedding_rows: Located[int] | None = None
+        #: A recurrent (RNN/SSM) model: its heads split a recurrence, not attention.
+        self.recurrent = False
         #: Canonical fields whose stated value was present but invalid (wrong type, ≤ 0).
         self.invalid: set[str] = set()
         #: Values derived once and shared by several rules (see dimlint.checks.coupled).

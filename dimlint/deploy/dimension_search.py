@@ -42,13 +42,18 @@ class Suggestion(NamedTuple):
     """A combination of changes that clears the finding, with its cost."""
 
     changes: tuple[Change, ...]
-    parameter_change: float  # relative, e.g. -0.002 for -0.2%
+    #: Relative, e.g. -0.002 for -0.2%; None when the size is unknown (no hidden size read).
+    parameter_change: float | None
 
     def describe(self, names: dict[Field, str]) -> str:
         parts = [
             f"{names[c.field]} {format_value(c.old)} → {format_value(c.new)}" for c in self.changes
         ]
         change = self.parameter_change
+        if change is None:
+            return ", ".join(parts)
+        if abs(change) < 5e-5:
+            return f"{', '.join(parts)} (parameters unchanged)"
         percent = f"{change:+.2%}" if abs(change) < 0.01 else f"{change:+.1%}"
         return f"{', '.join(parts)} ({percent} parameters)"
 
@@ -76,9 +81,9 @@ def suggest(
     if not free:
         return []
     before = evaluate(dims)
-    base_params = approximate_parameters(dims, layers, gated, experts) or 1
+    base_params = approximate_parameters(dims, layers, gated, experts)
     alternatives = {name: _candidates(dims, name)[1:] for name in free}
-    scored: list[tuple[tuple[int, int, int, int, float], Suggestion]] = []
+    scored: list[tuple[tuple[int, int, int, int, int, float], Suggestion]] = []
     # Fewer changed keys first: once a level yields enough clean repairs, more changes can only
     # rank lower, so the search stops there.
     for count in range(1, len(free) + 1):
@@ -106,7 +111,7 @@ def _score(
     before: frozenset[Problem],
     base_params: int,
     shape: tuple[int, bool, int],
-    scored: list[tuple[tuple[int, int, int, int, float], Suggestion]],
+    scored: list[tuple[tuple[int, int, int, int, int, float], Suggestion]],
 ) -> None:
     """Evaluate one combination of changes and keep it if it repairs ``target`` cleanly."""
     layers, gated, experts = shape
@@ -118,10 +123,16 @@ def _score(
     if any(p.severity is Severity.ERROR for p in new):
         return
     params = approximate_parameters(candidate, layers, gated, experts)
-    delta = (params - base_params) / base_params
-    # Prefer, in order: no new finding, fewer changed keys, changing the finding's own key,
-    # fewer remaining findings, the smallest parameter change.
-    key = (len(new), len(changed), int(target.field not in changed), len(after), abs(delta))
+    # Without a hidden size there is no parameter count to compare: no percentage is claimed
+    # (a "-100%" from a count of zero would be nonsense).
+    delta = (params - base_params) / base_params if base_params > 0 and params > 0 else None
+    # Prefer, in order: no new finding, fewer changed keys, fewer remaining findings, a
+    # parameter change within the same 1% band, changing the finding's own key, the smallest
+    # change. (A free head-count change beats an 8% narrower hidden size, though the finding
+    # is on the hidden size.)
+    cost = abs(delta) if delta is not None else 0.0
+    band = int(cost * 100)
+    key = (len(new), len(changed), len(after), band, int(target.field not in changed), cost)
     changes = tuple(
         Change(name, _current(dims, name) or 0, value) for name, value in changed.items()
     )

@@ -27,15 +27,21 @@ from dimlint.sources.jsonfile import InputProblem
 if TYPE_CHECKING:
     from dimlint.checks.checkpoint_sizes import IndexFinding
     from dimlint.sources.checkpoint import Checkpoint, Index
+    from dimlint.sources.folder import Beside
 
 #: Rules that read the weights.
 CHECKPOINT_CODES = frozenset({"DL503", "DL610", "DL611", "DL612"})
 
 
 def check_beside(
-    path: str, specs: list[ModelSpec], selection: Selection, enabled: frozenset[str]
+    path: str,
+    specs: list[ModelSpec],
+    selection: Selection,
+    enabled: frozenset[str],
+    beside: Beside | None = None,
 ) -> tuple[list[Finding], list[Diagnostic]]:
-    """Findings on the config, and diagnostics on the files beside it."""
+    """Findings on the config, and diagnostics on the files beside it (read through
+    ``beside``; default: the config's folder)."""
     folder = os.path.dirname(path) or "."
     names = selection.companions
     findings: list[Finding] = []
@@ -46,7 +52,7 @@ def check_beside(
     if weights and enabled & CHECKPOINT_CODES:
         from dimlint.sources.checkpoint import load
 
-        checkpoint = load(folder, weights)
+        checkpoint = load(folder, weights, beside)
         if checkpoint is not None:
             _problems(checkpoint.problems, selection, enabled, others)
             findings.extend(_checkpoint(checkpoint, specs, selection, enabled, others))
@@ -54,7 +60,7 @@ def check_beside(
         from dimlint.lint.tokenizer import highest_id, tokenizer_findings
 
         if any(name in TOKENIZER_FILES for name in names):
-            top, problems = highest_id(folder, names)
+            top, problems = highest_id(folder, names, beside)
             _problems(problems, selection, enabled, others)
             findings.extend(tokenizer_findings(specs, top))
     return findings, others

@@ -1,6 +1,6 @@
 """Turn command-line paths into the files to check.
 
-A directory is walked for JSON and Python files, skipping version-control folders, virtual
+A directory is walked for JSON, YAML and Python files, skipping version-control folders, virtual
 environments, ``node_modules``, caches, what ``.gitignore`` files name, and HF files that are
 never model configs (``tokenizer.json``…). A file named on the command line is always checked,
 whatever its name. Symlinked directories are not followed, so symlink loops cannot trap the walk.
@@ -238,14 +238,16 @@ def _not_config_reason(name: str) -> str:
 
 
 def _candidate(entry: os.DirEntry[str]) -> bool:
-    """A JSON file that may be a model config, or Python code (which may define one).
+    """A JSON or YAML file that may be a model config, or Python code (which may define one).
 
     Named pipes, sockets and devices with such names are kept: the reader opens nothing but
     regular files (:mod:`dimlint.sources.safeio`) and skips them with a ``--verbose`` note, so
     a FIFO can neither block the run nor vanish without a word.
     """
     name = entry.name
-    return name.endswith(".py") or (name.endswith(".json") and name not in NOT_CONFIGS)
+    return name.endswith((".py", ".yaml", ".yml")) or (
+        name.endswith(".json") and name not in NOT_CONFIGS
+    )
 
 
 def _is_ignored(path: str, is_dir: bool, rules: list[_IgnoreRules]) -> bool:

@@ -19,10 +19,11 @@ from dimlint.config.spec import ModelSpec
 from dimlint.deploy.targets import Deployment
 from dimlint.diagnostics import Diagnostic, Severity
 from dimlint.errors import RejectedInput, UsageError
-from dimlint.lint.pipeline import lint_path
+from dimlint.lint.pipeline import lint_bytes, lint_path
 from dimlint.lint.selection import Selection
 from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
 from dimlint.sources.jsonfile import JsonDocument
+from dimlint.sources.source import Source
 
 #: The rules that judge whether a file can be read as a config at all.
 INPUT_CODES = ("DL001", "DL002", "DL003", "DL004", "DL005")
@@ -50,19 +51,31 @@ def settings_for(path: str, config: str | None = None, no_config: bool = False) 
         raise UsageError(str(error)) from None
 
 
-def read_model(path: str, config: str | None = None, no_config: bool = False) -> ModelInput:
-    """Read the config at ``path`` (a file, or a folder holding ``config.json``).
+def read_model(source: Source, config: str | None = None, no_config: bool = False) -> ModelInput:
+    """Read the config ``source``: a file, a folder holding ``config.json``, a Hub id
+    (``hf://org/name``; :mod:`dimlint.sources.hub`), or — from the API — a ``dict`` or a
+    transformers config object (:mod:`dimlint.sources.source`).
 
     Raises :class:`RejectedInput` when an input rule finds an error, :class:`UsageError` when the
-    path is missing or holds no model config.
+    source is missing or holds no model config. A source that is no local file takes the
+    settings of the current folder.
     """
-    if os.path.isdir(path):
-        path = os.path.join(path, "config.json")
-    if not os.path.lexists(path):
-        raise UsageError(f"{path}: cannot read: no such file")
-    settings = settings_for(path, config, no_config)
-    selection = Selection(select=INPUT_CODES, severity=settings.severity)
-    result, data = lint_path(path, selection)
+    from dimlint.sources.source import load_source
+
+    loaded = load_source(source)
+    if loaded is None:
+        path = os.fspath(source)  # type: ignore[arg-type]  # load_source: a local path
+        if os.path.isdir(path):
+            path = os.path.join(path, "config.json")
+        if not os.path.lexists(path):
+            raise UsageError(f"{path}: cannot read: no such file")
+        settings = settings_for(path, config, no_config)
+        result, data = lint_path(path, Selection(select=INPUT_CODES, severity=settings.severity))
+    else:
+        path, data = loaded.path, loaded.data
+        settings = settings_for(os.path.join(os.getcwd(), "_"), config, no_config)
+        selection = Selection(select=INPUT_CODES, severity=settings.severity)
+        result = lint_bytes(path, data, selection)
     errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
     if errors:
         text = data.decode("utf-8", "replace") if data is not None else ""

@@ -8,16 +8,15 @@ becomes a DL001 finding for that file.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dimlint.checks import all_rules
-from dimlint.checks.registry import Finding, PlannedFix
 from dimlint.config.normalize import looks_like_model_config, specs_for_document
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
+from dimlint.lint.pointer_locate import locate
 from dimlint.lint.results import FileResult
 from dimlint.lint.run_rules import spec_findings
 from dimlint.lint.selection import Selection
@@ -25,7 +24,7 @@ from dimlint.sources import jsonfile
 from dimlint.sources.jsonfile import InputProblem, JsonDocument
 
 if TYPE_CHECKING:
-    pass
+    from dimlint.sources.folder import Beside
 
 #: Larger files are not read: no model config comes near this.
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -134,12 +133,22 @@ def _crash_message(error: BaseException) -> str:
     )
 
 
-def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
-    """Lint the bytes of a file named ``path``: Python code for ``*.py``, else JSON."""
+def lint_bytes(
+    path: str, data: bytes, selection: Selection, beside: Beside | None = None
+) -> FileResult:
+    """Lint the bytes of a file named ``path``: Python code for ``*.py``, YAML for ``*.yaml``/
+    ``*.yml``, else JSON.
+
+    ``beside`` reads the files the selection's companions name (default: ``path``'s folder;
+    a Hub model's come from :mod:`dimlint.sources.hub`)."""
     if path.endswith(".py"):
         from dimlint.lint.python_front import lint_python
 
         return lint_python(path, data, selection)
+    if path.endswith((".yaml", ".yml")):
+        from dimlint.lint.yaml_front import lint_yaml  # PyYAML is loaded only in there
+
+        return lint_yaml(path, data, selection)
     enabled = selection.enabled_codes(path)
     result = FileResult(path)
     document, problems = jsonfile.load(path, data)
@@ -160,6 +169,10 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
         else:
             result.skipped = "not a model config (top level is not an object)"
         return result
+    if _training_config(value):
+        from dimlint.lint.yaml_front import lint_yaml  # YAML is a superset of JSON
+
+        return lint_yaml(path, data, selection)
     if not looks_like_model_config(value):
         result.skipped = "not a model config (no model_type, architectures or dimension keys)"
         result.diagnostics.clear() if not problems else None
@@ -167,13 +180,28 @@ def lint_bytes(path: str, data: bytes, selection: Selection) -> FileResult:
     if document.has_duplicates and "DL002" in enabled:
         result.diagnostics.extend(_duplicates(document))
     specs = specs_for_document(path, value)
+    result.read = (len(specs), 0)
     for spec in specs:
         for finding in spec_findings(spec, enabled, selection):
-            result.diagnostics.append(_locate(document, spec.pointer, finding, selection))
+            result.diagnostics.append(locate(document, spec.pointer, finding, selection))
     if selection.companions:
-        _check_beside(result, document, specs, selection, enabled)
+        _check_beside(result, document, specs, selection, enabled, beside)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
+
+
+#: Keys of a training framework's config (gpt-neox's JSON files, DeepSpeed): the model is a
+#: section of it, read as the YAML front end reads training configs.
+_TRAINING_KEYS = frozenset(
+    {"optimizer", "zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}
+)
+
+
+def _training_config(value: dict[str, Any]) -> bool:
+    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens)."""
+    if "model_type" in value or "architectures" in value:
+        return False
+    return bool(_TRAINING_KEYS & value.keys()) or any("-" in key for key in value)
 
 
 def _check_beside(
@@ -182,6 +210,7 @@ def _check_beside(
     specs: list[ModelSpec],
     selection: Selection,
     enabled: frozenset[str],
+    beside: Beside | None,
 ) -> None:
     """The rules that read the checkpoint and tokenizer beside a ``config.json``.
 
@@ -191,9 +220,9 @@ def _check_beside(
     from dimlint.lint.checkpoint import check_beside
     from dimlint.sources.filenames import is_weight_file
 
-    findings, others = check_beside(document.path, specs, selection, enabled)
+    findings, others = check_beside(document.path, specs, selection, enabled, beside)
     pointer = specs[0].pointer if specs else ""
-    result.diagnostics.extend(_locate(document, pointer, f, selection) for f in findings)
+    result.diagnostics.extend(locate(document, pointer, f, selection) for f in findings)
     result.diagnostics.extend(others)
     if any(is_weight_file(name) for name in selection.companions):
         result.diagnostics[:] = [_display_only(d) for d in result.diagnostics]
@@ -246,35 +275,3 @@ def _duplicates(document: JsonDocument) -> list[Diagnostic]:
             )
         )
     return found
-
-
-def _locate(
-    document: JsonDocument, spec_pointer: str, finding: Finding, selection: Selection
-) -> Diagnostic:
-    pointer = finding.anchor if finding.anchor is not None else spec_pointer
-    span = document.value_span(pointer) or document.value_span(spec_pointer)
-    if span is not None and pointer == spec_pointer and span.end - span.start > 1:
-        # Whole-object findings point at the opening brace, not at the entire object.
-        span = document.span(span.start, span.start + 1)
-    fix = _resolve_fix(document, finding.fix) if finding.fix else None
-    severity = selection.severity_of(finding.code, finding.severity)
-    return Diagnostic(finding.code, severity, finding.message, document.path, span, pointer, fix)
-
-
-def _resolve_fix(document: JsonDocument, planned: PlannedFix) -> Fix | None:
-    edits: list[Edit] = []
-    for pointer, content in planned.replacements:
-        span = document.value_span(pointer)
-        if span is None:
-            return None
-        edits.append(Edit(span, content))
-    for pointer, new_key in planned.key_renames:
-        span = document.key_span(pointer)
-        if span is None:
-            return None
-        edits.append(Edit(span, json.dumps(new_key)))
-    for start, end, content in planned.raw_edits:
-        edits.append(Edit(document.span(start, end), content))
-    return Fix(
-        planned.applicability, planned.message, tuple(sorted(edits, key=lambda e: e.span.start))
-    )

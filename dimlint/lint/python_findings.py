@@ -14,6 +14,7 @@ values are marked as defaults (:mod:`dimlint.sources.python.specs`).
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks.registry import Finding
@@ -140,22 +141,30 @@ def collect(
     enabled: frozenset[str],
     selection: Selection,
     overrides: dict[int, Any] | None = None,
+    *,
+    rounding: str | None = None,
+    tally: dict[str, int] | None = None,
 ) -> list[Pending]:
     """Every finding of every candidate and layer call of a scanned module.
 
     ``overrides`` assumes new values for some literals: :func:`dimlint.lint.python_front` asks
     "what would the file report if this fix were applied" without editing anything.
+    ``rounding``: the module rounds the vocabulary up in code (``next_multiple_of_n(vocab_size,
+    n=128)``): its configs' embeddings are padded there, DL202 has nothing to say and no fix may
+    rewrite the tokenizer's ``vocab_size``. ``tally`` receives how many configs and layer calls
+    were read (``--verbose``).
     """
     import libcst as cst
 
     from dimlint.checks.layers import check_layer
     from dimlint.sources.python import configs as pyconfigs
     from dimlint.sources.python import layers as pylayers
-    from dimlint.sources.python import specs as pyspecs
+    from dimlint.sources.python import named as pynamed
     from dimlint.sources.python.values import Evaluator
 
     evaluator = Evaluator(scan, overrides)
     extractor = pyconfigs.Extractor(scan, evaluator)
+    extractor.named = functools.partial(pynamed.lookup, path)
     layer_calls = {
         id(site.node): (site, kind)
         for site in scan.sites
@@ -163,11 +172,17 @@ def collect(
         and (kind := pylayers.layer_kind(site.node, scan)) is not None
     }
     candidates = extractor.class_candidates()
+    module_config = extractor.module_candidate()
+    if module_config is not None:
+        candidates.append(module_config)
     candidates += extractor.site_candidates(lambda call: id(call) in layer_calls)
     found: list[Pending] = []
-    checker = _CandidateChecker(path, enabled, selection)
+    checker = _CandidateChecker(path, enabled, selection, rounding)
+    if tally is not None:
+        tally["configs"] = sum(1 for c in candidates if _states_a_dimension(c))
+        tally["layers"] = len(layer_calls)
     for candidate in candidates:
-        specs = pyspecs.specs_of(path, candidate)
+        specs = checker.specs_of(candidate)
         for spec, finding in checker.new_findings(candidate, specs):
             constants = spec_pins(finding, spec, specs.members)
             found.append(
@@ -179,6 +194,17 @@ def collect(
         for finding in check_layer(path, layer.layer, enabled):
             found.append(Pending(finding, layer.members, site.node.func, False, constants))
     return found
+
+
+def _states_a_dimension(candidate: Candidate) -> bool:
+    """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not)."""
+    from dimlint.sources.python.configs import ALL_DIMENSION_KEYS
+
+    return any(
+        isinstance(m.value.value, int) and not isinstance(m.value.value, bool)
+        for key, m in candidate.members.items()
+        if key in ALL_DIMENSION_KEYS
+    )
 
 
 def _states(candidate: Candidate, specs: CandidateSpecs, pointer: str | None) -> bool:
@@ -195,11 +221,27 @@ def _states(candidate: Candidate, specs: CandidateSpecs, pointer: str | None) ->
 class _CandidateChecker:
     """Runs the rules on candidates; remembers the findings of bases, to report what is new."""
 
-    def __init__(self, path: str, enabled: frozenset[str], selection: Selection) -> None:
+    def __init__(
+        self, path: str, enabled: frozenset[str], selection: Selection, rounding: str | None
+    ) -> None:
         self.path = path
         self.selection = selection
+        self.rounding = rounding
         self.codes = enabled - NOT_FOR_PYTHON
         self._seen: dict[int, frozenset[tuple[str, str]]] = {}
+
+    def specs_of(self, candidate: Candidate) -> CandidateSpecs:
+        """The candidate's specs; with a rounding in the code, their embeddings are padded."""
+        from dimlint.config.spec import Located
+        from dimlint.sources.python import specs as pyspecs
+
+        specs = pyspecs.specs_of(self.path, candidate)
+        if self.rounding is not None:
+            for spec in specs.specs:
+                if spec.embedding_rows is None and spec.vocab is not None:
+                    rows = Located(0, self.rounding, None, "derived")  # 0: aligned, size unknown
+                    spec.embedding_rows = rows
+        return specs
 
     def findings(
         self, candidate: Candidate, specs: CandidateSpecs
@@ -229,20 +271,19 @@ class _CandidateChecker:
 
     def _base_keys(self, candidate: Candidate) -> frozenset[tuple[str, str]]:
         """(code, message) of what the base alone raises."""
-        from dimlint.sources.python import specs as pyspecs
         from dimlint.sources.python.configs import Candidate
 
         keys: set[tuple[str, str]] = set()
         base = candidate.base
         if base is not None:
             if id(base) not in self._seen:
-                found = self.findings(base, pyspecs.specs_of(self.path, base))
+                found = self.findings(base, self.specs_of(base))
                 self._seen[id(base)] = frozenset((f.code, f.message) for _, f in found)
             keys |= self._seen[id(base)]
         if candidate.base_model_type is not None:
             defaults = Candidate(
                 "call", candidate.name, candidate.anchor, {}, candidate.base_model_type
             )
-            found = self.findings(defaults, pyspecs.specs_of(self.path, defaults))
+            found = self.findings(defaults, self.specs_of(defaults))
             keys |= {(f.code, f.message) for _, f in found}
         return frozenset(keys)

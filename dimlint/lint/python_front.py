@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks.registry import REGISTRY
+from dimlint.config.trainingkeys import CODE_ROUNDING
 from dimlint.diagnostics import Diagnostic, Position, Span
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection
@@ -57,11 +58,22 @@ def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:
     if isinstance(module, InputProblem):
         return _invalid(result, module, enabled)
     scan = pyscan.scan(module)
-    pending = python_findings.collect(path, scan, enabled, selection)
-    pending = _guard_constant_fixes(path, scan, pending, enabled, selection)
+    rounded = CODE_ROUNDING.search(text)
+    rounding = rounded.group(0).split("(")[0] if rounded else None
+    tally: dict[str, int] = {}
+    pending = python_findings.collect(
+        path, scan, enabled, selection, rounding=rounding, tally=tally
+    )
+    pending = _guard_constant_fixes(path, scan, pending, enabled, selection, rounding)
+    result.read = (tally.get("configs", 0), tally.get("layers", 0))
     has_noqa = "noqa" in text.lower()
+    if not result.read[0] and not result.read[1] and not has_noqa:
+        result.skipped = (
+            "no config-like construct (no config class, config call or dict, and no torch"
+            " layer with known dimensions)"
+        )
+        return result
     if not pending and not has_noqa:
-        result.skipped = "no config-like construct"
         return result
     nodes = [node for item in pending for node in python_locate.nodes_of(item)]
     located = pyfile.locate(module, nodes, text)
@@ -92,6 +104,7 @@ def _guard_constant_fixes(
     pending: list[Pending],
     enabled: frozenset[str],
     selection: Selection,
+    rounding: str | None,
 ) -> list[Pending]:
     """Drop the fixes that rewrite a module constant and would raise a new finding elsewhere."""
     from dimlint.lint.python_findings import collect
@@ -105,7 +118,7 @@ def _guard_constant_fixes(
             changes = item.replaced_values()
             key = frozenset(changes.items())
             if key not in verdicts:
-                after = collect(path, scan, enabled, selection, changes)
+                after = collect(path, scan, enabled, selection, changes, rounding=rounding)
                 verdicts[key] = all(other.key in before for other in after)
             safe = verdicts[key]
         kept.append(item if safe else item.without_fix())

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.sources.filenames import TOKENIZER_FILES
+from dimlint.sources.folder import Beside, LocalFiles
 from dimlint.sources.jsonfile import InputProblem
 from dimlint.sources.safeio import open_regular
 
@@ -80,16 +81,18 @@ def _highest_in(name: str, value: Any) -> TokenId | None:
 
 
 def highest_id(
-    folder: str, names: tuple[str, ...]
+    folder: str, names: tuple[str, ...], beside: Beside | None = None
 ) -> tuple[TokenId | None, list[tuple[str, InputProblem]]]:
     """The highest token id over the tokenizer files present, and the files that cannot be
-    read (DL001)."""
+    read (DL001); ``beside`` reads them (default: the local folder)."""
+    files = beside if beside is not None else LocalFiles(folder)
     best: TokenId | None = None
     problems: list[tuple[str, InputProblem]] = []
     for name in TOKENIZER_FILES:
-        if name not in names:
-            continue
-        path = os.path.join(folder, name)
+        local = files.local(name) if name in names else None
+        if local is None:
+            continue  # absent, or (on the Hub) not fetched
+        path = local
         try:
             with open_regular(path) as handle:
                 if os.fstat(handle.fileno()).st_size > MAX_TOKENIZER_BYTES:
@@ -98,13 +101,15 @@ def highest_id(
         except OSError:
             continue  # vanished, unreadable, or a pipe: the config check does not depend on it
         except (UnicodeDecodeError, ValueError, RecursionError) as error:
-            problems.append((path, InputProblem(f"{name}: not valid JSON ({error})")))
+            problems.append(
+                (files.display(name), InputProblem(f"{name}: not valid JSON ({error})"))
+            )
             continue
         added = value.get("added_tokens", []) if isinstance(value, dict) else []
         if name == "tokenizer.json" and not isinstance(added, list):
             kind = type(added).__name__
             message = f"{name}: added_tokens is {kind}, not a list of tokens; tokenizers refuse it"
-            problems.append((path, InputProblem(message)))
+            problems.append((files.display(name), InputProblem(message)))
             continue
         top = _highest_in(name, value)
         if top is not None and (best is None or top.id > best.id):

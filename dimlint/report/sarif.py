@@ -27,7 +27,10 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def artifact_uri(path: str) -> str:
-    """A relative URI for a checked file (absolute paths outside the cwd stay absolute)."""
+    """A relative URI for a checked file (absolute paths outside the cwd stay absolute; a Hub
+    file keeps its ``hf://org/name@sha/file`` URI)."""
+    if path.startswith("hf://"):
+        return "hf://" + quote(path[len("hf://") :], safe="/@")
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute)
     if relative.startswith(".."):
@@ -67,11 +70,18 @@ def _rule_descriptor(code: str) -> dict[str, Any]:
     }
 
 
+def _artifact(uri: str) -> dict[str, str]:
+    """SARIF: an absolute URI (``file://``, ``hf://``) has no ``uriBaseId``."""
+    if "://" in uri:
+        return {"uri": uri}
+    return {"uri": uri, "uriBaseId": "%SRCROOT%"}
+
+
 def _result(diagnostic: Diagnostic, rule_index: int) -> dict[str, Any]:
     uri = artifact_uri(diagnostic.path)
     location: dict[str, Any] = {
         "physicalLocation": {
-            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": _artifact(uri),
             "region": _region(diagnostic.span),
         }
     }
@@ -94,7 +104,7 @@ def _result(diagnostic: Diagnostic, rule_index: int) -> dict[str, Any]:
                 },
                 "artifactChanges": [
                     {
-                        "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _artifact(uri),
                         "replacements": [
                             {
                                 "deletedRegion": _region(edit.span),

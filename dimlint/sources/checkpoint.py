@@ -24,8 +24,9 @@ import os
 from typing import Any, NamedTuple
 
 from dimlint.sources.filenames import is_weight_file
+from dimlint.sources.folder import Beside, LocalFiles
 from dimlint.sources.jsonfile import InputProblem
-from dimlint.sources.safetensors import TensorInfo, is_lfs_pointer, read_header
+from dimlint.sources.safetensors import TensorInfo, is_lfs_pointer
 
 #: Index files larger than this are not read (DeepSeek-V3's, with 91k tensors, is 9 MB).
 MAX_INDEX_BYTES = 256 * 1024 * 1024
@@ -108,18 +109,28 @@ def _integer(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def load(folder: str, names: list[str]) -> Checkpoint | None:
-    """The checkpoint made of the files ``names`` in ``folder``; None when there is none."""
+def load(folder: str, names: list[str], beside: Beside | None = None) -> Checkpoint | None:
+    """The checkpoint made of the files ``names`` in ``folder``; None when there is none.
+
+    ``beside`` reads the files (default: the local folder); a Hub model's come from the cache
+    and from range requests, and are named ``hf://…``.
+    """
+    files = beside if beside is not None else LocalFiles(folder)
     problems: list[tuple[str, InputProblem]] = []
     index: Index | None = None
     index_name = _choose_index([name for name in names if is_weight_file(name)])
     if index_name is not None:
-        index_path = os.path.join(folder, index_name)
-        parsed = read_index(index_path)
+        index_path = files.display(index_name)
+        local = files.local(index_name)
+        parsed = (
+            read_index(local)
+            if local is not None
+            else InputProblem(f"{index_name}: cannot read the file: it is not there")
+        )
         if isinstance(parsed, InputProblem):
             problems.append((index_path, parsed))
         else:
-            index = parsed
+            index = parsed._replace(path=index_path)
     if index is not None:
         shards = sorted(set(index.weight_map.values()))
     else:
@@ -131,16 +142,15 @@ def load(folder: str, names: list[str]) -> Checkpoint | None:
     bytes_read = 0
     read: dict[str, set[str]] = {}
     for shard in shards:
-        path = os.path.join(folder, shard)
-        outside = shard_outside(folder, shard)
+        path = files.display(shard)
+        outside = shard_outside(folder, shard, local=beside is None)
         if outside is not None:
-            where = index.path if index is not None else path
-            problems.append((where, InputProblem(outside)))
+            problems.append((index.path if index is not None else path, InputProblem(outside)))
             continue
-        if not os.path.exists(path):  # not downloaded (or a dangling cache symlink)
+        header = files.header(shard)
+        if header is None:  # not downloaded (or a dangling cache symlink)
             absent.append(shard)
             continue
-        header = read_header(path)
         if isinstance(header, InputProblem):
             if is_lfs_pointer(header):
                 absent.append(shard)
@@ -170,7 +180,7 @@ def load(folder: str, names: list[str]) -> Checkpoint | None:
     )
 
 
-def shard_outside(folder: str, shard: str) -> str | None:
+def shard_outside(folder: str, shard: str, local: bool = True) -> str | None:
     """Why a shard name must not be opened (None when it may be).
 
     ``save_pretrained`` writes plain file names; a name that is absolute, climbs with ``..`` or
@@ -191,6 +201,8 @@ def shard_outside(folder: str, shard: str) -> str | None:
             f"the index names the shard {label!r}, which climbs out of the model folder"
             " with '..': not read"
         )
+    if not local:
+        return None  # a Hub repository's files: names only, no links to follow
     real = os.path.realpath(os.path.join(folder, shard))
     allowed = [os.path.realpath(folder)]
     if os.path.basename(os.path.dirname(allowed[0])) == "snapshots":

@@ -192,6 +192,37 @@ class Extractor:
         self.classes: dict[str, Candidate] = {}
         self._class_names: dict[str, int] = {}
         self._consumed: set[int] = set()
+        #: Looks up a named table entry (``from_name``'s base) by receiver and name.
+        self.named: Callable[[str, str], dict[str, Any] | None] | None = None
+
+    # --- module-level assignment files ------------------------------------------------------
+
+    def module_candidate(self) -> Candidate | None:
+        """nanoGPT's config files: plain module-level assignments that ``configurator.py``
+        executes over the training script's globals (``n_layer = 6; n_head = 6; n_embd = 384``).
+
+        Recognized by the names the normalizer knows (``n_embd``, ``n_head``, ``n_layer``,
+        ``vocab_size``…) when they state two kinds of dimension; each name must be assigned
+        exactly once, so a value that a later branch changes is not taken for the config.
+        """
+        module = self.scan.module
+        members: dict[str, Member] = {}
+        for name, expression in module.assigned.items():
+            if name not in ALL_DIMENSION_KEYS or module.bound.get(name) != 1:
+                continue
+            value = self.evaluator.evaluate(expression, ())
+            members[name] = Member(name, None, None, expression, value)
+        if not has_dimensions(sized_keys(members)):
+            return None
+        first = min(members.values(), key=lambda m: self._order(m.use))
+        return Candidate("dict", "module assignments", first.use, members)
+
+    def _order(self, node: cst.CSTNode) -> int:
+        """Source order of a module-level assignment's value (for the candidate's anchor)."""
+        for index, expression in enumerate(self.scan.module.assigned.values()):
+            if expression is node:
+                return index
+        return 0
 
     # --- classes ---------------------------------------------------------------------------
 
@@ -359,6 +390,8 @@ class Extractor:
         if members_list is None:
             return None  # **kwargs: any key may be set
         own = {m.key: m for m in members_list}
+        if last == "from_name" and "." in callee:
+            return self._from_name(callee, node, own, frames)
         if last in self.classes:
             return self._override(self.classes[last], node, own, frames)
         if not own:
@@ -381,6 +414,37 @@ class Extractor:
         if has_dimensions(sized_keys(own)):
             return Candidate("call", f"{last}(...)", node.func, own)
         return None
+
+    def _from_name(
+        self, callee: str, node: cst.Call, own: dict[str, Member], frames: Frames
+    ) -> Candidate | None:
+        """``Config.from_name("gemma-2-9b", n_head=16)``: the named table entry, overridden.
+
+        Without the entry (no table found, a name built at run time) the call is not checked:
+        the overrides alone are a patch on an unknown base, not a config.
+        """
+        positional = [arg for arg in node.args if arg.keyword is None]
+        if len(positional) != 1 or self.named is None:
+            return None
+        name = self.evaluator.evaluate(positional[0].value, frames).value
+        entry = self.named(callee.rsplit(".", 1)[0], name) if isinstance(name, str) else None
+        if entry is None:
+            return None
+        inherited_members = {
+            key: Member(key, None, None, node.func, Value(value))
+            for key, value in entry.items()
+            if key not in own and key != "hf_config"
+        }
+        base = Candidate("call", f"{name} (table entry)", node.func, inherited_members)
+        members = {**inherited_members, **own}
+        return Candidate(
+            "call",
+            f"{callee}({name!r}, ...)",
+            node.func,
+            members,
+            base=base,
+            inherited=frozenset(inherited_members),
+        )
 
     def _transformers_call(
         self, name: str, anchor: cst.CSTNode, own: dict[str, Member], model_type: str

@@ -179,8 +179,12 @@ class Evaluator:
                 if name in frame.bound:
                     return None
                 continue
+            found = _single(frame, name)
+            if found is not None:
+                # a local assigned once (torchtitan: ``dim = 2048; …; return Config(dim=dim)``)
+                return found, frames[: index + 1]
             if name in frame.bound:
-                return None  # a parameter, loop variable or local of a function
+                return None  # a parameter, loop variable or local assigned more than once
         if name in self.scan.globals:
             return None
         found = _single(self.scan.module, name)
