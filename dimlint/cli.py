@@ -93,6 +93,13 @@ def _add_mem_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     mem.add_argument(
         "--recompute", choices=("none", "selective", "full"), default="none", help="training"
     )
+    mem.add_argument(
+        "--attention",
+        choices=("flash", "sdpa", "eager"),
+        default="sdpa",
+        help="training: attention implementation (default: sdpa, as transformers uses);"
+        " eager keeps the a·s² scores",
+    )
     mem.add_argument("--plot", default=None, metavar="FILE", help="chart (.png/.svg, matplotlib)")
     mem.add_argument("--output-format", choices=("table", "json"), default="table")
     _add_common_options(mem)
@@ -214,6 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_suggest_parser(commands, formatter_class=_formatter)
 
+    server = commands.add_parser(
+        "server", formatter_class=_formatter, help="language server over stdio (dimlint[lsp])"
+    )
+    server.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
+
     rule = commands.add_parser("rule", formatter_class=_formatter, help="explain one rule")
     rule.add_argument("code")
     commands.add_parser("rules", formatter_class=_formatter, help="list every rule")
@@ -255,6 +267,10 @@ def main(
             from dimlint.commands.suggest import run_suggest
 
             return run_suggest(args, out, err)
+        if args.command == "server":
+            from dimlint.commands.server import run_server
+
+            return run_server(err)
         if args.command == "rule":
             from dimlint.checks.catalogue import print_rule
 

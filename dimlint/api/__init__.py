@@ -240,6 +240,7 @@ def memory(
     zero: int = 0,
     dp: int = 1,
     recompute: str = "none",
+    attention: str = "sdpa",
     config: str | None = None,
 ) -> dict[str, Any]:
     """The ``dimlint mem --output-format json`` object of ``source``: ``params``, ``weights``,
@@ -262,6 +263,7 @@ def memory(
         zero=zero,
         dp=dp,
         recompute=recompute,
+        attention=attention,
         config=config,
         no_config=config is None,
     )

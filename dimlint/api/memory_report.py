@@ -104,6 +104,7 @@ def report(
             "total": params.total,
             "active": params.active,
             "embedding": params.embedding,
+            "exact": params.exact,
             "components": [{"name": name, "params": count} for name, count in params.components],
         },
         "weights": {
@@ -149,6 +150,7 @@ def report(
             batch=batch,
             seq=seq,
             recompute=args.recompute,
+            attention=getattr(args, "attention", "sdpa"),
         )
         result["training"] = {
             "dtype": dtype,
@@ -160,6 +162,7 @@ def report(
             "micro_batch": batch,
             "seq": seq,
             "recompute": args.recompute,
+            "attention": getattr(args, "attention", "sdpa"),
             "weights": states.weights,
             "gradients": states.gradients,
             "optimizer_states": states.optimizer,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dimlint.checks import (  # noqa: F401
     alignment,
+    architecture_class,
     attention,
     budget,
     checkpoint,

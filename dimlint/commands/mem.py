@@ -2,6 +2,7 @@
 
 The JSON contract (DESIGN.md): one object per path (an array for several) with
 ``params.total``, ``params.active``, ``params.embedding``, ``params.components``,
+``params.exact`` (false when the count is an estimate: a model type dimlint does not know),
 ``weights.bytes`` (for ``--dtype``), ``kv_cache.bytes`` (for ``--context`` × ``--batch`` at
 ``--kv-dtype``, the whole model), and ``per_gpu`` (at ``--tp``/``--pp``), whose
 ``activations`` and ``overhead`` are listed under ``estimated``. A context beyond the model's
@@ -85,7 +86,11 @@ def render(item: dict[str, Any]) -> str:
     kind = f"MoE, {_billions(params['active'])} active" if moe else "dense"
     lines = [f"{item['path']}  ({item['model_type'] or 'unknown type'}, {kind})"]
     rows: list[tuple[str, str, str]] = [
-        ("parameters", f"{params['total']:,}", f"{_billions(params['total'])}"),
+        (
+            "parameters",
+            f"{params['total']:,}",
+            f"{_billions(params['total'])}" + ("" if params.get("exact", True) else " estimate"),
+        ),
         ("  active per token", f"{params['active']:,}", ""),
         ("  embeddings + head", f"{params['embedding']:,}", ""),
     ]
@@ -121,7 +126,7 @@ def render(item: dict[str, Any]) -> str:
                 f" dp {training['dp']})",
                 "",
                 f"micro-batch {training['micro_batch']} × {training['seq']:,} tokens,"
-                f" recompute {training['recompute']}",
+                f" recompute {training['recompute']}, {training['attention']} attention",
             )
         )
         for key, label in (

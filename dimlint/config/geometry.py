@@ -92,7 +92,7 @@ def evaluate(d: Dims) -> frozenset[Problem]:
         elif value % ALIGN_BEST:
             found.add(Problem("DL201", name, Severity.INFO))
     if d.vocab and d.vocab % VOCAB_MULTIPLE:
-        found.add(Problem("DL202", "vocab", Severity.WARNING))
+        found.add(Problem("DL202", "vocab", Severity.INFO))
     return frozenset(found)
 
 

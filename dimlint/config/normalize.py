@@ -29,7 +29,7 @@ from dimlint.config.spec import Located, ModelSpec
 INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "hidden": (
         "hidden_size",
-        ("n_embd", "d_model", "dim", "model_dim", "embed_dim", "hidden-size"),
+        ("n_embd", "n_embed", "d_model", "dim", "model_dim", "embed_dim", "hidden-size"),
     ),
     "heads": (
         "num_attention_heads",
@@ -100,6 +100,16 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "v_head_dim": ("v_head_dim", ()),
     "sliding_window": ("sliding_window", ()),
 }
+
+#: Legacy kwargs a config class pops and lets win over the standard field (``BloomConfig`` and
+#: ``FalconConfig``: ``hidden_size = n_embed if n_embed is not None else hidden_size``). They
+#: come first for the model types whose table lists them as fields.
+LEGACY_FIRST: dict[str, str] = {"hidden": "n_embed"}
+
+#: Model types whose attention width is not the field the standard name suggests: Qwen2-VL's
+#: vision ``hidden_size`` (3584) is the width its patch merger projects to, the ViT itself is
+#: ``embed_dim`` (1280) wide (``Qwen2VLVisionConfig``; ``VisionAttention(embed_dim, num_heads)``).
+OWN_WIDTH_KEYS: dict[str, dict[str, str]] = {"qwen2_vl_vision": {"hidden": "embed_dim"}}
 
 #: Dimensions without which the core rules cannot run (DL005 when absent with no default).
 REQUIRED_FIELDS = ("hidden", "heads", "layers", "vocab")
@@ -247,7 +257,11 @@ def _field_plan(
     plan = []
     for name, (standard, spellings) in INT_FIELDS.items():
         own_key = arch.attribute(standard) if arch else standard
+        own_key = OWN_WIDTH_KEYS.get(model_type or "", {}).get(name, own_key)
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        legacy = LEGACY_FIRST.get(name)
+        if arch is not None and legacy is not None and legacy in arch.fields:
+            keys = (legacy, *(key for key in keys if key != legacy))
         # Standard names are read even where they are not declared fields: modeling code reads
         # them with getattr (GLM-4.5's head_dim is not a Glm4MoeConfig field, yet it is used).
         minimum = 0 if name in ZERO_ALLOWED else 1

@@ -80,19 +80,20 @@ def _problems(
         out.append(Diagnostic("DL001", severity, problem.message, path, span))
 
 
-def _parameters(specs: list[ModelSpec]) -> int | None:
-    """The config's parameter count, when dimlint's recipe for its family is trustworthy."""
+def _parameters(specs: list[ModelSpec]) -> tuple[int, bool] | None:
+    """The config's parameter count and whether it is exact (False: a model type dimlint does
+    not know, estimated as a Llama-like decoder), or None when it cannot be computed."""
     from dimlint.memory import model_parameters
     from dimlint.memory.expected_tensors import quantization
 
     top = specs[0]
-    if not top.known_type or quantization(top) is not None:
+    if quantization(top) is not None:
         return None
     try:
-        total = model_parameters(specs).total
+        counted = model_parameters(specs)
     except (ArithmeticError, LookupError, TypeError, ValueError):
         return None  # a config the recipes cannot read; other rules report what is wrong
-    return total or None
+    return (counted.total, counted.exact) if counted.total else None
 
 
 def _checkpoint(
@@ -108,7 +109,8 @@ def _checkpoint(
 
     top = specs[0]
     plan = plan_for(top)
-    parameters = plan.parameters() if plan is not None else _parameters(specs)
+    counted = (plan.parameters(), True) if plan is not None else _parameters(specs)
+    parameters, exact = counted if counted is not None else (None, True)
     found: list[Finding] = []
     if plan is not None:
         seen = view(plan, checkpoint)
@@ -116,13 +118,13 @@ def _checkpoint(
             found.extend(shape_findings(plan, seen, checkpoint, top))
         if "DL611" in enabled and (checkpoint.index_json is not None or checkpoint.complete):
             found.extend(tensor_findings(plan, seen, checkpoint, top))
-    elif parameters is not None and "DL611" in enabled and checkpoint.complete:
+    elif parameters is not None and exact and "DL611" in enabled and checkpoint.complete:
         found.extend(total_findings(specs, checkpoint, parameters))
     if "DL612" in enabled:
         found.extend(dtype_findings(specs, checkpoint))
     index = checkpoint.index_json
     if "DL503" in enabled and index is not None:
-        for finding in index_findings(checkpoint, specs, plan, parameters):
+        for finding in index_findings(checkpoint, specs, plan, parameters, exact):
             others.append(_in_index(index, finding, selection))
     return found
 

@@ -157,9 +157,12 @@ def discover(
 
 
 def _link_into(path: str, root: str) -> str | None:
-    """A symlink to a file inside the walked tree is checked under the target's own name."""
+    """A symlink to a file inside the walked tree that the walk checks under its own name is
+    not checked twice. (The Hugging Face cache's ``snapshots/<rev>/config.json`` links to a
+    ``blobs/<hash>`` the walk never reads: that link is the only name, and it is checked.)"""
     target = os.path.realpath(path)
-    if os.path.commonpath([target, root]) == root and os.path.isfile(target):
+    inside = os.path.commonpath([target, root]) == root
+    if inside and os.path.isfile(target) and _wanted_name(os.path.basename(target)):
         return f"a symlink to {os.path.relpath(target)}, checked under that name"
     return None
 
@@ -237,17 +240,19 @@ def _not_config_reason(name: str) -> str:
     return f"{name} is never a model config"
 
 
-def _candidate(entry: os.DirEntry[str]) -> bool:
-    """A JSON or YAML file that may be a model config, or Python code (which may define one).
-
-    Named pipes, sockets and devices with such names are kept: the reader opens nothing but
-    regular files (:mod:`dimlint.sources.safeio`) and skips them with a ``--verbose`` note, so
-    a FIFO can neither block the run nor vanish without a word.
-    """
-    name = entry.name
+def _wanted_name(name: str) -> bool:
+    """A JSON or YAML file that may be a model config, or Python code (which may define one)."""
     return name.endswith((".py", ".yaml", ".yml")) or (
         name.endswith(".json") and name not in NOT_CONFIGS
     )
+
+
+def _candidate(entry: os.DirEntry[str]) -> bool:
+    """A file with a wanted name. Named pipes, sockets and devices are kept: the reader opens
+    nothing but regular files (:mod:`dimlint.sources.safeio`) and skips them with a
+    ``--verbose`` note, so a FIFO can neither block the run nor vanish without a word.
+    """
+    return _wanted_name(entry.name)
 
 
 def _is_ignored(path: str, is_dir: bool, rules: list[_IgnoreRules]) -> bool:

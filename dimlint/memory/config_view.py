@@ -16,10 +16,6 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 
-#: Remote-code model types that are a transformers family under another name (Falcon's
-#: original checkpoints say ``RefinedWebModel``).
-REMOTE_FAMILIES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
-
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
@@ -34,9 +30,19 @@ class Cfg:
         self.spec = spec
         self._tie = tie
         self.raw: dict[str, Any] = spec.raw
-        self.model_type = REMOTE_FAMILIES.get(spec.model_type or "", spec.model_type or "")
+        from dimlint.memory.remote import ALIASES, family_for
+
+        stated = spec.model_type or ""
+        alias = ALIASES.get(stated)
+        self.model_type = alias[0] if alias is not None else stated
         arch = architectures.lookup(self.model_type) if self.model_type else None
         self.defaults: dict[str, Any] = dict(arch.defaults) if arch is not None else {}
+        if alias is not None:
+            self.defaults.update(alias[1])  # RefinedWeb: the new decoder architecture
+        elif arch is None:
+            family = family_for(stated, self.raw)
+            if family is not None:
+                self.defaults.update(family.defaults)
         self._layers: dict[builtins.int, Cfg] = {}
 
     def at_layer(self, index: builtins.int) -> Cfg:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
@@ -22,6 +23,7 @@ from dimlint.memory.recurrent_params import (
     count_xlstm,
     count_zamba,
 )
+from dimlint.memory.remote import family_for
 from dimlint.memory.seq2seq_params import SEQ2SEQ, count_seq2seq
 from dimlint.memory.tower_params import (
     count_clip_vision,
@@ -84,13 +86,23 @@ def count_spec(cfg: Cfg, architecture: str) -> Tally:
     recipe = RECIPES.get(model_type)
     if recipe is not None:
         return recipe(cfg)
+    if not cfg.spec.known_type and architectures.lookup(model_type) is None:
+        family = family_for(model_type, cfg.raw)
+        if family is not None:
+            tally = count_decoder(cfg, family.traits, family.ffn(cfg.raw) if family.ffn else None)
+            if not family.exact:
+                tally.exact = False
+                tally.note(family.missing)
+            return tally
     tally = count_decoder(cfg, traits_for(cfg), dense_ffn_for(cfg))
     add_extra(cfg, tally)
     if not cfg.spec.known_type and not cfg.defaults:
         name = cfg.model_type or "this config"
+        tally.exact = False
         tally.note(
-            f"{name} is not a model type of transformers: counted as a Llama-like decoder"
-            " from its dimensions (biases, norms and tying as the config states)"
+            f"{name} is not a model type of transformers nor a remote-code family dimlint"
+            " knows: estimated as a Llama-like decoder from its dimensions (biases, norms and"
+            " tying as the config states)"
         )
     return tally
 

@@ -48,7 +48,8 @@ FAMILIES: dict[str, Decoder] = {
         norm="ln", qkv_bias=True, o_bias=True, mlp_bias=True, gated=False, embed_norm="ln"
     ),
     "codegen": _GPTJ,
-    "cohere": _COHERE._replace(qk_norm="head", qk_norm_flag="use_qk_norm"),
+    # CohereLayerNorm((num_heads, head_dim)): one weight per head and channel
+    "cohere": _COHERE._replace(qk_norm="proj", qk_norm_flag="use_qk_norm"),
     "cohere2": _COHERE,
     "cohere2_moe": _COHERE,
     "deepseek_v32": _DSA,

@@ -80,7 +80,7 @@ def mixer_kinds(cfg: Cfg) -> list[str]:
     if cfg.model_type in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and _window(cfg):
         first = cfg.int("max_window_layers", layers)
         return ["sliding" if index >= first else "full" for index in range(layers)]
-    if _window(cfg) and cfg.get("use_sliding_window") is not False:
+    if _window(cfg):
         return ["sliding"] * layers  # Mistral-7B-v0.1, Phi-3: every layer
     return ["full"] * layers
 
@@ -114,7 +114,15 @@ def _sliding_pattern(cfg: Cfg) -> int:
 
 
 def _window(cfg: Cfg) -> int:
-    """The attention window of sliding layers, if the config has one."""
+    """The attention window of sliding layers, if the config has one.
+
+    ``use_sliding_window: false`` (stated, or the default of Qwen2/Qwen2-MoE/Qwen3/Qwen3-MoE,
+    the Qwen-VL text towers and SmolLM3) makes the config class set ``sliding_window`` to None
+    (Qwen2-MoE: 0), so every layer attends to the whole context whatever ``max_window_layers``
+    or ``layer_types`` say.
+    """
+    if cfg.get("use_sliding_window") is False:
+        return 0
     return cfg.first_int("sliding_window", "attention_window_size", "sliding_window_size")
 
 

@@ -9,10 +9,11 @@ class Tally:
     ``embedding`` collects input embeddings, an untied output head and learned positions;
     ``inactive`` the routed experts a token does *not* select (``active = total - inactive``);
     ``notes`` what the count had to assume; ``parts`` an optional breakdown of ``total``
-    (encoder, decoder and shared embeddings of an encoder-decoder model).
+    (encoder, decoder and shared embeddings of an encoder-decoder model); ``exact`` is false
+    when the recipe had to guess the layout (a model type dimlint does not know).
     """
 
-    __slots__ = ("embedding", "inactive", "notes", "parts", "total")
+    __slots__ = ("embedding", "exact", "inactive", "notes", "parts", "total")
 
     def __init__(self) -> None:
         self.total = 0
@@ -20,6 +21,7 @@ class Tally:
         self.inactive = 0
         self.notes: list[str] = []
         self.parts: list[tuple[str, int]] = []
+        self.exact = True
 
     def add(self, count: int) -> None:
         self.total += count
