@@ -294,6 +294,9 @@ def main(
             " computed from it\n"
         )
         return 1
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return 0
     except KeyboardInterrupt:
         err.write("dimlint: interrupted\n")
         return 2
@@ -302,11 +305,34 @@ def main(
             import traceback
 
             traceback.print_exc(file=err)
-        err.write(
-            f"dimlint: internal error: {type(error).__name__}: {error}"
-            " (rerun with --verbose for the traceback)\n"
-        )
+        detail = _printable(f"{type(error).__name__}: {str(error)[:300]}")
+        if args.command in ("mem", "plan", "shapes"):
+            paths = getattr(args, "paths", None) or [getattr(args, "path", "")]
+            err.write(
+                f"dimlint {args.command}: cannot compute {', '.join(map(_printable, paths))}:"
+                f" {detail} (a bug in dimlint: `dimlint check` may say what is wrong with the"
+                " config; --verbose shows the traceback)\n"
+            )
+        else:
+            err.write(
+                f"dimlint: internal error: {detail} (rerun with --verbose for the traceback)\n"
+            )
         return 2
+
+
+def _printable(text: str) -> str:
+    """One line, whatever the text holds (lone surrogates from a JSON escape included)."""
+    return " ".join(text.encode("utf-8", "backslashreplace").decode("utf-8").split())
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout went away (``dimlint check | head -1``): stop without a traceback,
+    and point stdout at devnull so that the interpreter's final flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main_entry() -> None:

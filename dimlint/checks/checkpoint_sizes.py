@@ -69,8 +69,8 @@ def dtype_findings(specs: list[ModelSpec], checkpoint: Checkpoint) -> Iterator[F
     for tensor in checkpoint.tensors.values():
         if tensor.dtype in FLOAT_DTYPES:
             stored[tensor.dtype] += tensor.nbytes
-    if not stored:
-        return
+    if not sum(stored.values()):
+        return  # no floating-point tensor, or only empty ones: nothing is stored in any dtype
     dtype, amount = stored.most_common(1)[0]
     if dtype == wanted:
         return

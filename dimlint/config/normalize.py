@@ -221,7 +221,7 @@ def normalize(
 
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
     layer_types = obj.get("layer_types")
-    if isinstance(layer_types, list):
+    if isinstance(layer_types, list) and all(isinstance(kind, str) for kind in layer_types):
         spec.layer_types = Located(layer_types, "layer_types", _child(pointer, "layer_types"))
     for key in ("rope_scaling", "rope_parameters"):
         rope = obj.get(key)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import codecs
 import difflib
 import os
-import tempfile
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from dimlint.diagnostics import Applicability, Diagnostic, Edit
@@ -92,29 +92,79 @@ def fix_file(
     *,
     unsafe: bool,
 ) -> FixOutcome:
-    """Apply allowed fixes in rounds, re-linting between rounds, until none is left."""
+    """Apply allowed fixes in rounds, re-linting between rounds, until none is left.
+
+    A round whose re-lint still shows a finding it fixed is rolled back and redone without that
+    fix: an edit that did not make its finding go away landed somewhere else, or guessed wrong,
+    and is not written.
+    """
     result = first
     current = original
     applied: list[Diagnostic] = []
-    for _ in range(MAX_ROUNDS):
+    rejected: set[tuple[str, int, int, str]] = set()
+    for _ in range(MAX_ROUNDS * 2):
         document = result.document
         if document is None:
             break
-        chosen, edits = _compatible([d for d in result.diagnostics if allowed(d, unsafe)])
+        candidates = [
+            d for d in result.diagnostics if allowed(d, unsafe) and _identity(d) not in rejected
+        ]
+        chosen, edits = _compatible(candidates)
         if not chosen:
             break
         drop_bom = any(d.code == "DL001" for d in chosen)  # the only DL001 fix removes a BOM
-        text = apply_edits(
-            document.text, [e for e in edits if e.span.end > e.span.start or e.content]
-        )
+        real_edits = [e for e in edits if e.span.end > e.span.start or e.content]
+        text = apply_edits(document.text, real_edits)
         keep_bom = document.bom and not drop_bom
         updated = (codecs.BOM_UTF8 if keep_bom else b"") + text.encode("utf-8")
         if updated == current:
             break
+        after = relint(updated)
+        persisting = _still_present(chosen, real_edits, after)
+        if persisting:
+            rejected.update(_identity(d) for d in persisting)
+            continue  # roll back: redo this round without the fixes that did not work
         applied.extend(chosen)
         current = updated
-        result = relint(current)
+        result = after
+        if len(applied) > MAX_ROUNDS * 64:
+            break
     return FixOutcome(original, current if current != original else None, applied, result)
+
+
+def _identity(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
+    span = diagnostic.span
+    return (
+        diagnostic.code,
+        span.start if span else -1,
+        span.end if span else -1,
+        diagnostic.message,
+    )
+
+
+def _moved(offset: int, edits: list[Edit]) -> int:
+    """Where ``offset`` of the text before the edits is in the text after them."""
+    shift = 0
+    for start, end, content in sorted(set(map(_key, edits))):
+        if end <= offset and start < offset:
+            shift += len(content) - (end - start)
+        elif start <= offset < end:
+            return start + shift
+    return offset + shift
+
+
+def _still_present(
+    chosen: list[Diagnostic], edits: list[Edit], after: FileResult
+) -> list[Diagnostic]:
+    """The fixed findings the re-lint still reports at the same place (same rule)."""
+    remaining = {(d.code, d.span.start) for d in after.diagnostics if d.span is not None}
+    return [
+        d
+        for d in chosen
+        if d.span is not None
+        and d.code != "DL001"
+        and (d.code, _moved(d.span.start, edits)) in remaining
+    ]
 
 
 def unified_diff(path: str, before: bytes, after: bytes) -> str:
@@ -128,22 +178,33 @@ class ConcurrentModification(OSError):
     """The file changed on disk after it was read: it is left alone."""
 
 
+def write_refusal(path: str, roots: Sequence[str]) -> str | None:
+    """Why a fix must not be written to ``path`` (None when it may be).
+
+    The file really written is the link's target, so it must lie inside one of the real folders
+    checked (``roots``): a symlink in a pull request must not make ``--fix`` edit a file outside
+    the repository. A file without write permission (0444) is left alone even when its folder is
+    writable, which would let ``os.replace`` swap it (root bypasses ``os.access``, so the mode
+    bits are read).
+    """
+    real = os.path.realpath(path)
+    if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
+        return f"it is a link to {real}, outside the folders checked"
+    try:
+        status = os.stat(real)
+    except OSError as error:
+        return error.strerror or str(error)
+    if not stat.S_ISREG(status.st_mode):
+        return "not a regular file"
+    if not status.st_mode & stat.S_IWUSR or not os.access(real, os.W_OK):
+        return "the file is read-only"
+    return None
+
+
 def write_atomically(path: str, expected: bytes, data: bytes) -> None:
     """Replace ``path`` with ``data`` unless its content is no longer ``expected``."""
-    with open(path, "rb") as handle:
-        if handle.read() != expected:
-            raise ConcurrentModification(f"{path} changed during the run; not written")
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = os.stat(path).st_mode & 0o7777
-    descriptor, temporary = tempfile.mkstemp(prefix=".dimlint-", dir=directory)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    from dimlint.sources.safeio import read_regular, replace_atomically
+
+    if read_regular(path) != expected:
+        raise ConcurrentModification(f"{path} changed during the run; not written")
+    replace_atomically(path, data, os.stat(path).st_mode & 0o7777)

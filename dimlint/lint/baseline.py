@@ -36,7 +36,8 @@ def fingerprint(diagnostic: Diagnostic, baseline: str) -> str:
         diagnostic.pointer or "",
         diagnostic.message,
     )
-    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:20]
+    # surrogatepass: a key with a lone surrogate ("\ud800" in the JSON) still has an identity
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def write(path: str, diagnostics: Sequence[Diagnostic]) -> None:
@@ -55,26 +56,41 @@ def write(path: str, diagnostics: Sequence[Diagnostic]) -> None:
         key=lambda e: (str(e["file"]), str(e["code"]), str(e["fingerprint"])),
     )
     document = {"tool": "dimlint", "version": FORMAT_VERSION, "findings": entries}
-    temporary = f"{path}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=1, ensure_ascii=False)
-        handle.write("\n")
-    os.replace(temporary, path)
+    from dimlint.sources.safeio import replace_atomically
+
+    text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    # a lone surrogate (from a "\ud800" escape in a key) is kept as its escape, not a crash
+    replace_atomically(path, text.encode("utf-8", "backslashreplace"))
 
 
 def read(path: str) -> Counter[str]:
     """The fingerprints recorded in ``path``, with their counts."""
+    from dimlint.sources.safeio import read_regular
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+        document = json.loads(read_regular(path).decode("utf-8"))
     except OSError as error:
-        raise UsageError(f"cannot read baseline {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
+        raise UsageError(f"cannot read baseline {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise UsageError(
+            f"baseline {path} is not UTF-8 ({error.reason} at byte {error.start});"
+            " write it again with --write-baseline"
+        ) from None
+    except (ValueError, RecursionError) as error:
         raise UsageError(f"baseline {path} is not valid JSON: {error}") from None
     if not isinstance(document, dict) or document.get("tool") != "dimlint":
         raise UsageError(f"{path} is not a dimlint baseline (write one with --write-baseline)")
     findings = document.get("findings", [])
-    return Counter(str(entry.get("fingerprint")) for entry in findings if isinstance(entry, dict))
+    if not isinstance(findings, list):
+        raise UsageError(
+            f"baseline {path}: findings must be a list, not {type(findings).__name__};"
+            " write it again with --write-baseline"
+        )
+    return Counter(
+        entry["fingerprint"]
+        for entry in findings
+        if isinstance(entry, dict) and isinstance(entry.get("fingerprint"), str)
+    )
 
 
 def new_findings(diagnostics: Sequence[Diagnostic], path: str) -> list[Diagnostic]:

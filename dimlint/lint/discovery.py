@@ -57,13 +57,13 @@ class _IgnoreRules:
     @classmethod
     def read(cls, directory: str) -> _IgnoreRules | None:
         directory = os.path.abspath(directory)
+        from dimlint.sources.safeio import read_regular
+
         try:
-            with open(
-                os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace"
-            ) as f:
-                lines = f.read().splitlines()
+            data = read_regular(os.path.join(directory, ".gitignore"), limit=1 << 20)
         except OSError:
-            return None
+            return None  # absent, unreadable, or a FIFO (which would block a plain open)
+        lines = data.decode("utf-8", errors="replace").splitlines()
         patterns = []
         for raw in lines:
             line = raw.strip()
@@ -248,19 +248,11 @@ def _wanted_name(name: str) -> bool:
 
 
 def _candidate(entry: os.DirEntry[str]) -> bool:
-    return _wanted_name(entry.name) and _regular_file(entry)
-
-
-def _regular_file(entry: os.DirEntry[str]) -> bool:
-    """Named pipes, sockets and devices are skipped: reading a FIFO would block forever.
-
-    A symlink that cannot be followed (dangling, or a loop) is kept, so that the reader
-    reports it as DL001 rather than the walk hiding it.
+    """A file with a wanted name. Named pipes, sockets and devices are kept: the reader opens
+    nothing but regular files (:mod:`dimlint.sources.safeio`) and skips them with a
+    ``--verbose`` note, so a FIFO can neither block the run nor vanish without a word.
     """
-    try:
-        return entry.is_file() or not os.path.exists(entry.path)
-    except OSError:
-        return True
+    return _wanted_name(entry.name)
 
 
 def _is_ignored(path: str, is_dir: bool, rules: list[_IgnoreRules]) -> bool:

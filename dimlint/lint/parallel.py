@@ -45,11 +45,12 @@ def _needs_parsing(path: str) -> bool:
     if not path.endswith(".py"):
         return False
     from dimlint.sources.python.prefilter import may_have_configs
+    from dimlint.sources.safeio import open_regular
 
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
-            return False
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO named *.py must not block the run
+            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
+                return False
             return may_have_configs(handle.read())
     except OSError:
         return False

@@ -7,6 +7,7 @@ becomes a DL001 finding for that file.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import TYPE_CHECKING, Any
@@ -44,22 +45,42 @@ def _input_diagnostic(path: str, problem: InputProblem, fix: Fix | None = None) 
     )
 
 
+class NotRegular(InputProblem):
+    """A FIFO, socket or device: skipped (``--verbose`` says so), never read, not a finding."""
+
+
 def read_file(path: str) -> bytes | InputProblem:
-    """The file's bytes, or the reason it cannot be read (as a DL001 problem)."""
+    """The file's bytes, or the reason it cannot be read (as a DL001 problem).
+
+    Only regular files are opened (:mod:`dimlint.sources.safeio`): a FIFO or device would block
+    or be read forever.
+    """
+    from dimlint.sources.safeio import _FLAGS, kind_of
+
     try:
-        status = os.stat(path)
-        if stat.S_ISDIR(status.st_mode):
+        descriptor = os.open(path, _FLAGS)
+    except OSError as error:
+        if error.errno == errno.EISDIR:
             return InputProblem("this is a directory, not a file")
+        reason = error.strerror or str(error)
+        return InputProblem(f"cannot read the file: {reason}")
+    try:
+        status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
-            return InputProblem("this is not a regular file (a pipe, socket or device)")
+            what = kind_of(status.st_mode)
+            if stat.S_ISDIR(status.st_mode):
+                return InputProblem("this is a directory, not a file")
+            return NotRegular(f"{what}, not a regular file: not read")
         size = status.st_size
         if size > MAX_FILE_BYTES:
             return InputProblem(f"the file is {size / 2**20:.0f} MiB; model configs are a few KB")
-        with open(path, "rb") as handle:
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
             return handle.read()
     except OSError as error:
         reason = error.strerror or str(error)
         return InputProblem(f"cannot read the file: {reason}")
+    finally:
+        os.close(descriptor)
 
 
 def lint_file(path: str, selection: Selection) -> FileResult:
@@ -68,11 +89,48 @@ def lint_file(path: str, selection: Selection) -> FileResult:
 
 
 def lint_path(path: str, selection: Selection) -> tuple[FileResult, bytes | None]:
-    """Lint ``path`` and also return the bytes it was read as (None when unread), for fixing."""
+    """Lint ``path`` and also return the bytes it was read as (None when unread), for fixing.
+
+    This is the guard of DESIGN.md's "one bad file never stops a run": whatever goes wrong
+    inside the checks of one file becomes a DL001 finding on that file (:func:`crashed`), and
+    the run goes on with the next one.
+    """
     data = read_file(path)
+    if isinstance(data, NotRegular):
+        skipped = FileResult(path)
+        skipped.skipped = data.message
+        return skipped, None
     if isinstance(data, InputProblem):
         return FileResult(path, [_input_diagnostic(path, data)]), None
-    return lint_bytes(path, data, selection), data
+    try:
+        return lint_bytes(path, data, selection), data
+    except Exception as error:  # the per-file guard: reported, never raised
+        return crashed(path, error), None
+
+
+def crashed(path: str, error: BaseException) -> FileResult:
+    """The result of a file whose check raised: one DL001 finding, the traceback kept for
+    ``--verbose``. ``RecursionError`` and ``MemoryError`` are caught too: both are about this
+    file's content, not about the run."""
+    import traceback
+
+    message = _crash_message(error)
+    result = FileResult(path, [_input_diagnostic(path, InputProblem(message))])
+    result.skipped = None
+    result.traceback = "".join(traceback.format_exception(error))
+    return result
+
+
+def _crash_message(error: BaseException) -> str:
+    text = str(error)
+    if len(text) > 200:
+        text = text[:200] + "…"
+    text = " ".join(text.encode("utf-8", "backslashreplace").decode("utf-8").split())
+    detail = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return (
+        f"dimlint could not check this file: {detail} (a bug in dimlint; rerun with --verbose"
+        " for the traceback and report it)"
+    )
 
 
 def lint_bytes(

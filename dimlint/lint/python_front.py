@@ -76,7 +76,7 @@ def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:
     if not pending and not has_noqa:
         return result
     nodes = [node for item in pending for node in python_locate.nodes_of(item)]
-    located = pyfile.locate(module, nodes)
+    located = pyfile.locate(module, nodes, text)
     diagnostics = _dedupe(
         python_locate.diagnostic(document, item, located, selection) for item in pending
     )

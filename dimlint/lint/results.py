@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 class FileResult:
     """Findings for one file, plus what is needed to fix it."""
 
-    __slots__ = ("diagnostics", "document", "path", "read", "skipped")
+    __slots__ = ("diagnostics", "document", "path", "read", "skipped", "traceback")
 
     def __init__(self, path: str, diagnostics: list[Diagnostic] | None = None) -> None:
         self.path = path
@@ -25,3 +25,5 @@ class FileResult:
         self.skipped: str | None = None
         #: How many configs and torch layers were read (``--verbose`` prints it); None: unread.
         self.read: tuple[int, int] | None = None
+        #: The traceback of an exception raised while checking it (``--verbose`` prints it).
+        self.traceback: str | None = None

@@ -36,6 +36,10 @@ def validate_codes(entries: Iterable[str]) -> None:
     """Raise :class:`SelectionError` for entries that select nothing (typos)."""
     codes = list(all_rules())
     for entry in entries:
+        if not entry.strip():
+            raise SelectionError(
+                "an empty code would match every rule; remove it (codes look like DL101)"
+            )
         if entry != "ALL" and not any(code.startswith(entry) for code in codes):
             raise SelectionError(
                 f"{entry!r} matches no rule code (codes look like DL101; prefixes like DL1 work)"

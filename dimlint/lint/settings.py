@@ -86,6 +86,12 @@ def _codes(value: Any, key: str, source: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _rule_codes() -> frozenset[str]:
+    from dimlint.checks import all_rules
+
+    return frozenset(all_rules())
+
+
 def _table(table: dict[str, Any], key: str, source: str) -> dict[str, Any]:
     value = table.get(key, {})
     if not isinstance(value, dict):
@@ -114,9 +120,19 @@ def parse(table: dict[str, Any], source: str) -> Settings:
     for code, level in _table(table, "severity", source).items():
         try:
             validate_codes([code])
-            severity[code] = Severity.parse(str(level))
         except SelectionError as error:
             raise SettingsError(f"{source}: severity: {error}") from None
+        if code not in _rule_codes():
+            raise SettingsError(
+                f"{source}: severity: {code!r} is not a rule code; severity overrides name"
+                ' one rule each (DL202 = "info"), not a prefix'
+            )
+        if not isinstance(level, str):
+            raise SettingsError(
+                f'{source}: severity.{code} must be a string ("error", "warning" or "info")'
+            )
+        try:
+            severity[code] = Severity.parse(level)
         except ValueError as error:
             raise SettingsError(f"{source}: severity.{code}: {error}") from None
     fail_level = None
@@ -126,8 +142,16 @@ def parse(table: dict[str, Any], source: str) -> Settings:
         except ValueError as error:
             raise SettingsError(f"{source}: fail-level: {error}") from None
     exclude = table.get("exclude", [])
-    if not isinstance(exclude, list):
-        raise SettingsError(f"{source}: exclude must be a list of glob patterns")
+    if not isinstance(exclude, list) or not all(isinstance(p, str) and p for p in exclude):
+        raise SettingsError(
+            f'{source}: exclude must be a list of glob patterns, e.g. exclude = ["drafts/*"]'
+        )
+    baseline = table.get("baseline", "")
+    if not isinstance(baseline, str) or ("baseline" in table and not baseline):
+        raise SettingsError(
+            f'{source}: baseline must be the path of a baseline file, e.g. baseline = "dimlint'
+            f'-baseline.json", not {baseline!r}'
+        )
     return Settings(
         source=source,
         select=_codes(table["select"], "select", source) if "select" in table else None,
@@ -149,15 +173,21 @@ def load_file(path: str) -> Settings:
     """Read settings from a ``dimlint.toml`` or a ``pyproject.toml``."""
     import tomllib
 
+    from dimlint.sources.safeio import read_regular
+
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
+        document = tomllib.loads(read_regular(path).decode("utf-8"))
     except OSError as error:
-        raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
+        raise SettingsError(f"{path}: cannot read settings: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise SettingsError(
+            f"{path}: not UTF-8 ({error.reason} at byte {error.start}); TOML files are UTF-8"
+        ) from None
+    except (tomllib.TOMLDecodeError, RecursionError) as error:
         raise SettingsError(f"{path}: invalid TOML: {error}") from None
     if os.path.basename(path) == "pyproject.toml":
-        table = document.get("tool", {}).get("dimlint", {})
+        tool = document.get("tool", {})
+        table = tool.get("dimlint", {}) if isinstance(tool, dict) else {}
     else:
         table = document
     if not isinstance(table, dict):
@@ -167,14 +197,42 @@ def load_file(path: str) -> Settings:
 
 @functools.cache
 def nearest(directory: str) -> Settings:
-    """Settings of the nearest ``dimlint.toml`` or ``pyproject.toml`` with ``[tool.dimlint]``."""
+    """Settings of the nearest ``dimlint.toml`` or ``pyproject.toml`` with ``[tool.dimlint]``.
+
+    Walks up iteratively (a checked tree may be thousands of folders deep), each folder's own
+    settings looked up once per run.
+    """
+    while True:
+        own = _own(directory)
+        if own is not None:
+            return own
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return Settings()
+        directory = parent
+
+
+@functools.cache
+def _own(directory: str) -> Settings | None:
+    """The settings file of this very folder, if it has one."""
     dedicated = os.path.join(directory, "dimlint.toml")
     if os.path.isfile(dedicated):
         return load_file(dedicated)
     pyproject = os.path.join(directory, "pyproject.toml")
     if os.path.isfile(pyproject):
-        with open(pyproject, "rb") as handle:
-            if b"[tool.dimlint" in handle.read():
-                return load_file(pyproject)
-    parent = os.path.dirname(directory)
-    return Settings() if parent == directory else nearest(parent)
+        from dimlint.sources.safeio import read_regular
+
+        try:
+            found = b"[tool.dimlint" in read_regular(pyproject)
+        except OSError as error:
+            message = f"{pyproject}: cannot read settings: {error.strerror or error}"
+            raise SettingsError(message) from None
+        if found:
+            return load_file(pyproject)
+    return None
+
+
+def clear_cache() -> None:
+    """Forget the settings read (files may change between two runs in one process)."""
+    nearest.cache_clear()
+    _own.cache_clear()

@@ -22,6 +22,7 @@ from dimlint.config.spec import ModelSpec
 from dimlint.sources.filenames import TOKENIZER_FILES
 from dimlint.sources.folder import Beside, LocalFiles
 from dimlint.sources.jsonfile import InputProblem
+from dimlint.sources.safeio import open_regular
 
 #: Tokenizer files larger than this are not read (the largest on the Hub are ~35 MB).
 MAX_TOKENIZER_BYTES = 256 * 1024 * 1024
@@ -61,7 +62,8 @@ def _highest_in(name: str, value: Any) -> TokenId | None:
             last = vocab[-1]
             token = last[0] if isinstance(last, list) and last else last
             found.append(TokenId(len(vocab) - 1, str(token), name, "vocabulary"))
-        for entry in value.get("added_tokens") or ():
+        added = value.get("added_tokens")
+        for entry in added if isinstance(added, list) else ():
             if isinstance(entry, dict) and _is_id(entry.get("id")):
                 found.append(TokenId(entry["id"], str(entry.get("content")), name, "added token"))
     elif name == "tokenizer_config.json":
@@ -92,16 +94,22 @@ def highest_id(
             continue  # absent, or (on the Hub) not fetched
         path = local
         try:
-            if os.path.getsize(path) > MAX_TOKENIZER_BYTES:
-                continue
-            with open(path, "rb") as handle:
+            with open_regular(path) as handle:
+                if os.fstat(handle.fileno()).st_size > MAX_TOKENIZER_BYTES:
+                    continue
                 value = json.loads(handle.read().decode("utf-8-sig"))
         except OSError:
-            continue  # vanished or unreadable: the config check does not depend on it
-        except (UnicodeDecodeError, ValueError) as error:
+            continue  # vanished, unreadable, or a pipe: the config check does not depend on it
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:
             problems.append(
                 (files.display(name), InputProblem(f"{name}: not valid JSON ({error})"))
             )
+            continue
+        added = value.get("added_tokens", []) if isinstance(value, dict) else []
+        if name == "tokenizer.json" and not isinstance(added, list):
+            kind = type(added).__name__
+            message = f"{name}: added_tokens is {kind}, not a list of tokens; tokenizers refuse it"
+            problems.append((files.display(name), InputProblem(message)))
             continue
         top = _highest_in(name, value)
         if top is not None and (best is None or top.id > best.id):

@@ -76,17 +76,19 @@ def _choose_index(names: list[str]) -> str | None:
 
 def read_index(path: str) -> Index | InputProblem:
     """Parse an index file; a problem (DL001) when it is not one."""
+    from dimlint.sources.safeio import open_regular
+
     name = os.path.basename(path)
     try:
-        if os.path.getsize(path) > MAX_INDEX_BYTES:
-            return InputProblem(f"{name}: the file is too large for a checkpoint index")
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_INDEX_BYTES:
+                return InputProblem(f"{name}: the file is too large for a checkpoint index")
             text = handle.read().decode("utf-8")
         value: Any = json.loads(text)
     except OSError as error:
         return InputProblem(f"{name}: cannot read the file: {error.strerror or error}")
-    except (UnicodeDecodeError, ValueError) as error:
-        return InputProblem(f"{name}: not valid JSON ({error})")
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        return InputProblem(f"{name}: not valid JSON ({str(error)[:200]})")
     weight_map = value.get("weight_map") if isinstance(value, dict) else None
     if not isinstance(weight_map, dict) or not all(
         isinstance(shard, str) for shard in weight_map.values()
@@ -141,6 +143,10 @@ def load(folder: str, names: list[str], beside: Beside | None = None) -> Checkpo
     read: dict[str, set[str]] = {}
     for shard in shards:
         path = files.display(shard)
+        outside = shard_outside(folder, shard, local=beside is None)
+        if outside is not None:
+            problems.append((index.path if index is not None else path, InputProblem(outside)))
+            continue
         header = files.header(shard)
         if header is None:  # not downloaded (or a dangling cache symlink)
             absent.append(shard)
@@ -172,6 +178,38 @@ def load(folder: str, names: list[str], beside: Beside | None = None) -> Checkpo
         tuple(unmapped),
         bytes_read,
     )
+
+
+def shard_outside(folder: str, shard: str, local: bool = True) -> str | None:
+    """Why a shard name must not be opened (None when it may be).
+
+    ``save_pretrained`` writes plain file names; a name that is absolute, climbs with ``..`` or
+    whose file resolves outside the model folder would make a stranger's index read any file
+    on the machine (``/etc/passwd``, ``/dev/stdin``). Symlinks of the HuggingFace cache
+    (``snapshots/<rev>/x.safetensors`` → ``../../blobs/<sha>``) stay inside the repository's
+    cache folder, which is allowed.
+    """
+    label = shard.encode("utf-8", "backslashreplace").decode("utf-8")[:200]
+    parts = shard.replace("\\", "/").split("/")
+    if not shard or "\0" in shard or os.path.isabs(shard) or shard.startswith("\\"):
+        return (
+            f"the index names the shard {label!r}, an absolute path: not read (shard names"
+            " are file names in the model folder)"
+        )
+    if ".." in parts:
+        return (
+            f"the index names the shard {label!r}, which climbs out of the model folder"
+            " with '..': not read"
+        )
+    if not local:
+        return None  # a Hub repository's files: names only, no links to follow
+    real = os.path.realpath(os.path.join(folder, shard))
+    allowed = [os.path.realpath(folder)]
+    if os.path.basename(os.path.dirname(allowed[0])) == "snapshots":
+        allowed.append(os.path.dirname(os.path.dirname(allowed[0])))  # the HF cache: blobs/
+    if not any(real.startswith(root.rstrip(os.sep) + os.sep) for root in allowed):
+        return f"the shard {label!r} resolves to {real}, outside the model folder: not read"
+    return None
 
 
 def _empty(folder: str, problems: list[tuple[str, InputProblem]]) -> Checkpoint:

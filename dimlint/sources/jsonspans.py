@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.values import HugeInt
-from dimlint.diagnostics import Position, Span
+from dimlint.diagnostics import Position, Span, line_starts, position_of
 
 #: Values nested deeper than this get no span: configs are shallow, and pointers to a value
 #: 200,000 levels down would cost quadratic memory.
@@ -101,7 +101,7 @@ class SpanIndex:
     def position(self, offset: int) -> Position:
         """1-based line and column (in code points) of a character offset."""
         if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+            self._line_starts = line_starts(self.text)
         line = bisect.bisect_right(self._line_starts, offset)
         return Position(line, offset - self._line_starts[line - 1] + 1)
 
@@ -306,8 +306,7 @@ def _end_of_file(text: str, stack: list[_Frame]) -> JsonSyntaxError:
         return JsonSyntaxError("the file ends before any value", len(text))
     end = len(text.rstrip(" \t\n\r"))  # report at the last character, not blank lines below
     opened = stack[-1].start
-    line = text.count("\n", 0, opened) + 1
-    column = opened - (text.rfind("\n", 0, opened) + 1) + 1
+    line, column = position_of(text, opened)
     return JsonSyntaxError(
         f"unexpected end of file: the {text[opened]!r} opened at line {line}, column {column}"
         " is never closed",

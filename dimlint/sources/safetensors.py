@@ -70,8 +70,11 @@ class Header(NamedTuple):
 
 
 def _open(path: str) -> IO[bytes]:
-    """Where every checkpoint file is opened (tests wrap it to count the bytes read)."""
-    return open(path, "rb")
+    """Where every checkpoint file is opened (tests wrap it to count the bytes read): regular
+    files only, so a FIFO or device named ``model.safetensors`` is reported, not read."""
+    from dimlint.sources.safeio import open_regular
+
+    return open_regular(path)
 
 
 def _problem(path: str, message: str) -> InputProblem:
@@ -155,7 +158,7 @@ def _tensor(path: str, name: str, entry: Any) -> tuple[TensorInfo, int, int] | I
     if not isinstance(entry, dict):
         return _problem(path, f"tensor {name} has no dtype/shape/data_offsets object")
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if dtype not in DTYPE_BITS:
+    if not isinstance(dtype, str) or dtype not in DTYPE_BITS:
         return _problem(path, f"tensor {name} has an unknown dtype {dtype!r}")
     if not isinstance(shape, list) or not all(_natural(d) for d in shape):
         return _problem(path, f"tensor {name} has an invalid shape {shape!r}")

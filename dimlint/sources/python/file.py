@@ -23,10 +23,8 @@ from typing import Any
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from dimlint.diagnostics import Position, Span
+from dimlint.diagnostics import Position, Span, line_starts, position_of
 from dimlint.sources.jsonfile import InputProblem
-
-_NEWLINE = re.compile(r"\r\n?|\n")
 
 
 class PythonDocument:
@@ -47,7 +45,7 @@ class PythonDocument:
     def position(self, offset: int) -> Position:
         """1-based line and column (code points) of a character offset; lines end as Python's."""
         if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
+            self._line_starts = line_starts(self.text)
         line = bisect.bisect_right(self._line_starts, offset)
         return Position(line, offset - self._line_starts[line - 1] + 1)
 
@@ -76,8 +74,7 @@ def decode(data: bytes) -> tuple[str | None, bool, InputProblem | None]:
         except (LookupError, UnicodeDecodeError):
             pass
     prefix = body[: failure.start].decode("utf-8", errors="replace")
-    line = prefix.count("\n") + 1
-    column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+    line, column = position_of(prefix, len(prefix))
     byte = body[failure.start : failure.start + 1].hex()
     message = (
         f"invalid UTF-8 (byte 0x{byte} at offset {failure.start}) and no coding declaration:"
@@ -124,6 +121,11 @@ def parse(text: str) -> cst.Module | InputProblem:
         return InputProblem(f"invalid Python: {message}", position)
     except (RecursionError, MemoryError):
         return InputProblem("invalid Python: the file nests too deeply for the parser")
+    except cst.CSTValidationError as error:  # 'a' b'b': parsed, then refused by libcst (and Python)
+        cpython = _cpython(text)
+        if cpython is not None:
+            return InputProblem(f"invalid Python: {cpython[0]}", cpython[1])
+        return InputProblem(f"invalid Python: {str(error).rstrip('.')}")
 
 
 def _cpython(text: str) -> tuple[str, Position] | None:
@@ -201,9 +203,61 @@ class NodeSpans:
         return self.spans.get(id(node))
 
 
-def locate(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> NodeSpans:
+def locate(module: cst.Module, nodes: Iterable[cst.CSTNode], text: str | None = None) -> NodeSpans:
     """Offsets of the expression ``nodes`` (as libcst's PositionProvider bounds them) and of
-    every comment, from one code generation pass."""
+    every comment, from one code generation pass.
+
+    With ``text`` (the source parsed), offsets are offsets into ``text`` even where libcst does
+    not reproduce it byte for byte: it drops a form feed or a lone ``\\`` line before the first
+    statement and a file's last ``\\r``. The generated code is then aligned with the source,
+    and a node whose characters are not found unchanged there is left unlocated (its finding
+    points at the statement, and it gets no fix) rather than placed a few characters off.
+    """
     state = _OffsetState(module, {id(node) for node in nodes})
     module._codegen(state)
-    return NodeSpans(state.found, state.comments)
+    if text is None:
+        return NodeSpans(state.found, state.comments)
+    generated = "".join(state.tokens)
+    if generated == text or text.startswith(generated):
+        return NodeSpans(state.found, state.comments)
+    mapper = _Realign(generated, text)
+    spans = {key: mapped for key, span in state.found.items() if (mapped := mapper.span(*span))}
+    comments = [
+        (*mapped, value)
+        for start, end, value in state.comments
+        if (mapped := mapper.span(start, end)) is not None
+    ]
+    return NodeSpans(spans, comments)
+
+
+class _Realign:
+    """Map offsets of libcst's generated code to offsets of the source it was parsed from."""
+
+    def __init__(self, generated: str, text: str) -> None:
+        self.generated = generated
+        self.text = text
+        if text.endswith(generated):
+            self.blocks = [(0, len(text) - len(generated), len(generated))]
+        else:
+            import difflib
+
+            matcher = difflib.SequenceMatcher(None, generated, text, autojunk=False)
+            self.blocks = [(a, b, size) for a, b, size in matcher.get_matching_blocks() if size]
+
+    def _offset(self, offset: int, end: bool) -> int | None:
+        for a, b, size in self.blocks:
+            if a <= offset < a + size or (end and offset == a + size):
+                return b + offset - a
+        return None
+
+    def span(self, start: int, end: int) -> tuple[int, int] | None:
+        if start == end:
+            mapped = self._offset(start, end=False)
+            mapped = self._offset(start, end=True) if mapped is None else mapped
+            return (mapped, mapped) if mapped is not None else None
+        first, last = self._offset(start, end=False), self._offset(end, end=True)
+        if first is None or last is None:
+            return None
+        if self.text[first:last] != self.generated[start:end]:
+            return None
+        return first, last

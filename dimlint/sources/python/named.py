@@ -20,6 +20,8 @@ import os
 import re
 from typing import Any
 
+from dimlint.sources.safeio import read_regular
+
 #: ``from litgpt import Config`` / ``from litgpt.config import Config as C`` / ``import litgpt``.
 _IMPORT = re.compile(r"(?m)^\s*(?:from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n]+)|import\s+([\w.]+))")
 #: How far up from the checked file the package folder is searched.
@@ -53,9 +55,8 @@ def _template(name: str) -> re.Pattern[str]:
 def _package_of(path: str, receiver: str) -> str | None:
     """The top-level package the receiver name is imported from in the file at ``path``."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(200_000)
-    except OSError:
+        text = read_regular(path, limit=200_000).decode("utf-8", "replace")
+    except OSError:  # unreadable, or a FIFO (which a plain open would block on)
         return None
     for match in _IMPORT.finditer(text):
         module, names, plain = match.groups()
@@ -94,8 +95,7 @@ def _defining_file(package_dir: str) -> str | None:
                 return None
             full = os.path.join(root, file)
             try:
-                with open(full, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(2_000_000)
+                text = read_regular(full, limit=2_000_000).decode("utf-8", "replace")
             except OSError:
                 continue
             if "def from_name" in text and "name_to_config" in text:
@@ -112,8 +112,7 @@ def _read_table(source: str) -> dict[str, dict[str, Any]]:
     from dimlint.sources.python.values import UNKNOWN, Evaluator
 
     try:
-        with open(source, "rb") as handle:
-            data = handle.read()
+        data = read_regular(source)
     except OSError:
         return {}
     text, _, problem = pyfile.decode(data)
