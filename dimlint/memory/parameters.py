@@ -18,6 +18,7 @@ from typing import NamedTuple
 from dimlint.memory.config import Cfg
 from dimlint.memory.recipes import count_spec, wrapper_for
 from dimlint.memory.tally import Tally
+from dimlint.memory.templated import templated_parameters
 from dimlint.spec import ModelSpec
 
 
@@ -82,6 +83,9 @@ def model_parameters(specs: list[ModelSpec]) -> Parameters:
         return Parameters(0, 0, 0, (), ())
     top = specs[0]
     architecture = architecture_of(top)
+    learned = templated_parameters(specs, architecture)
+    if learned is not None:
+        return Parameters(*learned)
     cfg = Cfg(top)
     wrapper = wrapper_for(cfg)
     children = [spec for spec in specs[1:] if spec.pointer.count("/") == 1]
