@@ -163,6 +163,10 @@ class _Values:
         if "." in path:
             key, name = path.split(".", 1)
             sub = self.raw.get(key)
+            if sub is None and key == "text_config" and name in self.raw:
+                # Older composite configs state the language model's fields at the top level;
+                # the config class builds its text_config from them.
+                return _number(self.raw[name])
             if sub is None:
                 value: object = defaults.get(path)
                 return _number(value)
@@ -203,9 +207,17 @@ def _unknown_numbers(raw: dict[str, Any], model_type: str) -> bool:
         return True
     known = record.fields | architectures.base_fields()
     return any(
-        isinstance(value, int) and not isinstance(value, bool) and key not in known
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and key not in known
+        and _SHAPE_KEY.search(key) is not None
         for key, value in raw.items()
     )
+
+
+#: Key names that may size a tensor (``head_dim``, ``num_experts``…), as opposed to runtime
+#: settings (``rope_theta``, ``n_ctx``) that a config class may not declare either.
+_SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
 
 
 def class_for(learned: dict[str, Any], architecture: str) -> str | None:

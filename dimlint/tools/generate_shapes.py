@@ -511,16 +511,9 @@ def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
             used |= fields_of_json(fitted[1])
             for expression in fitted[2]:
                 used |= fields_of_json(expression)
-    derivations: dict[str, object] = {}
-    for path in sorted(used & derived):
-        points = [
-            (values, values[path]) for name, values, _ in learned.observations if name != path
-        ]
-        terms = fit(points, preferred - {path})
-        if terms is not None and path not in fields_of(terms):
-            derivations[path] = to_json(terms)
-            for name in fields_of(terms):
-                used.add(name)
+    derivations = derive(config, sorted(used & derived))
+    for expression in derivations.values():
+        used |= fields_of_json(expression)
     row["classes"] = templates
     row["primary"] = primary
     row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
@@ -529,6 +522,38 @@ def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
     row["fixed"] = sorted(learned.fixed)
     row["lists"] = guard_lists(built[primary][0], config, built[primary][1])
     return row
+
+
+def derive(config: Any, paths: Sequence[str]) -> dict[str, object]:
+    """How ``__post_init__`` computes each derived field in ``paths`` (``head_dim`` from
+    ``hidden_size // num_attention_heads``, ``num_key_value_heads`` from the heads): fitted
+    over configs with one other field changed. Only configs are built, no model."""
+    base_values = _values(config)
+    derived = _derived(config)
+    observations: list[tuple[str, dict[str, int]]] = [("", base_values)]
+    for path, value in base_values.items():
+        if path in paths or path.rsplit(".", 1)[-1] in _INERT:
+            continue
+        for trial in _trials(value):
+            try:
+                observations.append((path, _values(_perturbed(config, path, trial, derived))))
+            except Exception:  # a value the class rejects: try the next one
+                continue
+            break
+    preferred = frozenset(set(base_values) - derived)
+    derivations: dict[str, object] = {}
+    for path in paths:
+        points = [
+            ({k: v for k, v in values.items() if k != path}, values[path])
+            for _, values in observations
+            if path in values
+        ]
+        if len(points) != len(observations):
+            continue
+        terms = fit(points, preferred - {path})
+        if terms is not None:
+            derivations[path] = to_json(terms)
+    return derivations
 
 
 def _declared_of(config: Any, paths: Sequence[str]) -> dict[str, object]:
