@@ -40,7 +40,8 @@ def test_rows_parse_and_are_well_formed() -> None:
         for record in row.get("classes", {}).values():
             assert isinstance(record["total"], int)
             for tensor in record.get("tensors", []):
-                label, count, dims, conditions = tensor
+                label, count, dims, conditions, *pinned = tensor
+                assert all(isinstance(path, str) for path in (pinned[0] if pinned else []))
                 assert isinstance(label, str)
                 assert isinstance(dims, list)
                 assert all(len(condition) == 2 for condition in conditions)
