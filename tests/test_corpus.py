@@ -30,8 +30,8 @@ if __package__ in (None, ""):  # run as a script: make the `tests` package impor
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 from tests.conftest import SHARED, shared_path
 
 CORPUS = SHARED / "corpus"

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import model_parameters, templates
 from dimlint.memory.templated import templated_parameters
-from dimlint.normalize import specs_for_document
 from tests.conftest import shared_path
 
 torch = pytest.importorskip("torch")

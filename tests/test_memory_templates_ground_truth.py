@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import model_parameters, templates
-from dimlint.normalize import specs_for_document
 
 transformers = pytest.importorskip("transformers")
 

@@ -1,6 +1,6 @@
 """``dimlint plan`` and DL501 (``check --budget``): accepted layouts and what fits.
 
-The accepted degrees come from :mod:`dimlint.engines` (tested in detail in test_targets.py);
+The accepted degrees come from :mod:`dimlint.deploy.engines` (tested in detail in test_targets.py);
 here the JSON contract of DESIGN.md, the per-GPU memory of each layout from
 :mod:`dimlint.memory`, and DL501's message: needed vs available bytes, the longest context and
 largest batch that fit, and which setting to change.
@@ -28,7 +28,7 @@ from test_targets import (
 )
 
 from dimlint import cli
-from dimlint.targets import deployment
+from dimlint.deploy.targets import deployment
 
 #: Llama-3.1-70B in the corpus: the Llama-3-70B architecture with a 131072-token context.
 LLAMA31_70B_FILE = "casys-kaist__LLMServingSim__configs__model__meta-llama__Llama-3.1-70B.json"

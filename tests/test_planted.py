@@ -25,16 +25,17 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from dimlint import architectures
 from dimlint.checks.keys import DIMENSION_KEYS
+from dimlint.config import architectures
+from dimlint.config.normalize import specs_for_document
+from dimlint.config.spec import Located, ModelSpec
 from dimlint.diagnostics import Applicability, Diagnostic, Position, Severity
-from dimlint.fixer import fix_file
-from dimlint.linter import FileResult, lint_bytes
-from dimlint.normalize import specs_for_document
-from dimlint.selection import Selection
+from dimlint.fix.apply import fix_file
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection
 from dimlint.sources import jsonfile, jsonspans
 from dimlint.sources.jsonfile import JsonDocument
-from dimlint.spec import Located, ModelSpec
 from tests.conftest import shared_path
 
 #: At most this many cases per kind (15 kinds): keeps the suite well under a minute.

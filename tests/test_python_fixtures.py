@@ -27,12 +27,12 @@ from pathlib import Path
 
 import pytest
 
-from dimlint import catalogue
-from dimlint.catalogue import Marker
+from dimlint.checks import catalogue
+from dimlint.checks.catalogue import Marker
 from dimlint.cli import main
-from dimlint.fixer import fix_file
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
+from dimlint.fix.apply import fix_file
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 
 FIXTURES = Path(__file__).parent / "python_fixtures"
 NAMES = sorted(path.name for path in FIXTURES.glob("*.py"))

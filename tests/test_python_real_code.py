@@ -29,8 +29,8 @@ from typing import TextIO
 import pytest
 
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.parallel import lint_paths
-from dimlint.selection import Selection
+from dimlint.lint.parallel import lint_paths
+from dimlint.lint.selection import Selection
 
 #: Error findings on transformers' configuration files that are true defects of the defaults,
 #: keyed (file, code, offending source line). Reviewed against the transformers 5.24 sources;

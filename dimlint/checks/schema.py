@@ -15,12 +15,13 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from dimlint import architectures
+from dimlint.checks.registry import Finding, PlannedFix, rule
+from dimlint.config import architectures
+from dimlint.config.normalize import INT_FIELDS, REQUIRED_FIELDS
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.spec import ModelSpec
+from dimlint.config.values import HugeInt
 from dimlint.diagnostics import Applicability, Severity
-from dimlint.normalize import INT_FIELDS, REQUIRED_FIELDS
-from dimlint.registry import Finding, PlannedFix, rule
-from dimlint.sources.jsonspans import HugeInt, escape_pointer_token
-from dimlint.spec import ModelSpec
 
 SCHEMA_FILE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "config.schema.json"
@@ -243,7 +244,7 @@ def _has_sub_configs(spec: ModelSpec) -> bool:
 
 
 def _looks_nested_config(value: dict[str, Any]) -> bool:
-    from dimlint.normalize import looks_like_model_config
+    from dimlint.config.normalize import looks_like_model_config
 
     return looks_like_model_config(value)
 

@@ -8,17 +8,19 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.discovery import discover
 from dimlint.errors import UsageError
-from dimlint.linter import FileResult, lint_bytes
-from dimlint.parallel import lint_paths
-from dimlint.registry import all_rules
-from dimlint.selection import Selection, SelectionError, validate_codes
-from dimlint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.lint.discovery import discover
+from dimlint.lint.parallel import lint_paths
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection, SelectionError, validate_codes
+from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.lint.walkfilter import not_ours
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 
 class Run(NamedTuple):
@@ -65,13 +67,13 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     diagnostics = run.diagnostics
     baseline = args.baseline or _setting_path(cwd_settings, "baseline")
     if args.write_baseline:
-        from dimlint import baseline as baselines
+        from dimlint.lint import baseline as baselines
 
         baselines.write(args.write_baseline, diagnostics)
         err.write(f"dimlint: wrote {len(diagnostics)} findings to {args.write_baseline}\n")
         return 2 if run.missing else 0
     if baseline:
-        from dimlint import baseline as baselines
+        from dimlint.lint import baseline as baselines
 
         diagnostics = baselines.new_findings(diagnostics, baseline)
 
@@ -106,14 +108,28 @@ def _collect(
 ) -> Run:
     """Lint (and fix) every discovered file."""
     paths = args.paths or ["."]
-    missing = [p for p in paths if not os.path.lexists(p)]
+    hub_ids = [p for p in paths if p.startswith("hf://") or not os.path.lexists(p)]
+    if hub_ids:
+        from dimlint.sources.hub import parse_hub_id
+
+        hub_ids = [p for p in hub_ids if parse_hub_id(p) is not None]
+    missing = [p for p in paths if p not in hub_ids and not os.path.lexists(p)]
     for path in missing:
         err.write(f"dimlint: error: {path}: no such file or directory\n")
     run = Run([], {}, [], 0, missing)
-    existing = [p for p in paths if p not in missing]
+    for hub_id in hub_ids:
+        _check_hub(hub_id, args, cwd_settings, run, err)
+    existing = [p for p in paths if p not in missing and p not in hub_ids]
     fixed_files = 0
     jobs: list[tuple[str, Selection]] = []
-    for target in discover(existing, cwd_settings.excludes):
+
+    walked: set[str] = set()
+
+    def passed_over(path: str, reason: str) -> None:
+        if args.verbose:
+            err.write(f"dimlint: skipped {path}: {reason}\n")
+
+    for target in discover(existing, cwd_settings.excludes, passed_over):
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
@@ -123,14 +139,22 @@ def _collect(
             companions=_companions(target.companions, args),
         )
         jobs.append((target.path, selection))
+        if not target.explicit:
+            walked.add(target.path)
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
+        if path in walked:
+            reason = not_ours(path, result, data)
+            if reason is not None:
+                result.diagnostics, result.skipped = [], reason
+        if data is not None and data.startswith(UTF16_BOMS):
+            _cannot_write(result, "the file is UTF-16: rewriting it would change every byte")
         if data is not None and (args.fix or args.diff) and result.document is not None:
             result, applied = _fix(path, data, result, selection, args, out, err)
             fixed_files += bool(applied)
             run.fixed.extend(applied)
-        if result.skipped and args.verbose:
-            err.write(f"dimlint: skipped {path}: {result.skipped}\n")
+        if args.verbose:
+            err.write(_verbose_line(path, result))
         if result.document is not None and not result.skipped:
             run.sources[path] = result.document.text
         run.diagnostics.extend(result.diagnostics)
@@ -138,11 +162,57 @@ def _collect(
     return run._replace(fixed_files=fixed_files)
 
 
+def _check_hub(
+    text: str, args: argparse.Namespace, settings: Settings, run: Run, err: TextIO
+) -> None:
+    """A Hub model (never fixed: there is no file here to write); a failure to fetch it is
+    one line, like a missing path (exit 2), and the other paths are still checked."""
+    from dimlint.api import lint_hub
+    from dimlint.sources.hub import HubError, fetch, parse_hub_id
+
+    hub_id = parse_hub_id(text)
+    assert hub_id is not None
+    try:
+        snapshot = fetch(hub_id, weights=not args.no_weights)
+        selection = settings.selection(args.select, args.extend_select, args.ignore)
+        selection = selection._replace(deployment=_deployment_for(settings, args))
+        result = lint_hub(snapshot, selection, weights=not args.no_weights)
+    except HubError as error:
+        err.write(f"dimlint: error: {error}\n")
+        run.missing.append(text)
+        return
+    if result.skipped and args.verbose:
+        err.write(f"dimlint: skipped {result.path}: {result.skipped}\n")
+    if args.fix or args.diff:
+        err.write(f"dimlint: {result.path}: not fixed: a Hub model has no file here to write\n")
+    if result.document is not None and not result.skipped:
+        run.sources[result.path] = result.document.text
+    run.diagnostics.extend(result.diagnostics)
+
+
+def _verbose_line(path: str, result: FileResult) -> str:
+    """What ``--verbose`` says about one file: what was read, or why nothing was."""
+    if result.skipped:
+        return f"dimlint: skipped {path}: {result.skipped}\n"
+    if result.read is None:
+        found = len(result.diagnostics)
+        return f"dimlint: {path}: not read ({found} finding{'s' if found != 1 else ''})\n"
+    configs, layers = result.read
+    parts = [f"{configs} config{'s' if configs != 1 else ''}"]
+    if layers:
+        parts.append(f"{layers} torch layer{'s' if layers != 1 else ''}")
+    found = len(result.diagnostics)
+    return (
+        f"dimlint: checked {path}: read {' and '.join(parts)},"
+        f" {found} finding{'s' if found != 1 else ''}\n"
+    )
+
+
 def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, ...]:
     """The files beside a config its checks read; ``--no-weights`` leaves the checkpoint out."""
     if not names or not args.no_weights:
         return names
-    from dimlint.discovery import is_weight_file
+    from dimlint.sources.filenames import is_weight_file
 
     return tuple(name for name in names if not is_weight_file(name))
 
@@ -158,7 +228,7 @@ def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment 
     keys = ("targets", "budget", "context", "batch", "dtype", "kv-dtype")
     if all(v is None for v in given) and not any(k in settings.extra for k in keys):
         return None  # the plain lint path: nothing of the deployment code is imported
-    from dimlint import targets
+    from dimlint.deploy import targets
 
     try:
         found = targets.deployment(
@@ -191,10 +261,10 @@ def _fix(
     err: TextIO,
 ) -> tuple[FileResult, list[Diagnostic]]:
     """Apply (``--fix``) or show (``--diff``) the fixes of one file; return what remains."""
-    from dimlint import fixer
+    from dimlint.fix import apply as fixer
 
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return result, []  # UTF-16: rewriting would change every byte
+    if data.startswith(UTF16_BOMS):
+        return result, []  # the fixes were already marked as not writable
     outcome = fixer.fix_file(
         data, result, lambda new: lint_bytes(path, new, selection), unsafe=args.unsafe_fixes
     )
@@ -207,8 +277,26 @@ def _fix(
         fixer.write_atomically(os.path.realpath(path), data, outcome.fixed)
     except OSError as error:
         err.write(f"dimlint: {path}: fix not written: {error}\n")
+        _cannot_write(result, f"the file cannot be written ({error.strerror or error})")
         return result, []
     return outcome.result, outcome.applied
+
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _cannot_write(result: FileResult, reason: str) -> None:
+    """Fixes dimlint cannot write are shown, not counted as fixable (``display``)."""
+    from dimlint.diagnostics import Applicability
+
+    for index, diagnostic in enumerate(result.diagnostics):
+        fix = diagnostic.fix
+        if fix is not None and fix.applicability is not Applicability.DISPLAY:
+            shown = fix._replace(
+                applicability=Applicability.DISPLAY,
+                message=f"{fix.message} (not applied: {reason})",
+            )
+            result.diagnostics[index] = diagnostic._replace(fix=shown)
 
 
 def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> None:
@@ -283,7 +371,10 @@ def _summary(diagnostics: Sequence[Diagnostic], fixed: int, fixing: bool) -> str
     if safe:
         lines.append(f"[*] {safe} fixable with --fix.")
     if unsafe:
-        lines.append(f"{unsafe} more fixable with --fix --unsafe-fixes (these change shapes).")
+        lines.append(
+            f"{unsafe} more fixable with --fix --unsafe-fixes (these change shapes or which key"
+            " takes effect)."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from dimlint.memory.config import Cfg
+from dimlint.config.spec import ModelSpec
+from dimlint.memory.config_view import Cfg
 from dimlint.memory.templates import Tensor, template_tensors
-from dimlint.spec import ModelSpec
 
 _EMBEDDING = re.compile(
     r"(^|\.)(embed_tokens|wte|wpe|word_embeddings|position_embeddings|shared|embed_positions"
