@@ -84,7 +84,7 @@ def read_model(source: Source, config: str | None = None, no_config: bool = Fals
     value: Any = document.value if isinstance(document, JsonDocument) else None
     if not isinstance(value, dict) or result.skipped:
         reason = result.skipped or "not a model config"
-        raise UsageError(f"{path}: {reason}; `dimlint mem`, `plan` and `shapes` need one")
+        raise UsageError(f"{path}: no hidden size found: is this a model config? ({reason})")
     warnings = [d for d in result.diagnostics if d.severity is not Severity.ERROR]
     return ModelInput(path, specs_for_document(path, value), settings, warnings)
 
