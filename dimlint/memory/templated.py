@@ -21,11 +21,23 @@ _EMBEDDING = re.compile(
 _ROUTED = re.compile(r"(^|\.)experts\.")
 
 
-def _component(tensor: Tensor, top: str) -> str:
+_STACK = re.compile(r"(^|\.)(encoder|decoder)\.")
+
+
+def _component(tensor: Tensor, top: str, stacks: bool) -> str:
+    """The sub-config whose fields shape ``tensor``; for an encoder-decoder model, its stack
+    (shared embeddings and the head apart, as ``embeddings``)."""
     towers = {field.split(".", 1)[0] for field in tensor.fields if "." in field}
     if len(towers) == 1 and all("." in field for field in tensor.fields):
         return towers.pop()
-    return top if not towers else "projector"
+    if towers:
+        return "projector"
+    if stacks:
+        match = _STACK.search(tensor.name)
+        if match is not None and not _EMBEDDING.search(tensor.name):
+            return match.group(2)
+        return "embeddings"
+    return top
 
 
 def _routing(specs: list[ModelSpec]) -> tuple[int, int] | None:
@@ -59,12 +71,15 @@ def templated_parameters(
         )
         inactive = routed - routed * chosen // experts
     name = "model"
+    found = {match.group(2) for tensor in tensors if (match := _STACK.search(tensor.name))}
+    stacks = found == {"encoder", "decoder"}
     parts: dict[str, int] = {}
     for tensor in tensors:
-        component = _component(tensor, name)
+        component = _component(tensor, name, stacks)
         parts[component] = parts.get(component, 0) + tensor.numel
     if len(parts) > 1:
-        ordered = sorted(parts.items(), key=lambda item: item[0] != name)
+        rank = {"embeddings": 0, name: 0, "encoder": 1, "decoder": 2}
+        ordered = sorted(parts.items(), key=lambda item: rank.get(item[0], 3))
     else:
         ordered = [(name, total)]
     return total, total - inactive, embedding, tuple(ordered), ()
