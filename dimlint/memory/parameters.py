@@ -19,6 +19,7 @@ from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.count_dispatch import count_spec, wrapper_for
 from dimlint.memory.param_tally import Tally
+from dimlint.memory.templated import templated_parameters
 
 
 class Parameters(NamedTuple):
@@ -85,6 +86,9 @@ def model_parameters(specs: list[ModelSpec]) -> Parameters:
         return Parameters(0, 0, 0, (), ())
     top = specs[0]
     architecture = architecture_of(top)
+    learned = templated_parameters(specs, architecture)
+    if learned is not None:
+        return Parameters(*learned)
     cfg = Cfg(top)
     wrapper = wrapper_for(cfg)
     children = [spec for spec in specs[1:] if spec.pointer.count("/") == 1]

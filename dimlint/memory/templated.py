@@ -1,0 +1,85 @@
+"""Parameter counts from the learned shape templates (see :mod:`dimlint.memory.templates`).
+
+Splits the tensors a template yields into the figures ``mem`` reports: the total, the active
+count (routed experts scaled by the share a token selects), the embedding-like weights (input
+embeddings, an untied output head, learned positions) and a per-tower breakdown named after the
+sub-config whose fields shape each tensor.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dimlint.config.spec import ModelSpec
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.templates import Tensor, template_tensors
+
+_EMBEDDING = re.compile(
+    r"(^|\.)(embed_tokens|wte|wpe|word_embeddings|position_embeddings|shared|embed_positions"
+    r"|lm_head|embeddings\.word_embeddings|tok_embeddings|output)\.weight$"
+)
+_ROUTED = re.compile(r"(^|\.)experts\.")
+
+
+_STACK = re.compile(r"(^|\.)(encoder|decoder)\.")
+
+
+def _component(tensor: Tensor, top: str, stacks: bool) -> str:
+    """The sub-config whose fields shape ``tensor``; for an encoder-decoder model, its stack
+    (shared embeddings and the head apart, as ``embeddings``)."""
+    towers = {field.split(".", 1)[0] for field in tensor.fields if "." in field}
+    if len(towers) == 1 and all("." in field for field in tensor.fields):
+        return towers.pop()
+    if towers:
+        return "projector"
+    if stacks:
+        match = _STACK.search(tensor.name)
+        if match is not None and not _EMBEDDING.search(tensor.name):
+            return match.group(2)
+        return "embeddings"
+    return top
+
+
+def _routing(specs: list[ModelSpec]) -> tuple[int, int] | None:
+    """(routed experts, experts per token) of the language model, defaults included."""
+    for spec in specs:
+        cfg = Cfg(spec)
+        if cfg.experts > 0 and cfg.top_k > 0:
+            return cfg.experts, min(cfg.top_k, cfg.experts)
+    return None
+
+
+def templated_parameters(
+    specs: list[ModelSpec], architecture: str
+) -> tuple[int, int, int, tuple[tuple[str, int], ...], tuple[str, ...]] | None:
+    """``(total, active, embedding, components, notes)`` of the document, or None when its
+    model type has no usable template (the family recipes then apply)."""
+    top = specs[0]
+    tensors = template_tensors(top.raw, architecture)
+    if tensors is None:
+        return None
+    total = sum(tensor.numel for tensor in tensors)
+    embedding = sum(tensor.numel for tensor in tensors if _EMBEDDING.search(tensor.name))
+    routing = _routing(specs)
+    inactive = 0
+    if routing is not None:
+        experts, chosen = routing
+        routed = sum(
+            tensor.numel
+            for tensor in tensors
+            if _ROUTED.search(tensor.name) and "shared" not in tensor.name
+        )
+        inactive = routed - routed * chosen // experts
+    name = "model"
+    found = {match.group(2) for tensor in tensors if (match := _STACK.search(tensor.name))}
+    stacks = found == {"encoder", "decoder"}
+    parts: dict[str, int] = {}
+    for tensor in tensors:
+        component = _component(tensor, name, stacks)
+        parts[component] = parts.get(component, 0) + tensor.numel
+    if len(parts) > 1:
+        rank = {"embeddings": 0, name: 0, "encoder": 1, "decoder": 2}
+        ordered = sorted(parts.items(), key=lambda item: rank.get(item[0], 3))
+    else:
+        ordered = [(name, total)]
+    return total, total - inactive, embedding, tuple(ordered), ()

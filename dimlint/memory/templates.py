@@ -1,0 +1,277 @@
+"""Exact parameter tensors from the shape templates learned from transformers.
+
+``data/shapes.json`` (written by ``python -m dimlint.tools.generate_shapes``) holds, per model
+type and per class it registers, every parameter tensor of the model transformers builds: its
+name (layer indices folded to ``*``), how many times it repeats, each dimension as a small
+expression over config fields, and the boolean fields under which it exists (biases, an untied
+head). Evaluating a template with a config's values gives the tensors — and so the parameter
+count — of that config exactly as transformers would build it, for any family, tower or head,
+without importing transformers or torch.
+
+A template is only used when every field it reads has a value (stated, derived as the config
+class derives it, or the class default) and every field whose effect the generator could not
+learn (``fixed``) still has its default; otherwise :func:`template_tensors` returns None and the
+hand-written family recipes apply.
+
+Like ``architectures.json``, the file is one model type per line and only the row asked for is
+parsed, so looking up a template costs a fraction of a millisecond.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from dimlint.config import architectures
+
+DATA_FILE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "shapes.json"
+)
+
+Term = tuple[Fraction, tuple[tuple[str, int], ...]]
+
+
+class Tensor(NamedTuple):
+    """One parameter tensor family of a model: ``repeats`` tensors of ``shape``."""
+
+    name: str
+    repeats: int
+    shape: tuple[int, ...]
+    fields: frozenset[str]
+
+    @property
+    def numel(self) -> int:
+        total = self.repeats
+        for size in self.shape:
+            total *= size
+        return total
+
+
+@functools.cache
+def _text() -> str:
+    try:
+        with open(DATA_FILE, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+@functools.cache
+def _row_offsets() -> dict[str, int]:
+    return {
+        json.loads(match.group(1)): match.end()
+        for match in re.finditer(r'\n    ("(?:[^"\\]|\\.)*"): ', _text())
+    }
+
+
+def transformers_version() -> str:
+    """The transformers release the templates were learned from ("" without the file)."""
+    match = re.search(r'"transformers_version": "([^"]*)"', _text()[:200])
+    return match.group(1) if match else ""
+
+
+@functools.cache
+def row(model_type: str) -> dict[str, Any] | None:
+    """The learned row of ``model_type``, or None when there is none."""
+    start = _row_offsets().get(model_type)
+    if start is None:
+        return None
+    text = _text()
+    end = text.index("\n", start)
+    parsed: dict[str, Any] = json.loads(text[start:end].rstrip(","))
+    return parsed
+
+
+def model_type_names() -> list[str]:
+    """Every model type with a row."""
+    return list(_row_offsets())
+
+
+def _terms(expression: Any) -> list[Term] | None:
+    if not isinstance(expression, list):
+        return None
+    terms: list[Term] = []
+    for term in expression:
+        if not (isinstance(term, list) and len(term) == 3 and isinstance(term[2], list)):
+            return None
+        numerator, denominator, factors = term
+        if not (isinstance(numerator, int) and isinstance(denominator, int) and denominator):
+            return None
+        parsed = tuple((str(name), int(exponent)) for name, exponent in factors)
+        terms.append((Fraction(numerator, denominator), parsed))
+    return terms
+
+
+def _evaluate(expression: Any, values: Mapping[str, int | None]) -> int | None:
+    """The integer value of ``expression``, or None (a field missing, zero, or a fraction)."""
+    terms = _terms(expression)
+    if terms is None:
+        return None
+    total = Fraction(0)
+    for coefficient, factors in terms:
+        product = Fraction(coefficient)
+        for name, exponent in factors:
+            value = values.get(name)
+            if value is None or value == 0:
+                return None
+            product *= Fraction(value) ** exponent
+        total += product
+    if total.denominator != 1 or total < 0:
+        return None
+    return int(total)
+
+
+def _stated(obj: dict[str, Any], name: str, model_type: Any) -> object:
+    """``obj[name]``, also under a standard name the model type aliases to ``name``."""
+    if name in obj:
+        return obj[name]
+    record = architectures.lookup(model_type) if isinstance(model_type, str) else None
+    if record is not None:
+        for standard, stored in record.aliases.items():
+            if stored == name and standard in obj:
+                return obj[standard]
+    return None
+
+
+class _Values:
+    """Field values of one config as transformers would hold them after ``__post_init__``."""
+
+    def __init__(self, raw: dict[str, Any], learned: dict[str, Any]) -> None:
+        self.raw = raw
+        self.learned = learned
+        self.cache: dict[str, int | None] = {}
+        self.resolving: set[str] = set()
+
+    def get(self, path: str) -> int | None:
+        if path not in self.cache:
+            if path in self.resolving:
+                return None
+            self.resolving.add(path)
+            self.cache[path] = self._resolve(path)
+            self.resolving.discard(path)
+        return self.cache[path]
+
+    def _resolve(self, path: str) -> int | None:
+        defaults: dict[str, Any] = self.learned.get("defaults", {})
+        declared: dict[str, Any] = self.learned.get("declared", {})
+        derived: dict[str, Any] = self.learned.get("derived", {})
+        if "." in path:
+            key, name = path.split(".", 1)
+            sub = self.raw.get(key)
+            if sub is None and key == "text_config" and name in self.raw:
+                # Older composite configs state the language model's fields at the top level;
+                # the config class builds its text_config from them.
+                return _number(self.raw[name])
+            if sub is None:
+                value: object = defaults.get(path)
+                return _number(value)
+            if not isinstance(sub, dict):
+                return None
+            value = _stated(sub, name, sub.get("model_type"))
+        else:
+            value = _stated(self.raw, path, self.raw.get("model_type"))
+        if value is not None:
+            return _number(value)
+        if path in derived:
+            expression = derived[path]
+            needed = {name for _, _, factors in expression for name, _ in factors}
+            return _evaluate(expression, {name: self.get(name) for name in needed})
+        value = declared.get(path)
+        return _number(value)
+
+
+def _stated_list(raw: dict[str, Any], path: str) -> object:
+    if "." in path:
+        key, name = path.split(".", 1)
+        sub = raw.get(key)
+        return sub.get(name) if isinstance(sub, dict) else None
+    return raw.get(path)
+
+
+def _number(value: object) -> int | None:
+    """``value`` when it is an integer (booleans included: conditions compare them), else None."""
+    return value if isinstance(value, int) else None
+
+
+def _unknown_numbers(raw: dict[str, Any], model_type: str) -> bool:
+    """Whether ``raw`` states an integer the config class does not declare: modeling code may
+    read such a key with ``getattr`` (Qwen3-MoE's ``head_dim``), which the default build never
+    exercised, so its effect on the shapes is unknown."""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return True
+    known = record.fields | architectures.base_fields()
+    return any(
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and key not in known
+        and _SHAPE_KEY.search(key) is not None
+        for key, value in raw.items()
+    )
+
+
+#: Key names that may size a tensor (``head_dim``, ``num_experts``…), as opposed to runtime
+#: settings (``rope_theta``, ``n_ctx``) that a config class may not declare either.
+_SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
+
+
+def class_for(learned: dict[str, Any], architecture: str) -> str | None:
+    """The class whose template applies: the one ``architectures`` names, else the class
+    the generator learned from (the causal LM or conditional-generation class)."""
+    classes: dict[str, Any] = learned.get("classes", {})
+    if architecture:
+        return architecture if architecture in classes else None
+    primary = learned.get("primary")
+    return primary if isinstance(primary, str) and primary in classes else None
+
+
+def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | None:
+    """The parameter tensors of the model ``raw`` describes, or None without a usable template."""
+    model_type = raw.get("model_type")
+    if not isinstance(model_type, str):
+        return None
+    learned = row(model_type)
+    if learned is None:
+        return None
+    class_name = class_for(learned, architecture)
+    if class_name is None:
+        return None
+    tensors_json = learned["classes"][class_name].get("tensors")
+    if not isinstance(tensors_json, list):
+        return None
+    if _unknown_numbers(raw, model_type):
+        return None
+    values = _Values(raw, learned)
+    defaults: dict[str, Any] = learned.get("defaults", {})
+    for path in learned.get("fixed", []):
+        if path in defaults and values.get(path) != defaults[path]:
+            return None
+    for path, default in learned.get("lists", {}).items():
+        if _stated_list(raw, path) not in (None, default):
+            return None
+    tensors: list[Tensor] = []
+    for name, count_expression, dims, conditions, *pinned in tensors_json:
+        # A tensor no expression explains keeps its default size while its fields do.
+        if any(values.get(path) != defaults.get(path) for path in (pinned[0] if pinned else ())):
+            return None
+        if any(values.get(path) != wanted for path, wanted in conditions):
+            if any(values.get(path) is None for path, _ in conditions):
+                return None
+            continue
+        needed: set[str] = set()
+        for expression in (count_expression, *dims):
+            needed |= {field for _, _, factors in expression for field, _ in factors}
+        resolved = {field: values.get(field) for field in needed}
+        if any(value is None for value in resolved.values()):
+            return None
+        count = _evaluate(count_expression, resolved)
+        shape = [size for dim in dims if (size := _evaluate(dim, resolved)) is not None]
+        if count is None or len(shape) != len(dims):
+            return None
+        tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
+    return tensors

@@ -1,0 +1,639 @@
+"""Learn every model type's parameter shapes from transformers and write ``data/shapes.json``.
+
+Names guess wrong: a vision config's ``hidden_size`` may be the merger's output (Qwen2-VL), an
+MLP may or may not be gated, T5 has two stacks. So instead of recipes per family, this module
+asks transformers: for each model type and each class it registers (base model, causal LM,
+seq2seq, image-text-to-text, speech, CTC, encoder heads), it builds the default model on the
+meta device (no memory), then rebuilds the largest class once per integer or boolean field of
+the config and its sub-configs with that field changed, and records which parameter tensors
+change shape and how. Each dimension (and each layer-repeated tensor's count) is then fitted as
+a small expression over the fields (:mod:`dimlint.tools.shape_fit`); boolean fields that add or
+remove tensors (biases, an untied head) become conditions. A field whose change could not be
+learned (the build fails, or the tensor layout changes in a way no expression explains) is
+listed as ``fixed``: a config that sets it to another value falls back to the hand recipes.
+
+The run-time side (:mod:`dimlint.memory.templates`) evaluates the result without transformers.
+
+Usage: ``python -m dimlint.tools.generate_shapes [--output PATH] [--only TYPE…] [--check]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import sys
+import time
+import warnings
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dimlint.tools.shape_fit import fields_of, fit, to_json
+
+DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "shapes.json"
+
+#: The auto mappings whose classes get a template: the classes ``architectures`` names.
+MAPPINGS = (
+    "MODEL_MAPPING_NAMES",
+    "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+    "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+    "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES",
+    "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES",
+    "MODEL_FOR_CTC_MAPPING_NAMES",
+    "MODEL_FOR_MASKED_LM_MAPPING_NAMES",
+    "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES",
+    "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES",
+)
+_INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
+_SECONDARY_MAPPINGS = frozenset(
+    {
+        "MODEL_MAPPING_NAMES",
+        "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES",
+        "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES",
+    }
+)
+#: Runtime switches that never shape a parameter (skipped to keep generation fast).
+_INERT = frozenset(
+    {
+        "use_cache", "output_attentions", "output_hidden_states", "return_dict",
+        "torchscript", "use_return_dict", "chunk_size_feed_forward", "is_decoder",
+        "add_cross_attention_cache", "gradient_checkpointing",
+    }
+)  # fmt: skip
+_ID_FIELD = re.compile(r"(^|_)(id|ids|token_id|index)$")
+Groups = dict[tuple[str, int], tuple[tuple[int, ...], int]]
+
+
+def _collapse(name: str) -> str:
+    return _INDEX.sub("*", name)
+
+
+def _groups(model: Any) -> Groups:
+    """``(collapsed name, ordinal) → (shape, count)``: repeated layers fold into one entry;
+    distinct shapes under one name get ordinals in order of first appearance."""
+    counts: Counter[tuple[str, tuple[int, ...]]] = Counter()
+    for name, parameter in model.named_parameters():
+        counts[(_collapse(name), tuple(int(d) for d in parameter.shape))] += 1
+    ordinals: Counter[str] = Counter()
+    groups: Groups = {}
+    for (name, shape), count in counts.items():
+        groups[(name, ordinals[name])] = (shape, count)
+        ordinals[name] += 1
+    return groups
+
+
+def _is_scalar(value: object) -> bool:
+    return isinstance(value, bool | int)
+
+
+def _sub_configs(config: Any) -> dict[str, Any]:
+    from transformers import PreTrainedConfig
+
+    found: dict[str, Any] = {}
+    for key in getattr(config, "sub_configs", {}) or {}:
+        value = getattr(config, key, None)
+        if isinstance(value, PreTrainedConfig):
+            found[key] = value
+    return found
+
+
+def _declared(config_class: Any) -> dict[str, object]:
+    if not dataclasses.is_dataclass(config_class):
+        return {}
+    return {
+        field.name: field.default
+        for field in dataclasses.fields(config_class)
+        if field.default is not dataclasses.MISSING
+    }
+
+
+def _values(config: Any) -> dict[str, int]:
+    """Every integer and boolean field of ``config`` and of its direct sub-configs, by path."""
+    values: dict[str, int] = {}
+    for key, value in config.to_dict().items():
+        if _is_scalar(value) and not _ID_FIELD.search(key):
+            values[key] = value
+    for key, sub in _sub_configs(config).items():
+        for name, value in sub.to_dict().items():
+            if _is_scalar(value) and not _ID_FIELD.search(name):
+                values[f"{key}.{name}"] = value
+    return values
+
+
+def _derived(config: Any) -> set[str]:
+    """Paths whose value ``__post_init__`` computes: declared ``None``, yet set (``head_dim``,
+    ``layer_types``), or a declared number the class replaced."""
+    derived: set[str] = set()
+    declared = _declared(type(config))
+    for key, value in config.to_dict().items():
+        if (
+            key in declared
+            and declared[key] != value
+            and (declared[key] is None or _is_scalar(value))
+        ):
+            derived.add(key)
+    for key, sub in _sub_configs(config).items():
+        sub_declared = _declared(type(sub))
+        for name, value in sub.to_dict().items():
+            if name in sub_declared and sub_declared[name] is None and value is not None:
+                derived.add(f"{key}.{name}")
+    return derived
+
+
+def _perturbed(config: Any, path: str, value: object, derived: set[str]) -> Any:
+    """A fresh config of the same class with one field changed (sub-config fields through a
+    dict of the sub-config's stated fields, so its own derived fields are recomputed)."""
+    config_class = type(config)
+    if "." not in path:
+        return config_class(**{path: value})
+    key, name = path.split(".", 1)
+    sub = getattr(config, key)
+    stated = {k: v for k, v in sub.to_dict().items() if f"{key}.{k}" not in derived or k == name}
+    stated[name] = value
+    return config_class(**{key: stated})
+
+
+def _trials(value: int) -> Iterator[int]:
+    if isinstance(value, bool):
+        yield not value
+        return
+    if value == 0:
+        yield 1
+        return
+    yield value * 2
+    if value % 2 == 0 and value > 2:
+        yield value // 2
+    yield value + 1
+
+
+def _build(model_class: Any, config: Any) -> Any:
+    import torch
+
+    with torch.device("meta"):
+        return model_class(config)
+
+
+class _Learned:
+    """Observations of one model type: the default build and one build per changed field."""
+
+    def __init__(self, values: dict[str, int], groups: Groups) -> None:
+        self.observations: list[tuple[str, dict[str, int], Groups]] = [("", values, groups)]
+        self.fixed: set[str] = set()
+        self.toggled: dict[str, tuple[int, Groups]] = {}
+
+
+def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: float) -> None:
+    base_values, base_groups = learned.observations[0][1], learned.observations[0][2]
+    derived = _derived(config)
+    sizes = {size for shape, count in base_groups.values() for size in (*shape, count)}
+    for path, value in base_values.items():
+        if path.rsplit(".", 1)[-1] in _INERT:
+            continue
+        if (
+            not isinstance(value, bool)
+            and value > 1
+            and not any(size % value == 0 or value % size == 0 for size in sizes if size > 1)
+        ):
+            continue  # divides no size and no size divides it: it shapes no tensor
+        if time.monotonic() > deadline:
+            learned.fixed.add(path)
+            continue
+        outcome: tuple[dict[str, int], Groups] | None = None
+        for trial in _trials(value):
+            try:
+                changed = _perturbed(config, path, trial, derived)
+                model = _build(model_class, changed)
+            except Exception:  # a value the class rejects: try the next one
+                continue
+            outcome = (_values(changed), _groups(model))
+            break
+        if outcome is None:
+            learned.fixed.add(path)
+            continue
+        values, groups = outcome
+        if values.get(path) == value:
+            continue  # the class ignores the field
+        if isinstance(value, bool):
+            if groups != base_groups:
+                learned.toggled[path] = (values[path], groups)
+        elif set(groups) == set(base_groups):
+            learned.observations.append((path, values, groups))
+        else:
+            learned.fixed.add(path)
+
+
+def _lists(config: Any) -> dict[str, list[object]]:
+    """Every list of numbers or strings of ``config`` and its direct sub-configs, by path."""
+    found: dict[str, list[object]] = {}
+    items = [("", config.to_dict())] + [
+        (f"{key}.", sub.to_dict()) for key, sub in _sub_configs(config).items()
+    ]
+    for prefix, mapping in items:
+        for name, value in mapping.items():
+            if (
+                isinstance(value, list)
+                and len(value) > 1
+                and all(isinstance(item, int | float | str) for item in value)
+            ):
+                found[prefix + name] = value
+    return found
+
+
+def guard_lists(model_class: Any, config: Any, base: Groups) -> dict[str, list[object]]:
+    """Lists whose order shapes the model (DeepSeek-V4's ``compress_ratios``, per-layer MoE
+    or attention patterns that change tensors): rotating one by a place changes the tensors.
+    A config that states another value for one of them falls back to the family recipes."""
+    guarded: dict[str, list[object]] = {}
+    derived = _derived(config)
+    for path, value in _lists(config).items():
+        rotated = value[1:] + value[:1]
+        if rotated == value:
+            continue
+        try:
+            model = _build(model_class, _perturbed(config, path, rotated, derived))
+        except Exception:
+            continue  # the class rejects the rotation: its value is validated, not free
+        if _groups(model) != base:
+            guarded[path] = value
+    return guarded
+
+
+def _fit_group(
+    key: tuple[str, int],
+    observations: Sequence[tuple[str, dict[str, int], Groups]],
+    preferred: frozenset[str],
+    cache: dict[tuple[object, ...], object],
+) -> list[object] | None:
+    """``[count expression, [dim expressions]]`` of one group, or None when one fails."""
+    series: list[list[tuple[dict[str, int], int]]] = []
+    shape0, _count0 = observations[0][2][key]
+    for axis in range(len(shape0) + 1):
+        points: list[tuple[dict[str, int], int]] = []
+        for _, values, groups in observations:
+            shape, count = groups[key]
+            if len(shape) != len(shape0):
+                return None
+            points.append((values, count if axis == 0 else shape[axis - 1]))
+        series.append(points)
+    fitted: list[object] = []
+    for points in series:
+        signature = tuple((tuple(sorted(v.items())), t) for v, t in points)
+        if signature not in cache:
+            terms = fit(points, preferred)
+            cache[signature] = None if terms is None else to_json(terms)
+        expression = cache[signature]
+        if expression is None:
+            return None
+        fitted.append(expression)
+    return [fitted[0], fitted[1:]]
+
+
+def _near(name: str, value: int, rows: Sequence[list[Any]], axis: int | None) -> object:
+    """An expression for a size seen in one build only (a toggled tensor, a head): the fitted
+    expression of the same default value on the tensor whose name shares the longest prefix
+    (``axis`` None: a layer count), else the constant."""
+    best: tuple[int, object] | None = None
+    for row in rows:
+        candidates = [(row[5], row[1])] if axis is None else list(zip(row[4], row[2], strict=True))
+        for size, expression in candidates:
+            if size != value or not fields_of_json(expression):
+                continue
+            shared = len(_common_prefix(name, row[0]))
+            if best is None or shared > best[0]:
+                best = (shared, expression)
+    return best[1] if best is not None else [[value, 1, []]]
+
+
+def _common_prefix(a: str, b: str) -> str:
+    length = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        length += 1
+    return a[:length]
+
+
+def _primary_rows(
+    groups: Groups,
+    learned: _Learned,
+    preferred: frozenset[str],
+    cache: dict[tuple[object, ...], object],
+) -> tuple[list[list[Any]], list[str]]:
+    """Rows ``[name, count, dims, conditions, shape, count, toggled_only]`` of the primary
+    class, fitted from the perturbed builds; toggles add conditional rows."""
+    rows: list[list[Any]] = []
+    failed: list[str] = []
+    for (name, ordinal), (shape, count) in sorted(groups.items()):
+        fitted = _fit_group((name, ordinal), learned.observations, preferred, cache)
+        if fitted is None:
+            # No expression explains it: keep the default sizes, valid only while every field
+            # seen to change the tensor keeps its default (``pinned``).
+            pinned = sorted(
+                path
+                for path, _, observed in learned.observations[1:]
+                if observed[(name, ordinal)] != (shape, count)
+            )
+            constant = [[[size, 1, []]] for size in shape]
+            rows.append([name, [[count, 1, []]], constant, [], list(shape), count, False, pinned])
+            continue
+        rows.append([name, fitted[0], fitted[1], [], list(shape), count, False, []])
+    base_rows = list(rows)
+    for path, (toggled_value, toggled_groups) in sorted(learned.toggled.items()):
+        base_value = learned.observations[0][1][path]
+        present = {(name, shape) for (name, _), (shape, _) in toggled_groups.items()}
+        for row in base_rows:
+            if (row[0], tuple(row[4])) not in present:
+                row[3].append([path, base_value])
+        for (name, _), (shape, count) in sorted(toggled_groups.items()):
+            if any(row[0] == name and row[4] == list(shape) for row in base_rows):
+                continue
+            rows.append(
+                [
+                    name,
+                    _near(name, count, base_rows, None),
+                    [_near(name, size, base_rows, axis) for axis, size in enumerate(shape)],
+                    [[path, toggled_value]],
+                    list(shape),
+                    count,
+                    True,
+                    [],
+                ]
+            )
+    return rows, failed
+
+
+def _secondary_rows(
+    groups: Groups, primary: Sequence[list[Any]]
+) -> tuple[list[list[Any]], list[str]]:
+    """Rows of another class of the same type: a tensor whose name suffix, shape and count
+    match a primary tensor reuses its template; a head tensor matches by value; the primary's
+    toggled tensors follow under the module prefix the matches revealed."""
+    index: dict[str, list[Any]] = {}
+    for row in primary:
+        if row[6]:
+            continue
+        parts = str(row[0]).split(".")
+        for start in range(max(1, len(parts) - 2)):
+            index.setdefault(f"{'.'.join(parts[start:])} {row[4]} {row[5]}", row)
+    rows: list[list[Any]] = []
+    failed: list[str] = []
+    prefixes: Counter[tuple[str, str]] = Counter()
+    for (name, _), (shape, count) in sorted(groups.items()):
+        parts = name.split(".")
+        match: list[Any] | None = None
+        for start in range(max(1, len(parts) - 2)):
+            suffix = ".".join(parts[start:])
+            match = index.get(f"{suffix} {list(shape)} {count}")
+            if match is not None:
+                theirs = str(match[0])[: len(str(match[0])) - len(suffix)]
+                prefixes[(theirs, name[: len(name) - len(suffix)])] += 1
+                break
+        if match is not None:
+            rows.append([name, match[1], match[2], match[3], list(shape), count, False, match[7]])
+        elif parts[0] not in _BODY_PREFIXES:
+            rows.append(
+                [
+                    name,
+                    _near(name, count, primary, None),
+                    [_near(name, size, primary, axis) for axis, size in enumerate(shape)],
+                    [],
+                    list(shape),
+                    count,
+                    False,
+                    [],
+                ]
+            )
+        else:
+            failed.append(name)
+    mapping: dict[str, str] = {}
+    for (theirs, ours), _ in prefixes.most_common():
+        mapping.setdefault(theirs, ours)
+    for row in primary:
+        if not row[6]:
+            continue
+        for theirs, ours in sorted(mapping.items(), key=lambda item: -len(item[0])):
+            if str(row[0]).startswith(theirs):
+                rows.append([ours + str(row[0])[len(theirs) :], *row[1:]])
+                break
+    return rows, failed
+
+
+#: Leading module names of a model's body (not a head), never matched by value alone.
+_BODY_PREFIXES = frozenset({"model", "encoder", "decoder", "layers", "transformer"})
+
+
+def fields_of_json(expression: object) -> set[str]:
+    """Fields read by an expression in its JSON form."""
+    from dimlint.tools.shape_fit import from_json
+
+    terms = from_json(expression)
+    return fields_of(terms) if terms else set()
+
+
+_BASE_AND_CLASSIFIERS: set[str] = set()
+
+
+def _classes(model_type: str) -> list[tuple[str, Any]]:
+    import transformers
+    from transformers.models.auto import modeling_auto
+
+    names: list[str] = []
+    for mapping in MAPPINGS:
+        entry = getattr(modeling_auto, mapping).get(model_type)
+        for class_name in [entry] if isinstance(entry, str) else list(entry or ()):
+            if mapping in _SECONDARY_MAPPINGS:
+                _BASE_AND_CLASSIFIERS.add(class_name)
+            if class_name not in names:
+                names.append(class_name)
+    classes: list[tuple[str, Any]] = []
+    for class_name in names:
+        try:
+            classes.append((class_name, getattr(transformers, class_name)))
+        except Exception:  # an optional dependency missing: the class is not built
+            continue
+    return classes
+
+
+def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
+    """The shape templates of one model type (its row in the table)."""
+    from transformers import AutoConfig
+
+    row: dict[str, object] = {"classes": {}, "unbuilt": {}}
+    try:
+        config = AutoConfig.for_model(model_type)
+    except Exception as exc:
+        row["error"] = f"config: {type(exc).__name__}"
+        return row
+    built: dict[str, tuple[Any, Groups, int]] = {}
+    for class_name, model_class in _classes(model_type):
+        try:
+            model = _build(model_class, config)
+        except Exception as exc:
+            row["unbuilt"][class_name] = type(exc).__name__  # type: ignore[index]
+            continue
+        total = sum(int(p.numel()) for p in model.parameters())
+        built[class_name] = (model_class, _groups(model), total)
+    if not built:
+        return row
+    # The first mapping's class that builds, past the base model: the class `architectures`
+    # usually names, whose head (an untied LM head) the other classes' heads rarely add to.
+    order = [name for name in built if name not in _BASE_AND_CLASSIFIERS] or list(built)
+    primary = max(order, key=lambda name: len(built[name][1]))
+    base_values = _values(config)
+    learned = _Learned(base_values, built[primary][1])
+    _learn_fields(built[primary][0], config, learned, time.monotonic() + budget_s)
+    derived = _derived(config)
+    preferred = frozenset(set(base_values) - derived)
+    cache: dict[tuple[object, ...], object] = {}
+    rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
+    templates: dict[str, object] = {}
+    for class_name, (_, groups, total) in built.items():
+        if class_name == primary:
+            class_rows, class_failed = rows, failed
+        else:
+            class_rows, class_failed = _secondary_rows(groups, rows)
+        record: dict[str, object] = {"total": total}
+        if class_failed:
+            record["unfitted"] = sorted(set(class_failed))[:5]
+        else:
+            record["tensors"] = [row[:4] + ([row[7]] if row[7] else []) for row in class_rows]
+            pinned = sorted({row[0] for row in class_rows if row[7]})
+            if pinned:
+                record["pinned"] = pinned[:5]
+        templates[class_name] = record
+    used: set[str] = set(learned.fixed) | set(learned.toggled)
+    for entry in templates.values():
+        for fitted in entry.get("tensors", []):  # type: ignore[attr-defined]
+            used |= set(fitted[4]) if len(fitted) > 4 else set()
+            used |= fields_of_json(fitted[1])
+            for expression in fitted[2]:
+                used |= fields_of_json(expression)
+    derivations = derive(config, sorted(used & derived))
+    for expression in derivations.values():
+        used |= fields_of_json(expression)
+    row["classes"] = templates
+    row["primary"] = primary
+    row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
+    row["declared"] = _declared_of(config, sorted(used))
+    row["derived"] = derivations
+    row["fixed"] = sorted(learned.fixed)
+    row["lists"] = guard_lists(built[primary][0], config, built[primary][1])
+    return row
+
+
+def derive(config: Any, paths: Sequence[str]) -> dict[str, object]:
+    """How ``__post_init__`` computes each derived field in ``paths`` (``head_dim`` from
+    ``hidden_size // num_attention_heads``, ``num_key_value_heads`` from the heads): fitted
+    over configs with one other field changed. Only configs are built, no model."""
+    base_values = _values(config)
+    derived = _derived(config)
+    observations: list[tuple[str, dict[str, int]]] = [("", base_values)]
+    for path, value in base_values.items():
+        if path in paths or path.rsplit(".", 1)[-1] in _INERT:
+            continue
+        for trial in _trials(value):
+            try:
+                observations.append((path, _values(_perturbed(config, path, trial, derived))))
+            except Exception:  # a value the class rejects: try the next one
+                continue
+            break
+    preferred = frozenset(set(base_values) - derived)
+    derivations: dict[str, object] = {}
+    for path in paths:
+        points = [
+            ({k: v for k, v in values.items() if k != path}, values[path])
+            for _, values in observations
+            if path in values
+        ]
+        if len(points) != len(observations):
+            continue
+        terms = fit(points, preferred - {path})
+        if terms is not None:
+            derivations[path] = to_json(terms)
+    return derivations
+
+
+def _declared_of(config: Any, paths: Sequence[str]) -> dict[str, object]:
+    """The class default of each path, which applies when a stated sub-config omits it."""
+    declared: dict[str, object] = {}
+    subs = _sub_configs(config)
+    for path in paths:
+        if "." in path:
+            key, name = path.split(".", 1)
+            defaults = _declared(type(subs[key])) if key in subs else {}
+        else:
+            name, defaults = path, _declared(type(config))
+        value = defaults.get(name)
+        if _is_scalar(value):
+            declared[path] = value
+    return declared
+
+
+def generate(
+    only: Sequence[str] = (), progress: bool = False, cache: Path | None = None
+) -> dict[str, object]:
+    """Learn every model type of the installed transformers (or those in ``only``); with
+    ``cache``, rows already in that JSON-lines file are reused and new ones appended."""
+    import transformers
+    from transformers.models.auto import configuration_auto
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    names = configuration_auto.CONFIG_MAPPING_NAMES  # type: ignore[attr-defined]
+    rows: dict[str, object] = {}
+    if cache is not None and cache.exists():
+        for line in cache.read_text(encoding="utf-8").splitlines():
+            name, row = json.loads(line)
+            rows[name] = row
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model_type in only or sorted(names):
+            if model_type in rows:
+                continue
+            start = time.monotonic()
+            rows[model_type] = learn(model_type)
+            if cache is not None:
+                with cache.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps([model_type, rows[model_type]]) + "\n")
+            if progress:
+                print(f"{model_type} {time.monotonic() - start:.1f}s", file=sys.stderr, flush=True)
+    return {"transformers_version": transformers.__version__, "model_types": rows}
+
+
+def render(table: Mapping[str, object]) -> str:
+    """One model type per line, so the reader can parse one row without the rest."""
+
+    def dump(value: object) -> str:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+    rows = table["model_types"]
+    assert isinstance(rows, Mapping)
+    lines = ["{", f'  "transformers_version": {dump(table["transformers_version"])},']
+    lines.append('  "model_types": {')
+    lines.append(",\n".join(f"    {dump(name)}: {dump(rows[name])}" for name in sorted(rows)))
+    lines.extend(["  }", "}"])
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--cache", type=Path, help="JSON-lines file of rows to resume from")
+    args = parser.parse_args(argv)
+    start = time.monotonic()
+    table = generate(args.only, progress=True, cache=args.cache)
+    if args.only and args.cache is None:
+        print(render(table))
+        return 0
+    args.output.write_text(render(table), encoding="utf-8")
+    print(f"wrote {args.output} in {time.monotonic() - start:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

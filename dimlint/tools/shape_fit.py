@@ -1,0 +1,209 @@
+"""Fit a tensor dimension as a small expression over config fields, from a few observations.
+
+The shape generator (:mod:`dimlint.tools.generate_shapes`) builds each model once with its
+default config and once per perturbed field; every parameter dimension is then a list of
+observed values, one per build, beside the config values of that build. This module finds the
+simplest expression that reproduces every observation: a sum of at most three terms, each an
+exact rational coefficient times a product of fields raised to ±1 (``hidden_size``,
+``num_attention_heads * head_dim``, ``hidden_size // num_attention_heads``,
+``(num_attention_heads + 2 * num_key_value_heads) * head_dim``…).
+
+An expression is JSON: a list of terms ``[numerator, denominator, [[field, exponent], …]]``.
+Pure Python, no torch: the fitting is unit-tested on its own.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+Values = Mapping[str, int]
+Term = tuple[Fraction, tuple[tuple[str, int], ...]]
+#: The JSON form: ``[[numerator, denominator, [[field, exponent], ...]], ...]``.
+Expression = list[list[object]]
+
+_MAX_FIELDS = 6
+_MAX_COMBINATIONS = 1500
+
+
+def _cost(factors: tuple[tuple[str, int], ...]) -> int:
+    """How complex a monomial is: its factors, with squares and quotients costing more."""
+    return sum(1 if exponent == 1 else 3 for _, exponent in factors)
+
+
+def _monomial(values: Values, factors: tuple[tuple[str, int], ...]) -> Fraction | None:
+    result = Fraction(1)
+    for name, exponent in factors:
+        value = values.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or value == 0:
+            return None
+        result *= Fraction(value) ** exponent
+    return result
+
+
+def evaluate_terms(terms: Sequence[Term], values: Values) -> Fraction | None:
+    """The value of ``terms`` for ``values``, or None when a field is missing or zero."""
+    total = Fraction(0)
+    for coefficient, factors in terms:
+        monomial = _monomial(values, factors)
+        if monomial is None:
+            return None
+        total += coefficient * monomial
+    return total
+
+
+def _candidates(observations: Sequence[tuple[Values, int]], preferred: frozenset[str]) -> list[str]:
+    """Fields worth trying: those that vary in an observation where the target changed, closed
+    over fields that vary together with them (a derived ``head_dim`` moves with
+    ``hidden_size`` and with ``num_attention_heads``)."""
+    base_values, base_target = observations[0]
+
+    def varied(values: Values) -> set[str]:
+        return {name for name, value in values.items() if base_values.get(name) != value}
+
+    chosen: set[str] = set()
+    for values, target in observations[1:]:
+        if target != base_target:
+            chosen |= varied(values)
+    changed = True
+    while changed and len(chosen) <= _MAX_FIELDS:
+        changed = False
+        for values, _ in observations[1:]:
+            moved = varied(values)
+            if moved & chosen and not moved <= chosen:
+                chosen |= moved
+                changed = True
+    ordered = sorted(chosen, key=lambda name: (name not in preferred, name))
+    return ordered[: _MAX_FIELDS + 2]
+
+
+def _factor_sets(fields: Sequence[str], size: int) -> list[tuple[tuple[str, int], ...]]:
+    sets: list[tuple[tuple[str, int], ...]] = []
+    for names in itertools.combinations(fields, size):
+        for exponents in itertools.product((1, 2, -1), repeat=size):
+            if size and all(exponent < 0 for exponent in exponents):
+                continue
+            sets.append(tuple(zip(names, exponents, strict=True)))
+    return sets
+
+
+def _fits(terms: Sequence[Term], observations: Sequence[tuple[Values, int]]) -> bool:
+    return all(evaluate_terms(terms, values) == target for values, target in observations)
+
+
+def _solve(
+    monomials: Sequence[tuple[tuple[str, int], ...]],
+    observations: Sequence[tuple[Values, int]],
+) -> list[Term] | None:
+    """Coefficients making ``Σ c_i·m_i`` match every observation (Gaussian elimination on the
+    first independent rows, then verification), or None."""
+    rows: list[list[Fraction]] = []
+    for values, target in observations:
+        row: list[Fraction] = []
+        for factors in monomials:
+            monomial = _monomial(values, factors)
+            if monomial is None:
+                return None
+            row.append(monomial)
+        row.append(Fraction(target))
+        rows.append(row)
+    size = len(monomials)
+    matrix = [list(row) for row in rows]
+    for column in range(size):  # the pivot of column c ends in row c
+        found = next((r for r in range(column, len(matrix)) if matrix[r][column] != 0), None)
+        if found is None:
+            return None
+        matrix[column], matrix[found] = matrix[found], matrix[column]
+        lead = matrix[column][column]
+        matrix[column] = [value / lead for value in matrix[column]]
+        for r in range(len(matrix)):
+            if r != column and matrix[r][column] != 0:
+                factor = matrix[r][column]
+                matrix[r] = [a - factor * b for a, b in zip(matrix[r], matrix[column], strict=True)]
+    coefficients = [matrix[i][size] for i in range(size)]
+    if any(c == 0 or c.denominator > 64 for c in coefficients):
+        return None
+    terms = [(c, m) for c, m in zip(coefficients, monomials, strict=True)]
+    return terms if _fits(terms, observations) else None
+
+
+def fit(
+    observations: Sequence[tuple[Values, int]], preferred: frozenset[str] = frozenset()
+) -> list[Term] | None:
+    """The simplest expression matching every ``(values, target)`` observation, or None.
+
+    ``observations[0]`` is the default build. Simplest means fewest terms, then fewest
+    fields, ``preferred`` fields (declared, not derived) first.
+    """
+    base_target = observations[0][1]
+    if all(target == base_target for _, target in observations):
+        return [(Fraction(base_target), ())] if base_target else [(Fraction(0), ())]
+    fields = _candidates(observations, preferred)
+    if not fields:
+        return None
+    monomials: list[tuple[tuple[str, int], ...]] = []
+    for size in range(1, min(3, len(fields)) + 1):
+        monomials.extend(_factor_sets(fields, size))
+    base_values = observations[0][0]
+    for factors in monomials:
+        monomial = _monomial(base_values, factors)
+        if monomial is None:
+            continue
+        terms = [(Fraction(base_target) / monomial, factors)]
+        if terms[0][0].denominator <= 64 and _fits(terms, observations):
+            return terms
+    # Sums: integer coefficients only, simplest combinations first (fewest factors, plain
+    # exponents), from monomials of at most two factors.
+    pool: list[tuple[tuple[str, int], ...]] = [(), *(m for m in monomials if len(m) <= 2)]
+    for count in (2, 3):
+        if len(observations) < count + 1:
+            break
+        combinations = sorted(
+            itertools.combinations(pool, count), key=lambda combo: sum(map(_cost, combo))
+        )
+        for combination in combinations[:_MAX_COMBINATIONS]:
+            solved = _solve(combination, observations)
+            if solved is not None and all(c.denominator == 1 for c, _ in solved):
+                return solved
+    return None
+
+
+def to_json(terms: Sequence[Term]) -> Expression:
+    """The JSON form of ``terms``."""
+    return [
+        [c.numerator, c.denominator, [[name, exponent] for name, exponent in factors]]
+        for c, factors in terms
+    ]
+
+
+def from_json(expression: object) -> list[Term] | None:
+    """Parse the JSON form, or None when it is malformed."""
+    if not isinstance(expression, list):
+        return None
+    terms: list[Term] = []
+    for term in expression:
+        if not (isinstance(term, list) and len(term) == 3):
+            return None
+        numerator, denominator, factors = term
+        if not (isinstance(numerator, int) and isinstance(denominator, int) and denominator):
+            return None
+        if not isinstance(factors, list):
+            return None
+        parsed: list[tuple[str, int]] = []
+        for factor in factors:
+            if not (
+                isinstance(factor, list)
+                and len(factor) == 2
+                and isinstance(factor[0], str)
+                and factor[1] in (1, 2, -1)
+            ):
+                return None
+            parsed.append((factor[0], factor[1]))
+        terms.append((Fraction(numerator, denominator), tuple(parsed)))
+    return terms
+
+
+def fields_of(terms: Sequence[Term]) -> set[str]:
+    """The fields an expression reads."""
+    return {name for _, factors in terms for name, _ in factors}

@@ -1,0 +1,102 @@
+"""The dimension fitter of the shape generator, on observations derived by hand.
+
+Each case lists the config values of a default build and of builds with one field changed,
+and the size a tensor dimension had in each; the expected expression is the formula the
+modeling code uses (written here from the model's definition, not from the fitter).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dimlint.tools.shape_fit import evaluate_terms, fit, from_json, to_json
+
+
+def _observations(
+    base: dict[str, int], changes: list[dict[str, int]], formula: object
+) -> list[tuple[dict[str, int], int]]:
+    points = []
+    for change in [{}, *changes]:
+        values = {**base, **change}
+        points.append((values, formula(values)))  # type: ignore[operator]
+    return points
+
+
+def test_single_field() -> None:
+    base = {"hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32}
+    points = _observations(
+        base,
+        [{"hidden_size": 8192}, {"intermediate_size": 22016}, {"num_hidden_layers": 64}],
+        lambda v: v["intermediate_size"],
+    )
+    assert fit(points) == [(Fraction(1), (("intermediate_size", 1),))]
+
+
+def test_derived_head_dim_is_a_quotient() -> None:
+    """llama without head_dim: k_proj rows = num_key_value_heads * hidden // heads."""
+    base = {"hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8}
+    points = _observations(
+        base,
+        [{"hidden_size": 8192}, {"num_attention_heads": 64}, {"num_key_value_heads": 16}],
+        lambda v: v["num_key_value_heads"] * v["hidden_size"] // v["num_attention_heads"],
+    )
+    terms = fit(points)
+    assert terms is not None
+    for values, target in points:
+        assert evaluate_terms(terms, values) == target
+    assert {name for _, factors in terms for name, _ in factors} == {
+        "hidden_size", "num_attention_heads", "num_key_value_heads"
+    }  # fmt: skip
+
+
+def test_square_of_a_field() -> None:
+    """Qwen2-VL's patch merger input: embed_dim * spatial_merge_size ** 2."""
+    base = {"embed_dim": 1280, "spatial_merge_size": 2, "hidden_size": 3584}
+    points = _observations(
+        base,
+        [{"embed_dim": 2560}, {"spatial_merge_size": 4}, {"hidden_size": 7168}],
+        lambda v: v["embed_dim"] * v["spatial_merge_size"] ** 2,
+    )
+    assert fit(points) == [(Fraction(1), (("embed_dim", 1), ("spatial_merge_size", 2)))]
+
+
+def test_sum_of_terms() -> None:
+    """A fused QKV projection: (heads + 2 * kv_heads) * head_dim."""
+    base = {"num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128}
+    points = _observations(
+        base,
+        [{"num_attention_heads": 64}, {"num_key_value_heads": 16}, {"head_dim": 256}],
+        lambda v: (v["num_attention_heads"] + 2 * v["num_key_value_heads"]) * v["head_dim"],
+    )
+    terms = fit(points)
+    assert terms is not None
+    assert evaluate_terms(terms, {**base, "num_attention_heads": 40, "head_dim": 64}) == (
+        (40 + 16) * 64
+    )
+
+
+def test_offset_positions() -> None:
+    """BART's learned positions: max_position_embeddings + 2."""
+    base = {"max_position_embeddings": 1024, "d_model": 1024}
+    points = _observations(
+        base, [{"max_position_embeddings": 2048}, {"d_model": 2048}],
+        lambda v: v["max_position_embeddings"] + 2,
+    )  # fmt: skip
+    terms = fit(points)
+    assert terms is not None
+    assert evaluate_terms(terms, {"max_position_embeddings": 4096, "d_model": 1}) == 4098
+
+
+def test_constant_and_unexplainable() -> None:
+    base = {"a": 6, "b": 10}
+    assert fit(_observations(base, [{"a": 12}, {"b": 20}], lambda v: 3)) == [(Fraction(3), ())]
+    table = {6: 7, 12: 1000003}
+    points = _observations(base, [{"a": 12}, {"b": 20}], lambda v: table[v["a"]] + v["b"] % 7)
+    assert fit(points) is None
+
+
+def test_json_round_trip() -> None:
+    terms = [(Fraction(3, 2), (("a", 1), ("b", -1))), (Fraction(2), ())]
+    assert from_json(to_json(terms)) == terms
+    assert from_json([[1, 0, []]]) is None
+    assert from_json("x") is None

@@ -1,0 +1,102 @@
+"""``data/shapes.json`` against the installed transformers.
+
+Regenerating the whole table builds every model type dozens of times (tens of minutes on two
+cores), so this checks a rotating sample instead: each day a different slice of model types is
+rebuilt on the meta device from its default config, class by class, and the recorded parameter
+count must still be what transformers builds; one type is relearned in full and its templates
+must evaluate to the same counts. Over a release cycle the whole table is covered. Regenerate
+with ``python -m dimlint.tools.generate_shapes`` (``--cache FILE`` resumes an interrupted run).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+import warnings
+
+import pytest
+
+from dimlint.memory import templates
+
+SAMPLE = 8
+
+
+def _sample(offset: int = 0, size: int = SAMPLE) -> list[str]:
+    names = sorted(name for name in templates.model_type_names() if templates.row(name))
+    names = [name for name in names if (templates.row(name) or {}).get("classes")]
+    if not names:
+        return []
+    day = datetime.date.today().toordinal() + offset
+    start = (day * size) % len(names)
+    return [names[(start + index) % len(names)] for index in range(size)]
+
+
+def test_rows_parse_and_are_well_formed() -> None:
+    """Every row loads alone (lazy lookup) and every tensor entry has the documented form."""
+    for name in templates.model_type_names():
+        row = templates.row(name)
+        assert row is not None
+        for record in row.get("classes", {}).values():
+            assert isinstance(record["total"], int)
+            for tensor in record.get("tensors", []):
+                label, count, dims, conditions, *pinned = tensor
+                assert all(isinstance(path, str) for path in (pinned[0] if pinned else []))
+                assert isinstance(label, str)
+                assert isinstance(dims, list)
+                assert all(len(condition) == 2 for condition in conditions)
+                assert isinstance(count, list)
+
+
+def test_table_records_installed_transformers() -> None:
+    transformers = pytest.importorskip("transformers")
+    assert templates.transformers_version() == transformers.__version__
+
+
+def test_rotating_sample_rebuilds_to_the_record() -> None:
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    drift: dict[str, tuple[int, int]] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model_type in _sample():
+            config = transformers.AutoConfig.for_model(model_type)
+            for class_name, record in (templates.row(model_type) or {})["classes"].items():
+                with torch.device("meta"):
+                    model = getattr(transformers, class_name)(config)
+                built = sum(parameter.numel() for parameter in model.parameters())
+                if built != record["total"]:
+                    drift[f"{model_type}/{class_name}"] = (record["total"], built)
+    assert not drift, "shapes.json is stale: regenerate it"
+
+
+def test_relearned_type_counts_the_same() -> None:
+    """Relearn one sampled type from scratch; its templates must count what the stored ones
+    count for the default config (field budgets may differ under load, counts may not)."""
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from dimlint.tools.generate_shapes import learn
+
+    sample = _sample(offset=1, size=1)
+    if not sample:
+        pytest.skip("empty table")
+    model_type = sample[0]
+    start = time.monotonic()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fresh = learn(model_type)
+    assert time.monotonic() - start < 300
+    stored = templates.row(model_type) or {}
+    config = transformers.AutoConfig.for_model(model_type)
+    document = json.loads(config.to_json_string(use_diff=False))
+    assert sorted(fresh["classes"]) == sorted(stored["classes"])  # type: ignore[arg-type]
+    for class_name, record in fresh["classes"].items():  # type: ignore[attr-defined]
+        assert record["total"] == stored["classes"][class_name]["total"]
+        if "tensors" in record and "tensors" in stored["classes"][class_name]:
+            document["architectures"] = [class_name]
+            ours = templates.template_tensors(document, class_name)
+            assert ours is not None
+            assert sum(tensor.numel for tensor in ours) == record["total"]
