@@ -69,7 +69,7 @@ def read(path: str) -> Counter[str]:
             document = json.load(handle)
     except OSError as error:
         raise UsageError(f"cannot read baseline {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
+    except (ValueError, RecursionError) as error:
         raise UsageError(f"baseline {path} is not valid JSON: {error}") from None
     if not isinstance(document, dict) or document.get("tool") != "dimlint":
         raise UsageError(f"{path} is not a dimlint baseline (write one with --write-baseline)")

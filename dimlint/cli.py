@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from dimlint import __version__
-from dimlint.errors import UsageError
+from dimlint.errors import InputError, UsageError
 
 FORMATS = ("full", "concise", "json", "github", "sarif", "junit", "auto")
 #: ``--dtype``/``--kv-dtype`` choices (dimlint.targets.DTYPES, not imported at start-up).
@@ -240,6 +240,9 @@ def main(
     except UsageError as error:
         err.write(f"dimlint: error: {error}\n")
         return 2
+    except InputError as error:
+        err.write(f"dimlint: error: {error}\n")
+        return 1
     except KeyboardInterrupt:
         err.write("dimlint: interrupted\n")
         return 2

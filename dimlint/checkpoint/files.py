@@ -84,7 +84,7 @@ def read_index(path: str) -> Index | InputProblem:
         value: Any = json.loads(text)
     except OSError as error:
         return InputProblem(f"{name}: cannot read the file: {error.strerror or error}")
-    except (UnicodeDecodeError, ValueError) as error:
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
         return InputProblem(f"{name}: not valid JSON ({error})")
     weight_map = value.get("weight_map") if isinstance(value, dict) else None
     if not isinstance(weight_map, dict) or not all(
@@ -103,7 +103,10 @@ def read_index(path: str) -> Index | InputProblem:
 
 
 def _integer(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A declared size; past 2**63 it is no size at all (and would overflow every float)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63:
+        return value
+    return None
 
 
 def load(folder: str, names: list[str]) -> Checkpoint | None:

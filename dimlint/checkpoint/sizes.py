@@ -66,8 +66,8 @@ def dtype_findings(specs: list[ModelSpec], checkpoint: Checkpoint) -> Iterator[F
     for tensor in checkpoint.tensors.values():
         if tensor.dtype in FLOAT_DTYPES:
             stored[tensor.dtype] += tensor.nbytes
-    if not stored:
-        return
+    if not stored or not sum(stored.values()):
+        return  # only zero-byte tensors: no stored dtype to compare
     dtype, amount = stored.most_common(1)[0]
     if dtype == wanted:
         return
@@ -160,7 +160,7 @@ def _estimated(
                 buffers += math.prod(axis.value(env) for axis in tensor.shape)
     dtype = declared[0]
     expected = (parameters + buffers) * DTYPE_BITS[dtype] // 8
-    if abs(total_size - expected) <= TOLERANCE * expected:
+    if expected <= 0 or abs(total_size - expected) <= TOLERANCE * expected:
         return
     yield IndexFinding(
         "DL503",

@@ -60,14 +60,15 @@ def _highest_in(name: str, value: Any) -> TokenId | None:
             last = vocab[-1]
             token = last[0] if isinstance(last, list) and last else last
             found.append(TokenId(len(vocab) - 1, str(token), name, "vocabulary"))
-        for entry in value.get("added_tokens") or ():
+        added = value.get("added_tokens")
+        for entry in added if isinstance(added, list) else ():
             if isinstance(entry, dict) and _is_id(entry.get("id")):
                 found.append(TokenId(entry["id"], str(entry.get("content")), name, "added token"))
     elif name == "tokenizer_config.json":
         decoder = value.get("added_tokens_decoder")
         if isinstance(decoder, dict):
             for key, entry in decoder.items():
-                if str(key).isdigit():
+                if str(key).isdigit() and len(str(key)) < 20:  # an id past 2**63 is no id
                     content = entry.get("content") if isinstance(entry, dict) else entry
                     found.append(TokenId(int(key), str(content), name, "added token"))
     else:
@@ -95,7 +96,7 @@ def highest_id(
                 value = json.loads(handle.read().decode("utf-8-sig"))
         except OSError:
             continue  # vanished or unreadable: the config check does not depend on it
-        except (UnicodeDecodeError, ValueError) as error:
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:
             problems.append((path, InputProblem(f"{name}: not valid JSON ({error})")))
             continue
         top = _highest_in(name, value)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dimlint.diagnostics import Severity
 from dimlint.engines import (
     ENGINES,
+    MAX_DEGREE,
     Refusal,
     cp_refusals,
     ep_refusals,
@@ -90,7 +91,7 @@ def _advice(code: str, spec: ModelSpec, target: Target, deployment: Deployment) 
         return ""
     kind = _DIMENSION[code]
     degree = getattr(target, kind)
-    limit = max(8, degree)
+    limit = min(max(8, degree), MAX_DEGREE)
     accepted, _ = valid_degrees(engine, spec, kind, limit)
     sizes = ", ".join(str(d) for d in accepted)
     advice = f" {kind} sizes {engine.label} accepts for this model (up to {limit}): {sizes}."

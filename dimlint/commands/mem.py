@@ -23,11 +23,12 @@ ESTIMATED = ["activations", "overhead"]
 
 def load_document(path: str) -> tuple[str, list[ModelSpec]]:
     """The specs of the config at ``path`` (a file, or a folder holding ``config.json``)."""
-    from dimlint.commands.configfile import read_config
+    from dimlint.commands.configfile import read_config, refuse_invalid
     from dimlint.normalize import specs_for_document
 
     path, value = read_config(path)
     specs = specs_for_document(path, value)
+    refuse_invalid(path, specs)
     if not any(spec.hidden is not None for spec in specs):
         raise UsageError(f"{path}: no hidden size found: is this a model config?")
     return path, specs
@@ -38,14 +39,14 @@ def _layer_counts(spec: ModelSpec) -> dict[str, int]:
     from dimlint.memory.layers import cache_plan
 
     counts: dict[str, int] = {}
-    for layer in cache_plan(Cfg(spec)):
+    for _index, layer, count in cache_plan(Cfg(spec)):
         if layer.kind == "kv":
             name = "full_attention" if layer.window is None else "windowed_attention"
         else:
             name = {"latent": "latent_attention", "state": "recurrent_state"}.get(
                 layer.kind, "no_cache"
             )
-        counts[name] = counts.get(name, 0) + 1
+        counts[name] = counts.get(name, 0) + count
     return counts
 
 

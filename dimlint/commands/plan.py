@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
-from dimlint.commands.configfile import read_config
+from dimlint.commands.configfile import read_config, refuse_invalid
 from dimlint.errors import UsageError
 
 if TYPE_CHECKING:
@@ -15,11 +15,15 @@ if TYPE_CHECKING:
 
 def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2."""
+    from dimlint.engines import MAX_DEGREE
     from dimlint.normalize import specs_for_document
     from dimlint.plan import PlanRequest, build_plan
 
+    if args.max_gpus > MAX_DEGREE:
+        raise UsageError(f"--max-gpus {args.max_gpus}: at most {MAX_DEGREE} degrees are listed")
     path, value = read_config(args.path)
     specs = specs_for_document(path, value)
+    refuse_invalid(path, specs)
     if not any(spec.heads is not None for spec in specs):
         raise UsageError(f"{path}: no attention heads found: is this a model config?")
     request = PlanRequest(

@@ -109,8 +109,15 @@ def parse(text: str) -> cst.Module | InputProblem:
     next line's first token for ``def f(:``), so the message adds CPython's own verdict and
     position when they differ: that is what running the file would print.
     """
+    from dimlint.sources.pycomplexity import too_complex
+
+    refused = too_complex(text)
+    if refused is not None:
+        return refused
     try:
         return cst.parse_module(text)
+    except cst.CSTValidationError as error:  # 'a' b'b': CPython refuses it too
+        return InputProblem(f"invalid Python: {error}")
     except cst.ParserSyntaxError as error:
         message = _LIBCST_PREFIX.sub("", error.message).rstrip(".")
         position = Position(max(error.raw_line, 1), error.raw_column + 1)

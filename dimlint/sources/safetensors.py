@@ -117,7 +117,8 @@ def read_header(path: str) -> Header | InputProblem:
 def _parse(path: str, raw: bytes, size: int) -> Header | InputProblem:
     try:
         value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        # RecursionError: nesting deeper than the C parser's limit (no real header nests)
         return _problem(path, f"the header is not valid JSON ({error}); download it again")
     if not isinstance(value, dict):
         return _problem(path, "the header is not a JSON object")
@@ -146,7 +147,7 @@ def _tensor(path: str, name: str, entry: Any) -> tuple[TensorInfo, int, int] | I
     if not isinstance(entry, dict):
         return _problem(path, f"tensor {name} has no dtype/shape/data_offsets object")
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if dtype not in DTYPE_BITS:
+    if not isinstance(dtype, str) or dtype not in DTYPE_BITS:
         return _problem(path, f"tensor {name} has an unknown dtype {dtype!r}")
     if not isinstance(shape, list) or not all(_natural(d) for d in shape):
         return _problem(path, f"tensor {name} has an invalid shape {shape!r}")
@@ -154,7 +155,7 @@ def _tensor(path: str, name: str, entry: Any) -> tuple[TensorInfo, int, int] | I
         return _problem(path, f"tensor {name} has invalid data_offsets {offsets!r}")
     tensor = TensorInfo(name, dtype, tuple(shape), path)
     begin, end = offsets
-    if end - begin != math.prod(shape) * DTYPE_BITS[dtype] / 8:
+    if (end - begin) * 8 != math.prod(shape) * DTYPE_BITS[dtype]:
         return _problem(
             path,
             f"tensor {name} ({dtype} {list(shape)}) needs {tensor.nbytes:,} bytes but its"
@@ -164,7 +165,8 @@ def _tensor(path: str, name: str, entry: Any) -> tuple[TensorInfo, int, int] | I
 
 
 def _natural(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """A size or offset: the format stores them as u64 (larger is a corrupt header)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**64
 
 
 def _check_ranges(path: str, ranges: list[tuple[int, int, str]], data: int) -> InputProblem | None:
