@@ -154,7 +154,7 @@ def load_file(path: str) -> Settings:
             document = tomllib.load(handle)
     except OSError as error:
         raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, RecursionError) as error:
+    except (tomllib.TOMLDecodeError, RecursionError, UnicodeDecodeError) as error:
         # RecursionError: arrays nested deeper than tomllib's recursive parser goes
         raise SettingsError(f"{path}: invalid TOML: {error or 'nested too deeply'}") from None
     if os.path.basename(path) == "pyproject.toml":

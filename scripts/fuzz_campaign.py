@@ -50,6 +50,8 @@ class Reproducer:
     files: dict[str, bytes]
     usage: bool
     failure: str
+    #: The file whose syntax and positions the checks look at.
+    main: str = "c/config.json"
 
     def build(self, root: Path) -> list[str]:
         for name, content in self.files.items():
@@ -65,7 +67,7 @@ class Reproducer:
             except UnicodeDecodeError:
                 files[name] = {"base64": base64.b64encode(content).decode("ascii")}
         record = {"target": self.target, "argv": self.argv, "usage": self.usage,
-                  "failure": self.failure[:2000], "files": files}  # fmt: skip
+                  "main": self.main, "failure": self.failure[:2000], "files": files}  # fmt: skip
         return json.dumps(record, indent=1, ensure_ascii=True) + "\n"
 
     @classmethod
@@ -77,7 +79,14 @@ class Reproducer:
             else base64.b64decode(entry["base64"])
             for name, entry in record["files"].items()
         }
-        return cls(record["target"], record["argv"], files, record["usage"], record["failure"])
+        return cls(
+            record["target"],
+            record["argv"],
+            files,
+            record["usage"],
+            record["failure"],
+            record.get("main", "c/config.json"),
+        )
 
 
 def attempt(made: Input) -> str | None:
@@ -89,7 +98,7 @@ def attempt(made: Input) -> str | None:
             outcome = run(argv, limit=LIMIT, cwd=root)
         except Hang:
             return "hang"
-        except BaseException as error:  # noqa: BLE001 - anything escaping main is the finding
+        except BaseException as error:
             if isinstance(error, KeyboardInterrupt):
                 raise
             frame = traceback.extract_tb(error.__traceback__)[-1]
@@ -140,7 +149,9 @@ def corpus_configs(folder: Path, limit: int = 400) -> list[dict[str, Any]]:
     return configs
 
 
-def campaign(target: str, minutes: float, seed: int, corpus: list[dict[str, Any]]) -> dict[str, Any]:
+def campaign(
+    target: str, minutes: float, seed: int, corpus: list[dict[str, Any]]
+) -> dict[str, Any]:
     source = RandomSource(seed)
     deadline = time.monotonic() + minutes * 60
     runs, failures, seen = 0, 0, set()
@@ -159,7 +170,7 @@ def campaign(target: str, minutes: float, seed: int, corpus: list[dict[str, Any]
             continue
         seen.add(signature)
         small = minimise(made, signature, budget=60.0)
-        record = Reproducer(target, small.argv, small.files, small.usage, signature)
+        record = Reproducer(target, small.argv, small.files, small.usage, signature, small.main)
         text = record.dump()
         name = f"{target}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.json"
         REGRESSIONS.mkdir(parents=True, exist_ok=True)

@@ -89,9 +89,29 @@ KEYS = [
     "mlp_only_layers", "num_kv_shared_layers", "per_layer_config", "text_config",
     "hybrid_override_pattern", "full_attention_interval", "quantization_config",
 ]  # fmt: skip
-MODEL_TYPES = ["llama", "qwen2", "qwen3_moe", "mistral", "gemma2", "gemma3_text", "gpt2",
-               "deepseek_v3", "mixtral", "jamba", "bamba", "qwen3_next", "falcon", "phi3",
-               "nemotron_h", "zamba2", "recurrent_gemma", "t5", "bert", "whisper", "unknown_x"]  # fmt: skip
+MODEL_TYPES = [
+    "llama",
+    "qwen2",
+    "qwen3_moe",
+    "mistral",
+    "gemma2",
+    "gemma3_text",
+    "gpt2",
+    "deepseek_v3",
+    "mixtral",
+    "jamba",
+    "bamba",
+    "qwen3_next",
+    "falcon",
+    "phi3",
+    "nemotron_h",
+    "zamba2",
+    "recurrent_gemma",
+    "t5",
+    "bert",
+    "whisper",
+    "unknown_x",
+]
 BASE: dict[str, Any] = {
     "model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864,
     "num_attention_heads": 14, "num_key_value_heads": 2, "num_hidden_layers": 24,
@@ -165,8 +185,18 @@ def config_bytes(source: Source, base: dict[str, Any] | None = None) -> bytes:
     return data
 
 
-TARGETS = ["vllm:tp=8", "vllm:tp=3", "megatron:tp=4,pp=2,ep=8", "sglang:tp=8", "hf:tp=4",
-           "fa2", "fa3", "fp8", "vllm:tp=1000000000", "megatron:tp=1,pp=999999999,cp=7"]  # fmt: skip
+TARGETS = [
+    "vllm:tp=8",
+    "vllm:tp=3",
+    "megatron:tp=4,pp=2,ep=8",
+    "sglang:tp=8",
+    "hf:tp=4",
+    "fa2",
+    "fa3",
+    "fp8",
+    "vllm:tp=1000000000",
+    "megatron:tp=1,pp=999999999,cp=7",
+]
 BUDGETS = ["8xH100-80GB", "1xRTX4090-24GB", "9999999xH100-80GB", "2xMI300X-192GB"]
 FORMATS = ["full", "concise", "json", "github", "sarif", "junit"]
 
@@ -199,9 +229,17 @@ def command_input(source: Source, base: dict[str, Any] | None = None) -> Input:
     command = source.choice(["mem", "plan", "shapes", "check"])
     argv = [command, "{root}/c/config.json" if command != "check" else "{root}/c"]
     if command == "mem":
-        argv += source.choice([[], ["--training", "--zero", "3", "--dp", "8"], ["--tp", "8"],
-                               ["--budget", source.choice(BUDGETS)], ["--context", "1000000"],
-                               ["--output-format", "json"], ["--pp", "7", "--kv-dtype", "fp8"]])  # fmt: skip
+        argv += source.choice(
+            [
+                [],
+                ["--training", "--zero", "3", "--dp", "8"],
+                ["--tp", "8"],
+                ["--budget", source.choice(BUDGETS)],
+                ["--context", "1000000"],
+                ["--output-format", "json"],
+                ["--pp", "7", "--kv-dtype", "fp8"],
+            ]
+        )
     elif command == "plan":
         argv += source.choice([[], ["--gpu", "H100-80GB"], ["--max-gpus", "64"],
                                ["--context", "131072", "--output-format", "json"]])  # fmt: skip
@@ -281,8 +319,13 @@ SHAPES: list[Any] = [[16, 8], [0, 8], [16, 0], [], [10**400, 8], [-1, 8], ["16",
 
 
 def header_value(source: Source) -> dict[str, Any]:
-    names = ["model.embed_tokens.weight", "lm_head.weight", "model.norm.weight",
-             "model.layers.0.self_attn.q_proj.weight", "model.layers.99.mlp.up_proj.weight"]  # fmt: skip
+    names = [
+        "model.embed_tokens.weight",
+        "lm_head.weight",
+        "model.norm.weight",
+        "model.layers.0.self_attn.q_proj.weight",
+        "model.layers.99.mlp.up_proj.weight",
+    ]
     header: dict[str, Any] = {}
     offset = 0
     for _ in range(source.integer(0, 4)):
@@ -312,7 +355,11 @@ def safetensors_bytes(source: Source) -> bytes:
     for entry in header.values():
         if isinstance(entry, dict):
             offsets = entry.get("data_offsets")
-            if isinstance(offsets, list) and isinstance(offsets[1], int) and 0 <= offsets[1] < 2**20:
+            if (
+                isinstance(offsets, list)
+                and isinstance(offsets[1], int)
+                and 0 <= offsets[1] < 2**20
+            ):
                 data_size = max(data_size, offsets[1])
     length = len(encoded)
     if source.integer(0, 7) == 0:
@@ -357,8 +404,21 @@ def index_input(source: Source) -> Input:
 
 # --- settings --------------------------------------------------------------------------------
 
-SETTING_KEYS = ["select", "ignore", "extend-select", "per-file-ignores", "severity", "exclude",
-                "baseline", "fail-level", "target", "targets", "budget", "context", "unknown"]  # fmt: skip
+SETTING_KEYS = [
+    "select",
+    "ignore",
+    "extend-select",
+    "per-file-ignores",
+    "severity",
+    "exclude",
+    "baseline",
+    "fail-level",
+    "target",
+    "targets",
+    "budget",
+    "context",
+    "unknown",
+]
 SETTING_VALUES = ['["DL1"]', '[""]', '"DL1"', "5", "[1]", '{DL1 = "info"}', '{"*.json" = ["DL2"]}',
                   "true", '"error"', '["vllm:tp=8"]', '"8xH100-80GB"', "4096", f"{10**400}",
                   "[" * 600 + "]" * 600, '"\\ud800"', "1e400", "nan"]  # fmt: skip

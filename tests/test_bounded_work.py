@@ -19,7 +19,7 @@ from dimlint.memory.kvcache import kv_cache_bytes
 from dimlint.memory.parameters import count_parameters
 from dimlint.normalize import specs_for_document
 from tests.conftest import shared_path
-from tests.fuzz_support import run
+from tests.fuzz_support import run, verify
 from tests.hostile_inputs import CASES, QWEN2, Case
 
 
@@ -149,4 +149,27 @@ def test_fuzz_regression_replays(path: Path, tmp_path: Path) -> None:
     reproducer = Reproducer.load(path)
     argv = reproducer.build(tmp_path)
     outcome = run(argv, limit=15.0, cwd=tmp_path)
-    assert outcome.problems([tmp_path], usage=reproducer.usage) == []
+    original = reproducer.files.get(reproducer.main, b"")
+    assert verify(argv, tmp_path, outcome, reproducer.main, original, usage=reproducer.usage) == []
+
+
+def test_the_fuzz_checks_can_fail(tmp_path: Path) -> None:
+    """The properties the fuzz suite asserts reject what they are meant to reject."""
+    from tests.fuzz_support import Outcome, check_findings
+
+    crashed = Outcome(2, "", "dimlint: internal error: ValueError: boom", 0.1)
+    assert crashed.problems([tmp_path]) != []
+    wrote = Outcome(0, "", "", 0.1, written=["/tmp/elsewhere/x.json"])
+    assert wrote.problems([tmp_path]) != []
+    text = b'{\n  "hidden_size": 4100,\n  "num_attention_heads": 32\n}\n'
+    finding = {"code": "DL101", "file": "c/config.json", "pointer": "/hidden_size", "line": 2,
+               "column": 18, "end_line": 2, "end_column": 22, "fix": None}  # fmt: skip
+    assert check_findings([finding], text, "config.json") == []
+    shifted = {**finding, "column": 17, "end_column": 21}
+    assert check_findings([shifted], text, "config.json") != []
+    half = {**finding, "fix": {"edits": [{"line": 2, "column": 19, "end_line": 2,
+                                          "end_column": 22, "content": "4096"}]}}  # fmt: skip
+    assert check_findings([half], text, "config.json") == []  # "100" is a whole JSON value
+    broken = {**finding, "fix": {"edits": [{"line": 2, "column": 16, "end_line": 2,
+                                            "end_column": 20, "content": "4096"}]}}  # fmt: skip
+    assert check_findings([broken], text, "config.json") != []

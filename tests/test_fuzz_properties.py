@@ -23,7 +23,14 @@ from tests.fuzz_inputs import GENERATORS, HypothesisSource
 from tests.fuzz_support import run, verify
 
 #: Examples per target: the heavier targets (libcst, checkpoints) get fewer.
-EXAMPLES = {"json": 40, "commands": 40, "python": 15, "safetensors": 25, "index": 20, "settings": 25}
+EXAMPLES = {
+    "json": 40,
+    "commands": 40,
+    "python": 15,
+    "safetensors": 25,
+    "index": 20,
+    "settings": 25,
+}
 
 
 def _check(target: str, data: st.DataObject) -> None:

@@ -20,7 +20,6 @@ from dimlint.normalize import INT_FIELDS
 from dimlint.registry import Finding, rule
 from dimlint.spec import ModelSpec
 
-
 #: The most layers a config may state for DL006 to build it with transformers.
 MAX_LAYERS = 10_000
 

@@ -25,13 +25,16 @@ WINDOW = 1000
 _CHAIN = re.compile(r"[-+*/%&|^~.(\[{<>@]")
 
 
+#: Runs are sampled every STRIDE chain characters: a run of DENSE + STRIDE of them (every chain
+#: deeper than MAX_DEPTH has at least that many) always holds a sampled start and its end.
+STRIDE = MAX_DEPTH - DENSE
+
+
 def _dense(text: str) -> bool:
     """Whether some :data:`WINDOW` characters hold :data:`DENSE` chain characters."""
     positions = [match.start() for match in _CHAIN.finditer(text)]
-    return any(
-        positions[index + DENSE] - positions[index] < WINDOW
-        for index in range(len(positions) - DENSE)
-    )
+    starts, ends = positions[::STRIDE], positions[DENSE::STRIDE]
+    return any(end - start < WINDOW for start, end in zip(starts, ends, strict=False))
 
 
 def too_complex(text: str) -> InputProblem | None:
