@@ -188,7 +188,9 @@ def check_findings(findings: list[dict[str, Any]], original: bytes, name: str) -
             exists, expected = _resolve(document, pointer)
             ok, value = _json_value(piece)
             key = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-            if exists and not (ok and (_same(value, expected) or value == key)):
+            # a finding on a whole object or list (a sub-config) points at its opening bracket
+            opening = isinstance(expected, dict | list) and piece in ("{", "[")
+            if exists and not opening and not (ok and (_same(value, expected) or value == key)):
                 found.append(f"{code} at {pointer}: position slices to {piece[:80]!r}")
         python_finding = not is_json and piece and code not in ("DL001", "DL701")
         if python_finding and not (_is_expression(piece) or piece.isidentifier()):
