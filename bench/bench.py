@@ -69,7 +69,7 @@ def dimlint_command() -> list[str]:
 
 
 def corpus_files(corpus: Path) -> list[str]:
-    from dimlint.discovery import discover
+    from dimlint.lint.discovery import discover
 
     return [target.path for target in discover([str(corpus)])]
 

@@ -203,13 +203,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _passes(path: str) -> bool:
-    from dimlint.sources.pyprefilter import may_have_configs
+    from dimlint.sources.python.prefilter import may_have_configs
 
     return may_have_configs(Path(path).read_bytes())
 
 
 def _workers() -> int:
-    from dimlint.parallel import workers
+    from dimlint.lint.parallel import workers
 
     return workers()
 

@@ -34,8 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dimlint.config.normalize import specs_for_document  # noqa: E402
 from dimlint.memory import kv_cache_bytes, model_parameters, training_states  # noqa: E402
-from dimlint.normalize import specs_for_document  # noqa: E402
 
 GIB = 1024**3
 

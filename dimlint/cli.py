@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from dimlint import __version__
-from dimlint.errors import InputError, UsageError
+from dimlint.errors import RejectedInput, UsageError
 
 FORMATS = ("full", "concise", "json", "github", "sarif", "junit", "auto")
-#: ``--dtype``/``--kv-dtype`` choices (dimlint.targets.DTYPES, not imported at start-up).
+#: ``--dtype``/``--kv-dtype`` choices (dimlint.deploy.targets.DTYPES, not imported at start-up).
 DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
@@ -58,6 +58,17 @@ def _add_deployment_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
 
 
+def _add_common_options(command: argparse.ArgumentParser) -> None:
+    """What every command that reads a config accepts, as ``check`` does."""
+    command.add_argument(
+        "--config", default=None, help="settings file (dimlint.toml or pyproject.toml)"
+    )
+    command.add_argument("--no-config", action="store_true", help="ignore every settings file")
+    command.add_argument(
+        "--verbose", action="store_true", help="show the traceback of an internal error"
+    )
+
+
 def _add_mem_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``dimlint mem``: parameters, weights, KV cache and memory per GPU."""
     mem = commands.add_parser(
@@ -66,8 +77,10 @@ def _add_mem_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="parameters, weights, KV cache and memory per GPU of model configs",
     )
     mem.add_argument("paths", nargs="+", metavar="PATH", help="config.json files or folders")
-    mem.add_argument("--context", type=_positive, default=None, help="tokens (default: 4096)")
-    mem.add_argument("--batch", type=_positive, default=1, help="sequences at once (default: 1)")
+    mem.add_argument(
+        "--context", type=_positive, default=None, help="tokens (default: the model's longest)"
+    )
+    mem.add_argument("--batch", type=_positive, default=None, help="sequences (default: 1)")
     mem.add_argument("--dtype", choices=DTYPES, default=None, help="weights (default: config's)")
     mem.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
     mem.add_argument("--tp", type=_positive, default=None, help="tensor-parallel size")
@@ -80,8 +93,16 @@ def _add_mem_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     mem.add_argument(
         "--recompute", choices=("none", "selective", "full"), default="none", help="training"
     )
+    mem.add_argument(
+        "--attention",
+        choices=("flash", "sdpa", "eager"),
+        default="sdpa",
+        help="training: attention implementation (default: sdpa, as transformers uses);"
+        " eager keeps the a·s² scores",
+    )
     mem.add_argument("--plot", default=None, metavar="FILE", help="chart (.png/.svg, matplotlib)")
     mem.add_argument("--output-format", choices=("table", "json"), default="table")
+    _add_common_options(mem)
 
 
 def _add_shapes_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -92,12 +113,15 @@ def _add_shapes_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
         help="tensor shapes and parameters of one decoder layer, stage by stage",
     )
     shapes.add_argument("path", metavar="PATH", help="a config.json or a folder holding one")
-    shapes.add_argument("--batch", type=_positive, default=1, help="sequences (default: 1)")
-    shapes.add_argument("--seq", type=_positive, default=2048, help="tokens (default: 2048)")
+    shapes.add_argument("--batch", type=_positive, default=None, help="sequences (default: 1)")
+    shapes.add_argument(
+        "--seq", type=_positive, default=None, help="tokens (default: the model's longest context)"
+    )
     shapes.add_argument(
         "--layer", type=int, default=None, help="layer to walk (default: first MoE layer, or 0)"
     )
     shapes.add_argument("--output-format", choices=("table", "json"), default="table")
+    _add_common_options(shapes)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -177,18 +201,30 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("path", metavar="PATH", help="a config.json or a folder holding one")
     plan.add_argument("--gpu", default=None, help="GPU to fit on, e.g. H100-80GB")
     plan.add_argument(
-        "--max-gpus", type=_positive, default=8, help="largest degree to try (default: 8)"
+        "--max-gpus",
+        type=_positive,
+        default=None,
+        help="largest degree to try (default: the budget's GPU count, else 8)",
     )
     plan.add_argument(
         "--context", type=_positive, default=None, help="default: the model's longest context"
     )
-    plan.add_argument("--batch", type=_positive, default=1, help="sequences served at once")
+    plan.add_argument("--batch", type=_positive, default=None, help="sequences (default: 1)")
     plan.add_argument("--dtype", choices=DTYPES, default=None, help="weights (default: config's)")
     plan.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
     plan.add_argument("--output-format", choices=("table", "json"), default="table")
+    _add_common_options(plan)
 
     _add_mem_parser(commands)
     _add_shapes_parser(commands)
+    from dimlint.commands.suggest import add_parser as add_suggest_parser
+
+    add_suggest_parser(commands, formatter_class=_formatter)
+
+    server = commands.add_parser(
+        "server", formatter_class=_formatter, help="language server over stdio (dimlint[lsp])"
+    )
+    server.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
 
     rule = commands.add_parser("rule", formatter_class=_formatter, help="explain one rule")
     rule.add_argument("code")
@@ -227,12 +263,20 @@ def main(
             from dimlint.commands.shapes import run_shapes
 
             return run_shapes(args, out, err)
+        if args.command == "suggest":
+            from dimlint.commands.suggest import run_suggest
+
+            return run_suggest(args, out, err)
+        if args.command == "server":
+            from dimlint.commands.server import run_server
+
+            return run_server(err)
         if args.command == "rule":
-            from dimlint.catalogue import print_rule
+            from dimlint.checks.catalogue import print_rule
 
             return print_rule(args.code, out, err)
         if args.command == "rules":
-            from dimlint.catalogue import print_rules
+            from dimlint.checks.catalogue import print_rules
 
             return print_rules(out)
         parser.print_help(out)
@@ -240,9 +284,19 @@ def main(
     except UsageError as error:
         err.write(f"dimlint: error: {error}\n")
         return 2
-    except InputError as error:
-        err.write(f"dimlint: error: {error}\n")
+    except RejectedInput as rejected:
+        from dimlint.report import renderer
+
+        fmt = "json" if getattr(args, "output_format", None) == "json" else "full"
+        out.write(renderer(fmt)(rejected.diagnostics, rejected.sources))
+        err.write(
+            f"dimlint: {args.command}: the config has input errors (shown above); nothing was"
+            " computed from it\n"
+        )
         return 1
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return 0
     except KeyboardInterrupt:
         err.write("dimlint: interrupted\n")
         return 2
@@ -251,11 +305,34 @@ def main(
             import traceback
 
             traceback.print_exc(file=err)
-        err.write(
-            f"dimlint: internal error: {type(error).__name__}: {error}"
-            " (rerun with --verbose for the traceback)\n"
-        )
+        detail = _printable(f"{type(error).__name__}: {str(error)[:300]}")
+        if args.command in ("mem", "plan", "shapes"):
+            paths = getattr(args, "paths", None) or [getattr(args, "path", "")]
+            err.write(
+                f"dimlint {args.command}: cannot compute {', '.join(map(_printable, paths))}:"
+                f" {detail} (a bug in dimlint: `dimlint check` may say what is wrong with the"
+                " config; --verbose shows the traceback)\n"
+            )
+        else:
+            err.write(
+                f"dimlint: internal error: {detail} (rerun with --verbose for the traceback)\n"
+            )
         return 2
+
+
+def _printable(text: str) -> str:
+    """One line, whatever the text holds (lone surrogates from a JSON escape included)."""
+    return " ".join(text.encode("utf-8", "backslashreplace").decode("utf-8").split())
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout went away (``dimlint check | head -1``): stop without a traceback,
+    and point stdout at devnull so that the interpreter's final flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main_entry() -> None:

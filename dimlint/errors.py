@@ -1,12 +1,29 @@
-"""Errors that end a run with a one-line message: exit code 2, or 1 for bad input."""
+"""Errors that end a run with exit code 2 and a one-line message.
+
+Every exception dimlint raises on purpose derives from :class:`DimlintError`, so that a script
+using the Python API (:mod:`dimlint.api`) can catch them all with one ``except``.
+"""
 
 from __future__ import annotations
 
+from typing import Any
 
-class UsageError(Exception):
+
+class DimlintError(Exception):
+    """The base of every error dimlint raises on purpose (never an internal failure)."""
+
+
+class UsageError(DimlintError):
     """Bad arguments, settings or paths: reported in one line, exit code 2."""
 
 
-class InputError(Exception):
-    """A config a command cannot compute with (invalid dimensions): one line, exit code 1,
-    as for any command given a config with error-level input findings."""
+class RejectedInput(DimlintError):
+    """A config with error-level input findings (DL001–DL005): commands that compute from it
+    (``mem``, ``plan``, ``shapes``) report the findings instead, and exit 1 as ``check`` would."""
+
+    def __init__(self, diagnostics: list[Any], sources: dict[str, str]) -> None:
+        super().__init__(f"{len(diagnostics)} input finding(s)")
+        #: The findings, as ``check`` reports them (``dimlint.diagnostics.Diagnostic``).
+        self.diagnostics = diagnostics
+        #: File texts for the code frames of the ``full`` format.
+        self.sources = sources

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from dimlint.deploy.targets import Deployment
 from dimlint.diagnostics import Diagnostic
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
-from dimlint.targets import Deployment
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from dimlint.memory import layers as layer_module
+from dimlint.config.normalize import specs_for_document
+from dimlint.memory import layer_kinds as layer_module
 from dimlint.memory.kvcache import kv_cache_bytes
 from dimlint.memory.parameters import count_parameters
-from dimlint.normalize import specs_for_document
 from tests.conftest import shared_path
 from tests.fuzz_support import run, verify
 from tests.hostile_inputs import CASES, QWEN2, Case

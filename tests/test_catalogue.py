@@ -20,15 +20,14 @@ from pathlib import Path
 import pytest
 from conftest import lint_text
 
-from dimlint import catalogue
-from dimlint.catalogue import CatalogueError, Example, Marker, RuleDoc
+from dimlint.checks import all_rules, catalogue
+from dimlint.checks.catalogue import CatalogueError, Example, Marker, RuleDoc
 from dimlint.cli import main
 from dimlint.diagnostics import Diagnostic
-from dimlint.discovery import companions
-from dimlint.fixer import fix_file
-from dimlint.linter import lint_bytes
-from dimlint.registry import all_rules
-from dimlint.selection import Selection
+from dimlint.fix.apply import fix_file
+from dimlint.lint.discovery import companions
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 from dimlint.tools import readme_rules
 
 RULES = all_rules()

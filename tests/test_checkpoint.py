@@ -31,9 +31,9 @@ from checkpoint_builders import (
     shard_holding,
 )
 
-from dimlint.checkpoint.expected import plan_for
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import count_parameters
-from dimlint.normalize import specs_for_document
+from dimlint.memory.expected_tensors import plan_for
 
 pytest.importorskip("transformers", reason="the test checkpoints are built with transformers")
 pytest.importorskip("safetensors")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dimlint import catalogue
-from dimlint.catalogue import Beside, CatalogueError, Marker, RuleDoc
+from dimlint.checks import catalogue
+from dimlint.checks.catalogue import Beside, CatalogueError, Marker, RuleDoc
 from dimlint.sources.safetensors import Header, read_header
 
 TEXT = """---

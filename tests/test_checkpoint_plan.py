@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from conftest import shared_path
 
-from dimlint.checkpoint.expected import plan_for
-from dimlint.checkpoint.names import FAMILY_NAMES
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import count_parameters
-from dimlint.normalize import specs_for_document
+from dimlint.memory.expected_tensors import plan_for
+from dimlint.memory.tensor_names import FAMILY_NAMES
 
 MOE = frozenset({"mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3"})
 #: Heads transformers keeps under another name in memory than on disk.

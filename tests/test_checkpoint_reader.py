@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from checkpoint_builders import Counting
 
-from dimlint.checkpoint import files
-from dimlint.discovery import Target, companions, discover
+from dimlint.lint.discovery import Target, companions, discover
+from dimlint.sources import checkpoint as files
 from dimlint.sources import safetensors
 from dimlint.sources.jsonfile import InputProblem
 from dimlint.sources.safetensors import Header, read_header

@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 import pytest
 
 from dimlint import __version__
+from dimlint.checks import all_rules
 from dimlint.cli import main
-from dimlint.registry import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "broken-llama" / "config.json"
@@ -45,7 +45,7 @@ def config(**overrides: Any) -> str:
 
 CLEAN = config()
 ERROR = config(hidden_size=4100)  # DL101 (error) + DL201 (warning)
-WARNING_ONLY = config(vocab_size=32001)  # DL202 (warning)
+WARNING_ONLY = config(pad_token_id=32000)  # DL603 (warning)
 INFO_ONLY = config(intermediate_size=11000)  # DL201 + DL302 (info)
 
 
@@ -136,7 +136,7 @@ def test_the_fixtures_raise_what_the_exit_code_tests_assume(tmp_path: Path) -> N
 
     assert severities(CLEAN) == set()
     assert severities(ERROR) == {("DL101", "error"), ("DL201", "warning")}
-    assert severities(WARNING_ONLY) == {("DL202", "warning")}
+    assert severities(WARNING_ONLY) == {("DL603", "warning")}
     assert {s for _, s in severities(INFO_ONLY)} == {"info"}
 
 

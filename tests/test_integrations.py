@@ -103,7 +103,7 @@ def test_annotations_are_capped_per_level_and_the_rest_goes_to_the_step_summary(
     # errors first: the most severe findings are the ones GitHub shows
     assert all(line.startswith("::error ") for line in lines[:10])
     text = summary.read_text()
-    assert "28 findings: 14 error, 14 warning." in text
+    assert "28 findings: 14 errors, 14 warnings." in text
     assert "8 findings are listed here only" in text
     assert text.count("| ○ ") == 8
     assert text.count("| ● ") == 20
@@ -179,6 +179,9 @@ def test_sarif_validates_against_the_oasis_schema() -> None:
     jsonschema.validate(sarif, schema)
 
 
+_FIX_WORDS = {"safe": "fix", "unsafe": "unsafe fix", "display": "suggested fix"}
+
+
 def test_sarif_results_agree_one_to_one_with_json_output() -> None:
     sarif, findings = _sarif_and_json(BROKEN)
     (sarif_run,) = sarif["runs"]  # type: ignore[misc]
@@ -189,7 +192,9 @@ def test_sarif_results_agree_one_to_one_with_json_output() -> None:
         region = result["locations"][0]["physicalLocation"]["region"]
         assert result["ruleId"] == finding["code"]
         assert result["level"] == levels[str(finding["severity"])]
-        assert result["message"]["text"] == finding["message"]
+        fix = finding["fix"]
+        chosen = "" if fix is None else f" [{_FIX_WORDS[fix['applicability']]}: {fix['message']}]"
+        assert result["message"]["text"] == finding["message"] + chosen  # names the chosen fix
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == BROKEN
         assert (region["startLine"], region["startColumn"]) == (finding["line"], finding["column"])
         assert (region["endLine"], region["endColumn"]) == (

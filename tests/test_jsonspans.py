@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dimlint.config.values import HugeInt
 from dimlint.diagnostics import Position
 from dimlint.sources import jsonspans
-from dimlint.sources.jsonspans import HugeInt, JsonSyntaxError, LazySpans, Member, parse
+from dimlint.sources.jsonspans import JsonSyntaxError, LazySpans, Member, parse
 
 # --- helpers ----------------------------------------------------------------------------------
 

@@ -78,7 +78,7 @@ def test_context_beyond_max_positions_is_computed_with_a_note(tmp_path: Path) ->
 def test_table_labels_estimates_and_budget(tmp_path: Path) -> None:
     path = write(tmp_path, LLAMA_3_70B)
     code, out, _ = run("mem", str(path), "--budget", "1xH100-80GB", "--context", "8192")
-    assert code == 0
+    assert code == 1  # does not fit: fails like `check --budget` (DL501)
     assert "activations" in out
     assert "estimate" in out
     assert "does NOT fit" in out
@@ -166,3 +166,34 @@ def test_plot_single_and_side_by_side(tmp_path: Path, suffix: str) -> None:
     code, _, _ = run("mem", str(one), str(two), "--plot", str(both), "--tp", "8")
     assert code == 0
     assert both.stat().st_size > 1000
+
+
+def test_training_attention_implementation(tmp_path: Path) -> None:
+    """``--attention`` (default sdpa, as transformers): eager also keeps the a·s² scores —
+    float32 softmax and its bf16 cast, 6 bytes per head and key — on all 80 layers."""
+    path = write(tmp_path, LLAMA_3_70B)
+    base = ("mem", str(path), "--training", "--context", "4096", "--output-format", "json")
+    default = json.loads(run(*base)[1])["training"]
+    eager = json.loads(run(*base, "--attention", "eager")[1])["training"]
+    flash = json.loads(run(*base, "--attention", "flash")[1])["training"]
+    assert default["attention"] == "sdpa"
+    assert flash["activations"] == default["activations"]
+    scores = 80 * 4096 * 4096 * 64 * 6
+    repeat_kv = 80 * 4096 * 2 * 2 * (64 - 8) * 128 - 80 * 4096 * 4 * 64  # copies; no lse
+    assert eager["activations"] - default["activations"] == scores + repeat_kv
+    code, _, err = run(*base, "--attention", "xformers")
+    assert code == 2
+    assert "invalid choice" in err
+
+
+def test_api_takes_the_attention_implementation(tmp_path: Path) -> None:
+    import dimlint
+
+    path = str(write(tmp_path, LLAMA_3_70B))
+    cli = json.loads(
+        run("mem", path, "--training", "--attention", "eager", "--output-format", "json")[1]
+    )
+    api = dimlint.memory(path, training=True, attention="eager")
+    assert api["training"]["attention"] == "eager"
+    assert api["training"]["activations"] == cli["training"]["activations"]
+    assert api["params"]["exact"] is True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import (
     GPU_MEMORY_UTILIZATION,
     GPUS,
@@ -16,9 +17,8 @@ from dimlint.memory import (
     training_states,
     weight_bytes,
 )
-from dimlint.memory.config import Cfg
+from dimlint.memory.config_view import Cfg
 from dimlint.memory.estimates import training_activations
-from dimlint.normalize import specs_for_document
 
 LLAMA_3_70B = {
     "model_type": "llama",
@@ -41,8 +41,12 @@ def test_serving_parts_add_up_and_weights_and_kv_are_exact() -> None:
     assert estimate.weights == 2 * PARAMS_70B
     assert estimate.kv_cache == 327_680 * 8192 * 2
     assert estimate.total == sum(estimate[:4])
-    assert estimate.activations > 0
-    assert estimate.overhead > 0
+    # vLLM profiles one step of at most 8192 tokens: per token the residual and normed hidden
+    # states (2·8192), the fused QKV output ((64 + 2·8) heads × 128) and gate/up (2·28672), in
+    # bf16; plus float32 logits for one token of each of the 2 sequences.
+    per_token = 2 * 8192 + (64 + 2 * 8) * 128 + 2 * 28672
+    assert estimate.activations == 8192 * per_token * 2 + 2 * 128256 * 4
+    assert estimate.overhead == 1.5 * 1024**3  # CUDA context, NCCL, CUDA graphs
 
 
 def test_serving_under_tp_and_pp() -> None:
@@ -118,24 +122,49 @@ def test_optimizers_and_model_parallelism() -> None:
         training_states(1000, dtype="bf16", zero=4)
 
 
-def test_activations_follow_korthikanti() -> None:
+# Llama-3-70B, one sequence of 4096 tokens in bf16 (u = 2 bytes), per token and layer, from
+# the modeling code (dimlint/memory/activations.py derives the same; tests/
+# test_memory_activations_oracle.py checks that derivation against autograd on small models):
+H, Q_W, KV_W, F, A, V, L, S = 8192, 64 * 128, 8 * 128, 28672, 64, 128256, 80, 4096
+# RMSNorm: float32 copy 4H, rsqrt 4, normalized 2H, output 2H (kept by the next projection)
+NORM = 4 * H + 4 + 2 * H + 2 * H
+# SDPA: q, k, v (GQA not repeated), output (= o_proj's input), float32 log-sum-exp per head
+SDPA = 2 * (Q_W + KV_W + KV_W + Q_W) + 4 * A
+# eager: q, repeat_kv'd k and v (64 heads), o_proj's contiguous copy; float32 softmax and its
+# bf16 cast per key
+EAGER = 2 * (Q_W + Q_W + Q_W + Q_W)
+SCORES = (4 + 2) * A * S
+MLP = 2 * 4 * F  # gate, SiLU(gate), up, product
+LAYER_SDPA = 2 * NORM + SDPA + MLP
+# final norm, float32 log-softmax + returned bf16 logits, ids and labels
+OUTSIDE = NORM + (4 + 2) * V + 16
+COS_SIN = 2 * 2 * 128  # per position, shared by every layer and sequence
+
+
+def test_activations_sdpa_eager_and_recompute() -> None:
     cfg = Cfg(specs()[0])
-    s, b, h, a, layers, vocab = 4096, 1, 8192, 64, 80, 128256
-    logits = s * b * vocab * 6
-    none = training_activations(cfg, batch=b, seq=s)
-    assert none == pytest.approx(layers * s * b * h * (34 + 5 * a * s / h) + logits, rel=1e-9)
-    flash = training_activations(cfg, batch=b, seq=s, flash_attention=True)
-    selective = training_activations(cfg, batch=b, seq=s, recompute="selective")
-    assert flash == selective == layers * s * b * h * 34 + logits
-    full = training_activations(cfg, batch=b, seq=s, recompute="full")
-    assert full == layers * 2 * s * b * h + logits
-    assert training_activations(cfg, batch=b, seq=s, tp=8) == pytest.approx(none / 8, abs=1)
+    sdpa = training_activations(cfg, batch=1, seq=S)  # sdpa is the default
+    assert sdpa == S * (L * LAYER_SDPA + OUTSIDE) + S * COS_SIN
+    assert training_activations(cfg, batch=1, seq=S, attention="flash") == sdpa
+    assert training_activations(cfg, batch=1, seq=S, recompute="selective") == sdpa
+    eager = training_activations(cfg, batch=1, seq=S, attention="eager")
+    assert eager == sdpa + S * L * (EAGER - SDPA + SCORES)
+    full = training_activations(cfg, batch=1, seq=S, recompute="full")
+    # each layer's bf16 input, plus one layer rebuilt during backward (no cos/sin kept)
+    assert full == S * (L * 2 * H + OUTSIDE) + S * LAYER_SDPA
+    assert training_activations(cfg, batch=1, seq=S, tp=8) == -(-sdpa // 8)
+    two = training_activations(cfg, batch=2, seq=S)
+    assert two == 2 * sdpa - S * COS_SIN  # cos/sin are shared by the batch
+    with pytest.raises(ValueError, match="flash, sdpa or eager"):
+        training_activations(cfg, batch=1, seq=S, attention="xformers")
 
 
 def test_training_memory_parts() -> None:
     estimate = training_memory(specs(), dtype="bf16", zero=3, dp=8, seq=4096)
     assert estimate.weights == pytest.approx(2 * PARAMS_70B, rel=1e-6)  # 16 B / 8 ranks
     assert estimate.kv_cache == 0
+    assert estimate.activations == S * (L * LAYER_SDPA + OUTSIDE) + S * COS_SIN
+    assert estimate.overhead == 1024**3
     assert estimate.total == sum(estimate[:4])
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from dimlint import architectures
+from dimlint.config import architectures
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import model_parameters
-from dimlint.normalize import specs_for_document
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from dimlint.config.normalize import specs_for_document
+from dimlint.config.spec import ModelSpec
 from dimlint.memory import kv_bytes_per_token, kv_cache_bytes
-from dimlint.normalize import specs_for_document
-from dimlint.spec import ModelSpec
 
 LLAMA_3_70B = {
     "model_type": "llama",

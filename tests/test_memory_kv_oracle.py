@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import kv_bytes_per_token, kv_cache_bytes
-from dimlint.normalize import specs_for_document
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")

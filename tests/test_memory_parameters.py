@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import count_parameters, model_parameters
-from dimlint.normalize import specs_for_document
 
 LLAMA_3_8B = {
     "model_type": "llama",

@@ -10,10 +10,33 @@ from dimlint.memory.weights import quantized_bytes_per_weight
 PARAMS = Parameters(8_030_261_248, 8_030_261_248, 1_050_673_152, (("model", 8_030_261_248),), ())
 
 
-@pytest.mark.parametrize(("dtype", "expected"), [(k, v) for k, v in DTYPE_BYTES.items()])
+#: Bytes per element, written out here (not read from dimlint): IEEE float32 4, bfloat16 and
+#: float16 2, fp8 (e4m3/e5m2) and int8 1, int4 two to a byte.
+HAND_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5}
+#: The torch dtype of each format, for a second, independent source.
+TORCH_NAMES = {
+    "fp32": "float32",
+    "bf16": "bfloat16",
+    "fp16": "float16",
+    "fp8": "float8_e4m3fn",
+    "int8": "int8",
+}
+
+
+def test_every_format_is_covered() -> None:
+    assert set(DTYPE_BYTES) == set(HAND_BYTES)
+
+
+@pytest.mark.parametrize(("dtype", "expected"), list(HAND_BYTES.items()))
 def test_plain_dtypes(dtype: str, expected: float) -> None:
     assert weight_bytes(PARAMS, dtype) == int(8_030_261_248 * expected)
     assert weight_bytes(1000, dtype) == int(1000 * expected)
+
+
+@pytest.mark.parametrize(("dtype", "name"), list(TORCH_NAMES.items()))
+def test_bytes_per_element_agree_with_torch(dtype: str, name: str) -> None:
+    torch = pytest.importorskip("torch")
+    assert weight_bytes(1000, dtype) == 1000 * getattr(torch, name).itemsize
 
 
 def test_unknown_dtype_lists_the_known_ones() -> None:

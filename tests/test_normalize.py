@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dimlint.normalize import specs_for_document
+from dimlint.config.normalize import specs_for_document
 
 
 def test_undeclared_standard_keys_are_read() -> None:

@@ -1,6 +1,6 @@
 """``dimlint plan`` and DL501 (``check --budget``): accepted layouts and what fits.
 
-The accepted degrees come from :mod:`dimlint.engines` (tested in detail in test_targets.py);
+The accepted degrees come from :mod:`dimlint.deploy.engines` (tested in detail in test_targets.py);
 here the JSON contract of DESIGN.md, the per-GPU memory of each layout from
 :mod:`dimlint.memory`, and DL501's message: needed vs available bytes, the longest context and
 largest batch that fit, and which setting to change.
@@ -28,7 +28,7 @@ from test_targets import (
 )
 
 from dimlint import cli
-from dimlint.targets import deployment
+from dimlint.deploy.targets import deployment
 
 #: Llama-3.1-70B in the corpus: the Llama-3-70B architecture with a 131072-token context.
 LLAMA31_70B_FILE = "casys-kaist__LLMServingSim__configs__model__meta-llama__Llama-3.1-70B.json"
@@ -93,7 +93,7 @@ def test_plan_json_contract(tmp_path: Path) -> None:
         memory = layout["memory"]
         assert set(memory) == {"weights", "kv_cache", "activations", "overhead", "total"}
         assert memory["total"] >= memory["weights"] + memory["kv_cache"]
-        assert layout["fits"] in (True, False)
+        assert layout["fits"] is (memory["total"] <= plan["gpu"]["usable_bytes"])
     assert vllm["smallest_fit"] == vllm["layouts"][0]  # 15 GB of bf16 weights fit one H100
     assert plan["gpu"]["usable_bytes"] == int(plan["gpu"]["memory_bytes"] * 0.9)
     assert plan["context"] == 32768  # the model's own longest context by default

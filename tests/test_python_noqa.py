@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from conftest import lint_text
 
-from dimlint import catalogue
-from dimlint.catalogue import Marker
+from dimlint.checks import catalogue
+from dimlint.checks.catalogue import Marker
 from dimlint.diagnostics import Applicability, Diagnostic
-from dimlint.fixer import apply_edits, fix_file
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
+from dimlint.fix.apply import apply_edits, fix_file
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 
 HEADER = "from transformers import LlamaConfig\n\n"
 BAD = "LlamaConfig(hidden_size=4096, num_attention_heads=24)"

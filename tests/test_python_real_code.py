@@ -13,8 +13,9 @@ litgpt is not installed (it pins an older transformers); its ``config.py`` is re
     pip download --no-deps litgpt -d /tmp/litgpt
     unzip -o -q /tmp/litgpt/litgpt-*.whl 'litgpt/config.py' -d /tmp/litgpt
 
-and the test skips when it is absent. ``python tests/test_python_real_code.py`` prints the
-counts per rule for both.
+and the test skips when it is absent (``.ci/run`` downloads it, and under
+``DIMLINT_REQUIRE_SHARED`` the test fails instead of skipping).
+``python tests/test_python_real_code.py`` prints the counts per rule for both.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from typing import TextIO
 import pytest
 
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.parallel import lint_paths
-from dimlint.selection import Selection
+from dimlint.lint.parallel import lint_paths
+from dimlint.lint.selection import Selection
 
 #: Error findings on transformers' configuration files that are true defects of the defaults,
 #: keyed (file, code, offending source line). Reviewed against the transformers 5.24 sources;
@@ -102,7 +103,10 @@ def test_transformers_configuration_files_raise_only_known_true_defects() -> Non
 def test_litgpt_config_tables_raise_no_error() -> None:
     path = litgpt_config()
     if path is None:
-        pytest.skip(f"litgpt's config.py is not at $DIMLINT_LITGPT_CONFIG or {LITGPT_DEFAULT}")
+        message = f"litgpt's config.py is not at $DIMLINT_LITGPT_CONFIG or {LITGPT_DEFAULT}"
+        if os.environ.get("DIMLINT_REQUIRE_SHARED"):
+            pytest.fail(message + "; DIMLINT_REQUIRE_SHARED is set (.ci/run downloads it)")
+        pytest.skip(message)
     diagnostics = lint_all([path])
     errors = [d for d in diagnostics if d.severity is Severity.ERROR]
     assert not errors, "\n".join(f"{d.span}: {d.message}" for d in errors)

@@ -12,8 +12,8 @@ import pytest
 from conftest import lint_text
 
 from dimlint.diagnostics import Diagnostic
-from dimlint.linter import lint_bytes
-from dimlint.selection import Selection
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -34,17 +34,16 @@ def found(text: str, select: tuple[str, ...] | None = None) -> list[tuple[str, i
 # --- input ---------------------------------------------------------------------------------------
 
 
-def test_syntax_error_is_dl001_at_libcsts_position() -> None:
+def test_syntax_error_is_dl001_where_python_places_it() -> None:
     text = "hidden_size = 4096\n\ndef broken(:\n    pass\n"
     (diagnostic,) = lint(text)
     assert diagnostic.code == "DL001"
     assert diagnostic.span is not None
-    # libcst's native parser stops at the next token ("pass"); CPython's position is added.
-    assert (diagnostic.span.start_pos.line, diagnostic.span.start_pos.column) == (4, 1)
-    assert diagnostic.message == (
-        "invalid Python: expected one of ), *, **, NAME"
-        " (Python: invalid syntax at line 3, column 12)"
-    )
+    # libcst's native parser stops at the next token ("pass", 4:1); the finding sits where
+    # CPython places it — the ':' at line 3, column 12 — with libcst's expectation in words.
+    assert (diagnostic.span.start_pos.line, diagnostic.span.start_pos.column) == (3, 12)
+    assert text.splitlines()[2][11] == ":"
+    assert diagnostic.message == "invalid Python: invalid syntax (expected one of ), *, **, NAME)"
 
 
 def test_unclosed_bracket_is_dl001() -> None:
@@ -74,7 +73,7 @@ def test_a_declared_encoding_is_read_but_never_rewritten() -> None:
 
 
 def test_a_utf8_bom_is_kept_by_fixes() -> None:
-    from dimlint.fixer import fix_file
+    from dimlint.fix.apply import fix_file
 
     data = codecs.BOM_UTF8 + b"cfg = dict(n_embd=1024, n_head=24, n_layer=2)\n"
     selection = Selection()
@@ -83,7 +82,8 @@ def test_a_utf8_bom_is_kept_by_fixes() -> None:
     outcome = fix_file(data, first, lambda new: lint_bytes("model.py", new, selection), unsafe=True)
     assert outcome.fixed is not None
     assert outcome.fixed.startswith(codecs.BOM_UTF8)
-    assert b"n_head=24" in outcome.fixed
+    assert outcome.fixed.count(codecs.BOM_UTF8) == 1
+    assert outcome.fixed != data
 
 
 def test_a_python_file_without_config_keys_does_not_import_libcst(tmp_path: Path) -> None:
@@ -116,7 +116,8 @@ def test_node_offsets_agree_with_the_source() -> None:
     """The counting code generation locates nodes and comments exactly (CRLF, tabs, unicode)."""
     import libcst as cst
 
-    from dimlint.sources import pyfile, pyscan
+    from dimlint.sources.python import file as pyfile
+    from dimlint.sources.python import scan as pyscan
 
     text = (
         "# café ☕ config\r\nHIDDEN = (4096)  # noqa: DL201\r\n"
@@ -180,8 +181,8 @@ def test_arithmetic_on_module_constants() -> None:
 def test_static_evaluation(expression: str, expected: object) -> None:
     import libcst as cst
 
-    from dimlint.sources.pyscan import scan
-    from dimlint.sources.pyvalues import UNKNOWN, Evaluator
+    from dimlint.sources.python.scan import scan
+    from dimlint.sources.python.values import UNKNOWN, Evaluator
 
     module = cst.parse_module(f"x = {expression}\n")
     statement = module.body[0]
@@ -203,17 +204,33 @@ def test_computed_values_get_no_fix_but_literals_do() -> None:
     assert text[edit.span.start : edit.span.end] == "16"
 
 
-def test_function_parameters_and_locals_are_not_constants() -> None:
+def test_function_parameters_and_reassigned_locals_are_not_constants() -> None:
     text = (
         "HIDDEN = 1000\n"
         "def build(HIDDEN=64):\n"
         "    return dict(hidden_size=HIDDEN, num_attention_heads=16, num_hidden_layers=2)\n"
-        "def local():\n"
+        "def local(wide):\n"
         "    heads = 7\n"
+        "    if wide:\n"
+        "        heads = 16\n"
         "    return dict(hidden_size=1024, num_attention_heads=heads, num_hidden_layers=2)\n"
         "cfgs = [dict(hidden_size=h, num_attention_heads=16, n_layer=2) for h in (1000, 999)]\n"
     )
     assert lint(text) == []
+
+
+def test_locals_assigned_once_are_resolved() -> None:
+    """torchtitan's style: sizes as locals of a function, assembled in the returned config;
+    the finding points at the use, the fix edits the local's definition."""
+    text = (
+        "def _1b():\n"
+        "    dim = 2048\n"
+        "    n_heads = 32\n"
+        "    n_kv_heads = 6\n"
+        "    return Model.Config(dim=dim, n_layers=16,\n"
+        "                        n_heads=n_heads, n_kv_heads=n_kv_heads)\n"
+    )
+    assert found(text, select=("DL102",)) == [("DL102", 6, 53)]
 
 
 def test_reassigned_and_global_names_are_not_constants() -> None:
@@ -337,11 +354,13 @@ def test_a_shared_constant_is_not_fixed_when_another_config_would_break() -> Non
     text = (
         "HIDDEN = 1024\nHEADS = 24\n"
         "a = dict(hidden_size=HIDDEN, num_attention_heads=HEADS, num_hidden_layers=2)\n"
-        "b = dict(n_embd=HIDDEN // 2, n_head=8, n_layer=2)\n"
+        "b = dict(n_embd=HIDDEN // 2, n_head=HEADS // 3, n_layer=2)\n"
     )
     (diagnostic,) = lint(text)
     assert diagnostic.code == "DL101"
-    assert diagnostic.fix is None  # 960 would leave b with 480 / 8 = 60 per head (DL104)
+    # The chosen repair, HEADS 24 → 16 (free in parameters), would leave b with 512 / 5 heads
+    # (DL101): the shared constant is not rewritten.
+    assert diagnostic.fix is None
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,8 @@ WARNING_ONLY = json.dumps(
         "num_attention_heads": 32,
         "num_key_value_heads": 8,
         "num_hidden_layers": 32,
-        "vocab_size": 32001,  # DL202, a warning
+        "vocab_size": 32001,  # DL202: info by default
+        "pad_token_id": 32001,  # DL603: a warning
         "intermediate_size": 14336,
         "max_position_embeddings": 8192,
     },

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from dimlint.cli import main
+from dimlint.config.normalize import specs_for_document
 from dimlint.memory import model_parameters
 from dimlint.memory.shapes import walk
-from dimlint.normalize import specs_for_document
 
 #: Decoder families whose every parameter is in a stage (no family-specific extras).
 FAMILIES = [

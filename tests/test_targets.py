@@ -19,13 +19,12 @@ import pytest
 from conftest import REPO, SHARED, codes, lint_text
 
 from dimlint import cli
-from dimlint.diagnostics import Severity
-from dimlint.engines import ENGINES, cp_refusals, ep_refusals, pp_refusals, tp_refusals
-from dimlint.engines import valid_degrees as degrees
-from dimlint.maxlen import derived_max_length
-from dimlint.normalize import specs_for_document
-from dimlint.spec import ModelSpec
-from dimlint.targets import (
+from dimlint.config.maxlen import derived_max_length
+from dimlint.config.normalize import specs_for_document
+from dimlint.config.spec import ModelSpec
+from dimlint.deploy.engines import ENGINES, cp_refusals, ep_refusals, pp_refusals, tp_refusals
+from dimlint.deploy.engines import valid_degrees as degrees
+from dimlint.deploy.targets import (
     DTYPES,
     Deployment,
     Target,
@@ -34,6 +33,7 @@ from dimlint.targets import (
     parse_budget_text,
     parse_target,
 )
+from dimlint.diagnostics import Severity
 
 CORPUS = SHARED / "corpus" / "configs"
 QWEN2_7B_FILE = "sophgo__LLM-TPU__models__Qwen2__compile__files__Qwen2-7B-Instruct__config.json"
@@ -473,8 +473,8 @@ def test_dl201_is_an_error_under_fp8() -> None:
 
 
 def test_severity_override_beats_the_grade() -> None:
-    from dimlint.linter import lint_bytes
-    from dimlint.selection import Selection
+    from dimlint.lint.pipeline import lint_bytes
+    from dimlint.lint.selection import Selection
 
     value = {**QWEN2_7B, "hidden_size": 4096, "num_attention_heads": 8, "num_key_value_heads": 8}
     selection = Selection(
@@ -565,7 +565,7 @@ def test_plain_check_does_not_import_the_memory_package() -> None:
         "main(['check', '--no-config', 'examples/qwen2-7b/config.json'], io.StringIO(),"
         " io.StringIO())\n"
         "print(sorted(m for m in sys.modules if m.startswith('dimlint.memory')"
-        " or m in ('dimlint.plan', 'dimlint.commands.plan')))\n"
+        " or m in ('dimlint.deploy.plan', 'dimlint.commands.plan')))\n"
     )
     output = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO

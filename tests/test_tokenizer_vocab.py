@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from checkpoint_builders import build, check, edit_config
 
-from dimlint.checkpoint.tokenizer import TokenId, _highest_in
+from dimlint.lint.tokenizer import TokenId, _highest_in
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = [
@@ -188,8 +188,8 @@ PROBE = """
 import io, json, sys
 from dimlint.cli import main
 code = main(["check", *sys.argv[1:]], io.StringIO(), io.StringIO())
-mine = ("dimlint.checkpoint", "dimlint.checkpoint.tokenizer", "dimlint.memory",
-        "dimlint.sources.safetensors", "dimlint.checkpoint.expected")
+mine = ("dimlint.lint.checkpoint", "dimlint.lint.tokenizer", "dimlint.memory",
+        "dimlint.sources.safetensors", "dimlint.memory.expected_tensors")
 print(json.dumps(sorted(m for m in mine if m in sys.modules)))
 """
 
@@ -210,7 +210,7 @@ def test_plain_config_imports_nothing_of_the_checkpoint_code() -> None:
 def test_tokenizer_alone_does_not_import_the_checkpoint_code(tmp_path: Path) -> None:
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"added_tokens_decoder": {}}))
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama", "vocab_size": 10}))
-    assert _loaded(str(tmp_path)) == ["dimlint.checkpoint", "dimlint.checkpoint.tokenizer"]
+    assert _loaded(str(tmp_path)) == ["dimlint.lint.checkpoint", "dimlint.lint.tokenizer"]
 
 
 def test_weights_import_the_checkpoint_code(tmp_path: Path) -> None:

@@ -6,19 +6,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
+from dimlint.checks.registry import Finding, grades, rule
+from dimlint.config.geometry import ALIGN_BEST, ALIGN_MIN, VOCAB_MULTIPLE, Field, alignment_targets
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.geometry import (
-    ALIGN_BEST,
-    ALIGN_MIN,
-    VOCAB_MULTIPLE,
-    Field,
-    alignment_targets,
-)
-from dimlint.registry import Finding, grades, rule
-from dimlint.spec import ModelSpec
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 _WIDTH_LABEL: dict[Field, str] = {
     "heads": "query projection width (heads × head_dim)",
@@ -91,27 +85,67 @@ def _fp8_sentence(target: str, value: int) -> str:
     )
 
 
+#: Targets that mean the model is being trained (its vocabulary is still a design choice).
+TRAINING_ENGINES = ("megatron", "deepspeed")
+
+
 @rule(
     "DL202",
     "vocab-padding",
-    Severity.WARNING,
-    "The vocabulary size is not a multiple of 64.",
+    Severity.INFO,
+    "The vocabulary size is not a multiple of 64 (info; a warning under a training target).",
     fix="always",
 )
 def check_vocab(spec: ModelSpec) -> Iterator[Finding]:
+    return _vocab_findings(spec, None)
+
+
+@grades("DL202")
+def check_vocab_for(spec: ModelSpec, deployment: Deployment) -> Iterator[Finding]:
+    """DL202 under targets: a training target (``megatron:…``, ``deepspeed:…``) makes it a
+    warning, since the vocabulary of a model about to be trained can still be padded."""
+    training = deployment.has(*TRAINING_ENGINES)
+    return _vocab_findings(spec, training.text if training is not None else None)
+
+
+def is_ctc_vocabulary(spec: ModelSpec) -> bool:
+    """A CTC output alphabet (wav2vec2, HuBERT, WavLM…: ``ctc_loss_reduction`` is a field of
+    the config, or the class is ``…ForCTC``): the vocab is a few dozen characters read by one
+    small head, with no token embedding to align, so padding it is pointless."""
+    if "ctc_loss_reduction" in spec.raw:
+        return True
+    names = spec.raw.get("architectures")
+    if isinstance(names, list) and any(isinstance(n, str) and n.endswith("ForCTC") for n in names):
+        return True
+    from dimlint.config import architectures
+
+    arch = architectures.lookup(spec.model_type) if spec.model_type else None
+    return arch is not None and "ctc_loss_reduction" in arch.defaults
+
+
+def _vocab_findings(spec: ModelSpec, training: str | None) -> Iterator[Finding]:
     problem = next((p for p in problems_of(spec) if p.code == "DL202"), None)
-    if problem is None or spec.vocab is None:
+    if problem is None or spec.vocab is None or is_ctc_vocabulary(spec):
         return
     vocab = spec.vocab.value
     padded = -(-vocab // VOCAB_MULTIPLE) * VOCAB_MULTIPLE
     fix, _ = planned_fix(spec, problem)
+    severity = Severity.INFO
+    when = (
+        " A released model's vocabulary is fixed by its trained embedding: this matters when"
+        " the shape is still being designed."
+    )
+    if training is not None:
+        severity = Severity.WARNING
+        when = f" Under the {training} training target the vocabulary can still be padded."
     yield Finding(
         "DL202",
         f"{spec.vocab.key} {vocab} is not a multiple of {VOCAB_MULTIPLE}: the embedding and LM"
         f" head GEMMs run on a misaligned width (nanoGPT padded GPT-2's 50257 to 50304 for a"
         f" ~25% faster training step). Pad it to {padded} (+{padded - vocab} unused rows; the"
-        " tokenizer is unchanged).",
+        f" tokenizer is unchanged).{when}",
         anchor(spec, "vocab"),
+        severity=severity,
         fix=fix,
     )
 

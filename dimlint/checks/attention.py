@@ -6,13 +6,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
+from dimlint.checks.registry import Finding, grades, rule
+from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM, Problem
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.geometry import MAX_KERNEL_HEAD_DIM, Problem
-from dimlint.registry import Finding, grades, rule
-from dimlint.spec import ModelSpec
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 
 def _problem(spec: ModelSpec, code: str) -> Problem | None:
@@ -191,7 +191,13 @@ def check_head_dim_kernel_for(spec: ModelSpec, deployment: Deployment) -> Iterat
     "An explicit head dim makes heads × head dim differ from the hidden size (legal).",
 )
 def check_head_dim_override(spec: ModelSpec) -> Iterator[Finding]:
-    if spec.head_dim is None or spec.hidden is None or spec.heads is None or spec.is_mla:
+    if (
+        spec.head_dim is None
+        or spec.hidden is None
+        or spec.heads is None
+        or spec.is_mla
+        or spec.recurrent
+    ):
         return
     if spec.head_dim.origin != "config":
         return

@@ -1,7 +1,7 @@
 """Context length and memory budget under a deployment (DL501, DL502).
 
 DL502 needs only ``--context``: vLLM refuses a ``max_model_len`` beyond what the config derives
-(:mod:`dimlint.maxlen`). DL501 needs ``--budget``: it asks :mod:`dimlint.memory` for the
+(:mod:`dimlint.config.maxlen`). DL501 needs ``--budget``: it asks :mod:`dimlint.memory` for the
 per-GPU serving memory of the layout (weights + KV cache + activation and overhead estimates)
 and, when it does not fit, says what does — as vLLM's best launch-time message does, but before
 launch. The memory package is imported only when a budget is given.
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dimlint.checks.parallel import is_language_model
+from dimlint.checks.registry import Finding, deployment_rule
+from dimlint.config.maxlen import derived_max_length
+from dimlint.config.normalize import is_language_model
+from dimlint.config.spec import ModelSpec
+from dimlint.deploy.fit import describe_misfit, layouts_for
+from dimlint.deploy.targets import Deployment
 from dimlint.diagnostics import Severity
-from dimlint.fit import describe_misfit, layouts_for
-from dimlint.maxlen import derived_max_length
-from dimlint.registry import Finding, deployment_rule
-from dimlint.spec import ModelSpec
-from dimlint.targets import Deployment
 
 
 @deployment_rule(

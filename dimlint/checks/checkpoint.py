@@ -1,15 +1,15 @@
 """DL503, DL610, DL611, DL612: the config against the weights beside it.
 
 These rules read the safetensors headers (and index) in the config's folder, so they are not
-spec checks: the linter runs them through :func:`dimlint.checkpoint.lint.check_beside` when
+spec checks: the linter runs them through :func:`dimlint.lint.checkpoint.check_beside` when
 discovery found weights beside a ``config.json``. They are registered here for the catalogue,
 the CLI and filtering.
 """
 
 from __future__ import annotations
 
+from dimlint.checks.registry import register
 from dimlint.diagnostics import Severity
-from dimlint.registry import register
 
 register(
     "DL503",

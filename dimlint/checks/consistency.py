@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from dimlint.checks.registry import Finding, rule
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.registry import Finding, rule
-from dimlint.sources.jsonspans import escape_pointer_token
-from dimlint.spec import ModelSpec
 
 SLIDING_LAYER_TYPES = frozenset({"sliding_attention", "chunked_attention", "local_attention"})
 #: Other names of the window: Llama 4's chunk size, ModernBERT's local window.
@@ -100,7 +100,17 @@ def check_token_ids(spec: ModelSpec) -> Iterator[Finding]:
         return
     vocab = spec.vocab.value
     for token in spec.token_ids:
-        if token.value >= vocab:
+        if token.value < 0:
+            yield Finding(
+                "DL603",
+                f"{token.key} {token.value} is negative: an id indexes the embedding, and"
+                f" Python's negative indexing makes {token.value} silently mean row"
+                f" {vocab + token.value} (nn.Embedding(padding_idx={token.value}) freezes that"
+                " row's gradient; generation never matches it). Use null for no such token, or"
+                " the token's real id.",
+                token.pointer,
+            )
+        elif token.value >= vocab:
             yield Finding(
                 "DL603",
                 f"{token.key} {token.value} is ≥ {spec.vocab.key} {vocab}: the embedding has no"
@@ -167,6 +177,18 @@ def check_rope_scaling(spec: ModelSpec) -> Iterator[Finding]:
             " factor, so a value below 1 shrinks it. Use a factor ≥ 1.",
             at("factor"),
         )
+    if kind in ("longrope", "su"):
+        missing = [key for key in ("short_factor", "long_factor") if key not in rope]
+        if missing:
+            yield Finding(
+                "DL604",
+                f"{name} uses {kind} scaling without {' and '.join(missing)}: longrope rescales"
+                " every rotary frequency by its own factor (short_factor within the original"
+                " context, long_factor beyond it), and transformers refuses a longrope config"
+                " without both lists. Add them (one factor per rotary frequency: head dim ×"
+                " partial_rotary_factor / 2 entries).",
+                base,
+            )
     if kind == "llama3":
         missing = [key for key in _LLAMA3_KEYS if key not in rope]
         if missing:

@@ -1,7 +1,9 @@
 """Shared plumbing of the coupled-dimension rules (DL101–DL104, DL201, DL202).
 
-Maps a :class:`ModelSpec` onto :class:`dimlint.geometry.Dims`, names each dimension the way the
-config spells it, and turns a :mod:`dimlint.fixes` suggestion into a :class:`PlannedFix` whose
+Maps a :class:`ModelSpec` onto :class:`dimlint.config.geometry.Dims`, names each dimension the way
+the
+config spells it, and turns a :mod:`dimlint.deploy.dimension_search` suggestion into a
+:class:`PlannedFix` whose
 edits replace exactly the values that change.
 """
 
@@ -9,13 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dimlint.checks.registry import PlannedFix
+from dimlint.config.geometry import Dims, Field, Problem, evaluate
+from dimlint.config.spec import READ_ONLY, Located, ModelSpec
+from dimlint.config.trainingkeys import ALIGNED_ROWS
 from dimlint.diagnostics import Applicability
-from dimlint.geometry import Dims, Field, Problem, evaluate
-from dimlint.registry import PlannedFix
-from dimlint.spec import Located, ModelSpec
 
 if TYPE_CHECKING:
-    from dimlint.fixes import Suggestion
+    from dimlint.deploy.dimension_search import Suggestion
 
 
 def problems_of(spec: ModelSpec) -> frozenset[Problem]:
@@ -40,14 +43,20 @@ def _dims(spec: ModelSpec) -> Dims:
     def value(located: Located[int] | None) -> int | None:
         return located.value if located is not None else None
 
+    # Recurrent heads split an inner width, not attention: no attention rule applies to them.
+    attention = not spec.recurrent
+    vocab = value(spec.vocab)
+    rows = spec.embedding_rows
+    if rows is not None and rows.value % ALIGNED_ROWS == 0:
+        vocab = None  # padded elsewhere: the GEMMs see aligned rows, the vocab is the tokenizer's
     return Dims(
         hidden=value(spec.hidden),
-        heads=value(spec.heads),
-        kv_heads=value(spec.kv_heads),
-        head_dim=value(spec.head_dim),
+        heads=value(spec.heads) if attention else None,
+        kv_heads=value(spec.kv_heads) if attention else None,
+        head_dim=value(spec.head_dim) if attention else None,
         ffn=value(spec.ffn),
         expert_ffn=value(spec.expert_ffn),
-        vocab=value(spec.vocab),
+        vocab=vocab,
         rotary_fraction=spec.partial_rotary_factor.value if spec.partial_rotary_factor else None,
         rotary_dim=value(spec.rotary_dim),
         mla=spec.is_mla,
@@ -90,10 +99,6 @@ def anchor(spec: ModelSpec, *fields: Field) -> str | None:
     return spec.pointer or None
 
 
-#: ``spec.memo`` key of pointers a front end states but cannot rewrite (Python's ``4 * HIDDEN``).
-READ_ONLY = "read_only_pointers"
-
-
 def mutable_fields(spec: ModelSpec) -> list[Field]:
     """Dimensions a fix may edit: those the file states as plain values."""
     fields: list[Field] = [
@@ -118,7 +123,7 @@ def mutable_fields(spec: ModelSpec) -> list[Field]:
 
 def suggestions(spec: ModelSpec, problem: Problem) -> list[Suggestion]:
     """Best repairs for ``problem`` found by the joint search (imported only when needed)."""
-    from dimlint.fixes import suggest
+    from dimlint.deploy.dimension_search import suggest
 
     layers = spec.layers.value if spec.layers else 1
     experts = spec.experts.value if spec.experts else 0
@@ -134,7 +139,7 @@ def suggestions(spec: ModelSpec, problem: Problem) -> list[Suggestion]:
 
 def planned_fix(spec: ModelSpec, problem: Problem) -> tuple[PlannedFix | None, str]:
     """The fix for ``problem`` and a sentence listing the runner-up alternatives."""
-    from dimlint.fixes import format_value
+    from dimlint.deploy.dimension_search import format_value
 
     found = suggestions(spec, problem)
     if not found:

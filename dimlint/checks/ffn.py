@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
+from dimlint.checks.registry import Finding, rule
+from dimlint.config.geometry import RECIPE_MULTIPLE, llama_ffn
+from dimlint.config.normalize import is_tower
+from dimlint.config.remote_semantics import is_fused_ffn
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.normalize import is_tower
-from dimlint.registry import Finding, rule
-from dimlint.spec import ModelSpec
 
 #: ffn / hidden ranges seen in released models (DOMAIN.md): gated 2.67 (Llama-3.2-3B) to 8.0
 #: (Gemma-2-27B); plain GELU MLPs use 4. Outside these, the width is almost surely a typo.
 GATED_RANGE = (2.0, 8.0)
 PLAIN_RANGE = (1.0, 8.0)
-#: Llama's ``multiple_of`` default; Megatron rounds to 64, which 256 also satisfies.
-RECIPE_MULTIPLE = 256
 
 
 def _dense_ffn(spec: ModelSpec) -> tuple[int, int] | None:
@@ -26,7 +25,21 @@ def _dense_ffn(spec: ModelSpec) -> tuple[int, int] | None:
         return None
     if is_tower(spec):
         return None  # ViT MLPs and patch mergers are sized against other widths
+    if is_fused_ffn(spec.model_type):
+        # Qwen v1 and Molmo state gate and up as one width: the MLP is half of it
+        return spec.ffn.value // 2, spec.hidden.value
     return spec.ffn.value, spec.hidden.value
+
+
+def _gated(spec: ModelSpec) -> bool:
+    return bool(spec.gated_mlp) or is_fused_ffn(spec.model_type)
+
+
+def _width_label(spec: ModelSpec, ffn: int) -> str:
+    if spec.ffn is not None and is_fused_ffn(spec.model_type):
+        return f"the MLP width {ffn} ({spec.ffn.key} {spec.ffn.value} holds gate and up together)"
+    key = spec.ffn.key if spec.ffn is not None else "intermediate_size"
+    return f"{key} {ffn}"
 
 
 @rule(
@@ -40,29 +53,24 @@ def check_ffn_ratio(spec: ModelSpec) -> Iterator[Finding]:
     if sizes is None or spec.ffn is None:
         return
     ffn, hidden = sizes
-    low, high = GATED_RANGE if spec.gated_mlp else PLAIN_RANGE
+    gated = _gated(spec)
+    low, high = GATED_RANGE if gated else PLAIN_RANGE
     ratio = ffn / hidden
     if low <= ratio <= high:
         return
-    kind = "gated (SwiGLU/GeGLU)" if spec.gated_mlp else "plain"
+    kind = "gated (SwiGLU/GeGLU)" if gated else "plain"
     usual = (
         "8/3 × hidden rounded up (2.67–5.3 in Llama, Qwen, Mistral; up to 8 in Gemma)"
-        if spec.gated_mlp
+        if gated
         else "4 × hidden"
     )
     yield Finding(
         "DL301",
-        f"{spec.ffn.key} {ffn} is {ratio:.2f} × hidden {hidden}, outside the {low:g}–{high:g}"
+        f"{_width_label(spec, ffn)} is {ratio:.2f} × hidden {hidden}, outside the {low:g}–{high:g}"
         f" range real {kind} MLPs use ({usual}); check for a typo or a value copied from"
         " another model.",
         spec.ffn.pointer,
     )
-
-
-def llama_ffn(hidden: int, multiple_of: int = RECIPE_MULTIPLE, multiplier: float = 1.0) -> int:
-    """Llama's FFN width: multiple_of · ceil(int(multiplier · int(8h/3)) / multiple_of)."""
-    width = int(multiplier * int(2 * 4 * hidden / 3))
-    return multiple_of * math.ceil(width / multiple_of)
 
 
 @rule(
@@ -73,17 +81,19 @@ def llama_ffn(hidden: int, multiple_of: int = RECIPE_MULTIPLE, multiplier: float
 )
 def check_ffn_rounding(spec: ModelSpec) -> Iterator[Finding]:
     sizes = _dense_ffn(spec)
-    if sizes is None or spec.ffn is None or not spec.gated_mlp:
+    if sizes is None or spec.ffn is None or not _gated(spec):
         return
     ffn, hidden = sizes
     if ffn % RECIPE_MULTIPLE == 0:
         return
     lower = ffn // RECIPE_MULTIPLE * RECIPE_MULTIPLE
+    upper = lower + RECIPE_MULTIPLE
+    nearest = f"{lower} or {upper}" if lower else str(upper)  # never a width of 0
     yield Finding(
         "DL302",
-        f"gated {spec.ffn.key} {ffn} is not a multiple of {RECIPE_MULTIPLE}: Llama-style recipes"
-        f" round the SwiGLU width up to multiple_of = {RECIPE_MULTIPLE} (which also satisfies"
-        f" Megatron's 64) — nearest {lower} or {lower + RECIPE_MULTIPLE}; the plain recipe for"
-        f" hidden {hidden} gives {llama_ffn(hidden)}.",
+        f"gated {_width_label(spec, ffn)} is not a multiple of {RECIPE_MULTIPLE}: Llama-style"
+        f" recipes round the SwiGLU width up to multiple_of = {RECIPE_MULTIPLE} (which also"
+        f" satisfies Megatron's 64) — nearest {nearest}; the plain recipe for hidden {hidden}"
+        f" gives {llama_ffn(hidden)}.",
         spec.ffn.pointer,
     )

@@ -1,14 +1,15 @@
 """DL001 invalid-input and DL002 duplicate-key: problems of the file, not of the model.
 
-Both are raised by the linter while reading a document (see :mod:`dimlint.linter`), before any
+Both are raised by the linter while reading a document (see :mod:`dimlint.lint.pipeline`), before
+any
 spec exists, so they are registered here for the catalogue, the CLI and filtering, with no
 spec-level check.
 """
 
 from __future__ import annotations
 
+from dimlint.checks.registry import register
 from dimlint.diagnostics import Severity
-from dimlint.registry import register
 
 register(
     "DL001",

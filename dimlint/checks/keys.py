@@ -9,7 +9,12 @@ of a field only when:
   config is a deliberate spelling, not a typo;
 * it is within two single-character edits (insert, delete, substitute, swap) of the field;
 * it does not merely add or drop a whole word (``mm_hidden_size`` is not ``hidden_size``);
-* the field it resembles is absent: if both are set, they are two different keys.
+* its value has the field's JSON type.
+
+When the field it resembles is set too, the near miss is a leftover that silently does nothing
+(``"num_hiden_layers": 40`` beside ``num_hidden_layers``): reported, with no fix — which value
+was meant is for the author to say. Look-alike characters (a Cyrillic letter for an ``e``)
+are named by their code points, since the two keys print the same.
 """
 
 from __future__ import annotations
@@ -17,12 +22,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
-from dimlint import architectures
+from dimlint.checks.registry import Finding, PlannedFix, rule
+from dimlint.config import architectures
+from dimlint.config.normalize import INT_FIELDS
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Applicability, Severity
-from dimlint.normalize import INT_FIELDS
-from dimlint.registry import Finding, PlannedFix, rule
-from dimlint.sources.jsonspans import escape_pointer_token
-from dimlint.spec import ModelSpec
 
 #: Every spelling of a dimension that normalization understands.
 DIMENSION_KEYS = frozenset(
@@ -176,18 +181,61 @@ def check_unknown_keys(spec: ModelSpec) -> Iterator[Finding]:
         if key in own or key in known_anywhere or key.startswith("_") or len(key) < 6:
             continue
         intended = closest_field(key, own)
-        if intended is None or intended in spec.raw or not _same_kind(spec, key, intended):
+        if intended is None or not _same_kind(spec, key, intended):
             continue
         pointer = f"{spec.pointer}/{escape_pointer_token(key)}"
         kind = f"model type {spec.model_type!r}" if arch else "this config"
+        lookalikes = _lookalikes(key, intended)
+        if intended in spec.raw:
+            if not _misspelt_word(key):
+                continue  # model_dtype beside model_type: two real keys, not a leftover
+            yield Finding(
+                "DL004",
+                f"{key!r} is not a field of {kind} but a near miss of {intended!r}{lookalikes},"
+                f" which is also set: this leftover is ignored (transformers keeps unknown keys"
+                f" without complaint) and {intended!r} takes effect. Remove whichever is wrong.",
+                pointer,
+            )
+            continue
         yield Finding(
             "DL004",
-            f"{key!r} is not a field of {kind}; did you mean {intended!r}? transformers keeps"
-            " unknown keys without complaint, so this value is ignored and the default is used.",
+            f"{key!r} is not a field of {kind}; did you mean {intended!r}{lookalikes}?"
+            " transformers keeps unknown keys without complaint, so this value is ignored and the"
+            " default is used.",
             pointer,
             fix=PlannedFix(
                 Applicability.UNSAFE,
-                f"rename {key!r} to {intended!r}",
+                f"rename {key!r} to {intended!r} (the value then takes effect)",
                 key_renames=((pointer, intended),),
             ),
         )
+
+
+@functools.cache
+def _known_words() -> frozenset[str]:
+    return frozenset(word for field in _known_anywhere() for word in field.split("_"))
+
+
+def _misspelt_word(key: str) -> bool:
+    """Whether a word of ``key`` is in no known field name (``hiden`` in ``num_hiden_layers``):
+    with the resembled field set too, only a misspelt word says the key is a leftover typo."""
+    return any(word not in _known_words() for word in key.split("_"))
+
+
+def _lookalikes(key: str, field: str) -> str:
+    """`` (U+0435 CYRILLIC SMALL LETTER IE where it has 'e')`` for characters outside ASCII
+    that stand where the field has another: such keys look identical on screen."""
+    import unicodedata
+
+    if key.isascii() or len(key) != len(field):
+        strange = [c for c in key if not c.isascii()]
+        if not strange:
+            return ""
+        names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, '?')}" for c in strange)
+        return f" (the key contains {names})"
+    swaps = [
+        f"U+{ord(ours):04X} {unicodedata.name(ours, '?')} where it has {theirs!r}"
+        for ours, theirs in zip(key, field, strict=True)
+        if ours != theirs and not ours.isascii()
+    ]
+    return f" (the key has {'; '.join(swaps)})" if swaps else ""

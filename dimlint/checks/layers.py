@@ -2,7 +2,7 @@
 
 These are the "few checks over Python syntax" of DESIGN.md: a layer call such as
 ``nn.MultiheadAttention(1000, 16)`` is a tiny config of its own. The Python front end
-(:mod:`dimlint.sources.pylayers`) hands over the arguments whose values are statically known;
+(:mod:`dimlint.sources.python.layers`) hands over the arguments whose values are statically known;
 a check stays silent about anything else. This module imports no libcst: it works on plain
 integers and the synthetic pointers (``/embed_dim``) the linter maps back to the source.
 
@@ -19,61 +19,14 @@ integers and the synthetic pointers (``/embed_dim``) the linter maps back to the
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
 
+from dimlint.checks.registry import Finding, PlannedFix
+from dimlint.config.geometry import ALIGN_MIN, MAX_KERNEL_HEAD_DIM
+from dimlint.config.torch_layers import LAYERS, Layer, LayerKind
 from dimlint.diagnostics import Applicability, Severity
-from dimlint.geometry import ALIGN_MIN, MAX_KERNEL_HEAD_DIM
-from dimlint.registry import Finding, PlannedFix
 
 #: Layers whose widths DL201 checks, narrower ones being heads or toys.
 MIN_CHECKED_WIDTH = 256
-
-
-class LayerKind(NamedTuple):
-    """The positional parameters of a torch.nn layer and which of them DL101/DL201 read."""
-
-    params: tuple[str, ...]
-    defaults: dict[str, int]
-    width: str | None = None
-    heads: str | None = None
-    widths: tuple[str, ...] = ()
-
-
-_TRANSFORMER_LAYER = LayerKind(
-    ("d_model", "nhead", "dim_feedforward"),
-    {"dim_feedforward": 2048},
-    "d_model",
-    "nhead",
-    ("d_model", "dim_feedforward"),
-)
-LAYERS: dict[str, LayerKind] = {
-    "MultiheadAttention": LayerKind(
-        ("embed_dim", "num_heads"), {}, "embed_dim", "num_heads", ("embed_dim",)
-    ),
-    "TransformerEncoderLayer": _TRANSFORMER_LAYER,
-    "TransformerDecoderLayer": _TRANSFORMER_LAYER,
-    "Transformer": LayerKind(
-        ("d_model", "nhead", "num_encoder_layers", "num_decoder_layers", "dim_feedforward"),
-        {"d_model": 512, "nhead": 8, "dim_feedforward": 2048},
-        "d_model",
-        "nhead",
-        ("d_model", "dim_feedforward"),
-    ),
-    "Linear": LayerKind(
-        ("in_features", "out_features"), {}, widths=("in_features", "out_features")
-    ),
-    "Embedding": LayerKind(("num_embeddings", "embedding_dim"), {}, widths=("embedding_dim",)),
-}
-
-
-class Layer(NamedTuple):
-    """One layer call: its kind and the integer arguments known statically."""
-
-    kind: str
-    #: Stated arguments whose value is a known positive integer (pointer ``/<name>``).
-    stated: dict[str, int]
-    #: Names of the stated arguments a fix may rewrite (literals, or constants).
-    editable: frozenset[str]
 
 
 def check_layer(path: str, layer: Layer, enabled: frozenset[str]) -> Iterator[Finding]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dimlint.checks.registry import Finding, rule
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.registry import Finding, rule
-from dimlint.spec import ModelSpec
 
 
 @rule(

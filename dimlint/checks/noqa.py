@@ -1,13 +1,13 @@
 """DL701 unused-noqa: registered here for the catalogue, the CLI and filtering.
 
-It is a check over Python comments, not over a :class:`ModelSpec`: :mod:`dimlint.noqa` raises
+It is a check over Python comments, not over a :class:`ModelSpec`: :mod:`dimlint.lint.noqa` raises
 it while applying the ``# noqa`` comments of a file.
 """
 
 from __future__ import annotations
 
+from dimlint.checks.registry import register
 from dimlint.diagnostics import Severity
-from dimlint.registry import register
 
 register(
     "DL701",

@@ -1,6 +1,6 @@
 """Parallel layouts under a deployment target: TP, PP, EP and CP sizes (DL401–DL407).
 
-The engine rules live in :mod:`dimlint.engines` (shared with ``dimlint plan``); these checks
+The engine rules live in :mod:`dimlint.deploy.engines` (shared with ``dimlint plan``); these checks
 run them for each ``--target`` with sizes and report each refusal at the config value it is
 about, with the sizes that engine does accept. Without a target they say nothing.
 
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dimlint.diagnostics import Severity
-from dimlint.engines import (
+from dimlint.checks.registry import Finding, deployment_rule
+from dimlint.config.normalize import is_language_model
+from dimlint.config.spec import ModelSpec
+from dimlint.deploy.engines import (
     ENGINES,
     MAX_DEGREE,
     Refusal,
@@ -23,10 +25,8 @@ from dimlint.engines import (
     tp_refusals,
     valid_degrees,
 )
-from dimlint.normalize import is_tower
-from dimlint.registry import Finding, deployment_rule
-from dimlint.spec import ModelSpec
-from dimlint.targets import Deployment, Target
+from dimlint.deploy.targets import Deployment, Target
+from dimlint.diagnostics import Severity
 
 #: Which parallel dimension each rule is about (for the "accepted sizes" advice).
 _DIMENSION = {
@@ -37,11 +37,6 @@ _DIMENSION = {
     "DL405": "pp",
     "DL406": "ep",
 }
-
-
-def is_language_model(spec: ModelSpec) -> bool:
-    """Whether the parallel and memory rules judge ``spec``: it has heads and is no tower."""
-    return spec.heads is not None and not is_tower(spec)
 
 
 def _sequence(spec: ModelSpec, deployment: Deployment) -> tuple[int, str] | None:

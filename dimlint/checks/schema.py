@@ -15,12 +15,13 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from dimlint import architectures
+from dimlint.checks.registry import Finding, PlannedFix, rule
+from dimlint.config import architectures
+from dimlint.config.normalize import INT_FIELDS, MAX_DIMENSION, REQUIRED_FIELDS
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.spec import ModelSpec
+from dimlint.config.values import HugeInt
 from dimlint.diagnostics import Applicability, Severity
-from dimlint.normalize import INT_FIELDS, MAX_DIMENSION, REQUIRED_FIELDS
-from dimlint.registry import Finding, PlannedFix, rule
-from dimlint.sources.jsonspans import HugeInt, escape_pointer_token
-from dimlint.spec import ModelSpec
 
 SCHEMA_FILE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "config.schema.json"
@@ -143,13 +144,25 @@ def _describe(value: Any) -> str:
     return f"a JSON {type(value).__name__.replace('dict', 'object').replace('list', 'array')}"
 
 
-def _repair(value: Any) -> str | None:
-    """A meaning-preserving rewrite of a mistyped dimension: 4096.0 or "4096" → 4096."""
+def _repair(value: Any, expected: str) -> tuple[str, Applicability] | None:
+    """A rewrite of a mistyped integer dimension, and how sure it is.
+
+    Only where the key's type is certainly an integer (``expected`` says so): ``4096.0`` →
+    ``4096`` is safe (JSON readers already treat the two alike in arithmetic). A string of
+    digits (``"4096"``) → ``4096`` changes the value's type, so it is unsafe: the string may be
+    a template placeholder or a value meant for another key. Booleans (``"1"`` for
+    ``tie_word_embeddings``) and objects (``"8"`` for ``rope_scaling``) get no fix at all: the
+    intended value cannot be derived from the text.
+    """
+    if "integer" not in expected:
+        return None
     if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value > 0:
-        return str(int(value))
+        if value >= 2**63:
+            return None  # beyond any tensor size: the intended value is unknown
+        return str(int(value)), Applicability.SAFE
     text = value.strip() if isinstance(value, str) else ""
-    if text.isascii() and text.isdigit() and len(text) < 19 and int(text) > 0:
-        return str(int(text))
+    if text.isascii() and text.isdigit() and len(text) <= 19 and int(text) > 0:
+        return str(int(text)), Applicability.UNSAFE
     return None
 
 
@@ -183,12 +196,13 @@ def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
         message = f"{key} is {_describe(value)}, but it must be {expected}"
         if value is None:
             message += f": {key} is a required dimension of {spec.label}; set it to its size"
-        replacement = _repair(value)
+        repair = _repair(value, expected)
         fix = None
-        if replacement is not None:
+        if repair is not None:
+            replacement, applicability = repair
             message += f" (write {replacement})"
             fix = PlannedFix(
-                Applicability.SAFE,
+                applicability,
                 f"write {key} as the integer {replacement}",
                 ((pointer, replacement),),
             )
@@ -254,7 +268,7 @@ def _has_sub_configs(spec: ModelSpec) -> bool:
 
 
 def _looks_nested_config(value: dict[str, Any]) -> bool:
-    from dimlint.normalize import looks_like_model_config
+    from dimlint.config.normalize import looks_like_model_config
 
     return looks_like_model_config(value)
 

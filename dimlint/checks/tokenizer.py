@@ -2,14 +2,14 @@
 
 Like the checkpoint rules it reads files beside ``config.json`` (``tokenizer.json``,
 ``tokenizer_config.json``, ``added_tokens.json``), so the linter runs it through
-:func:`dimlint.checkpoint.lint.check_beside`; it is registered here for the catalogue, the CLI
+:func:`dimlint.lint.checkpoint.check_beside`; it is registered here for the catalogue, the CLI
 and filtering.
 """
 
 from __future__ import annotations
 
+from dimlint.checks.registry import register
 from dimlint.diagnostics import Severity
-from dimlint.registry import register
 
 register(
     "DL605",

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dimlint.checks.registry import Finding, rule
+from dimlint.config.normalize import INT_FIELDS
+from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.normalize import INT_FIELDS
-from dimlint.registry import Finding, rule
-from dimlint.spec import ModelSpec
 
 #: The most layers a config may state for DL006 to build it with transformers.
 MAX_LAYERS = 10_000

@@ -8,17 +8,19 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.discovery import discover
 from dimlint.errors import UsageError
-from dimlint.linter import FileResult, lint_bytes
-from dimlint.parallel import lint_paths
-from dimlint.registry import all_rules
-from dimlint.selection import Selection, SelectionError, validate_codes
-from dimlint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.lint.discovery import discover
+from dimlint.lint.parallel import lint_paths
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection, SelectionError, validate_codes
+from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
+from dimlint.lint.walkfilter import not_ours
 
 if TYPE_CHECKING:
-    from dimlint.targets import Deployment
+    from dimlint.deploy.targets import Deployment
 
 
 class Run(NamedTuple):
@@ -56,22 +58,29 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         explicit = load_file(args.config) if args.config and not args.no_config else None
     except (SelectionError, SettingsError) as error:
         raise UsageError(str(error)) from None
-    nearest.cache_clear()  # settings files may have changed since a previous run in-process
+    clear_cache()  # settings files may have changed since a previous run in-process
     _DEPLOYMENTS.clear()
     cwd_settings = _settings_for(os.path.join(os.getcwd(), "_"), args, explicit)
     _deployment_for(cwd_settings, args)  # a bad --target or --budget is a usage error up front
 
+    for output in (args.write_baseline, args.sarif_file):
+        _check_output_path(output)
     run = _collect(args, cwd_settings, explicit, out, err)
     diagnostics = run.diagnostics
     baseline = args.baseline or _setting_path(cwd_settings, "baseline")
     if args.write_baseline:
-        from dimlint import baseline as baselines
+        from dimlint.lint import baseline as baselines
 
-        baselines.write(args.write_baseline, diagnostics)
+        try:
+            baselines.write(args.write_baseline, diagnostics)
+        except OSError as error:
+            raise UsageError(
+                f"cannot write the baseline {args.write_baseline}: {error.strerror or error}"
+            ) from None
         err.write(f"dimlint: wrote {len(diagnostics)} findings to {args.write_baseline}\n")
         return 2 if run.missing else 0
     if baseline:
-        from dimlint import baseline as baselines
+        from dimlint.lint import baseline as baselines
 
         diagnostics = baselines.new_findings(diagnostics, baseline)
 
@@ -83,9 +92,22 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _report(args, run._replace(diagnostics=diagnostics), out, err)
     if run.missing:
         return 2
+    failing = any(d.severity >= fail_level for d in diagnostics)
     if args.diff:
-        return 1 if run.fixed_files else 0
-    return 1 if any(d.severity >= fail_level for d in diagnostics) else 0
+        # like ruff: 1 when there is something to fix; also when a finding no fix removes fails
+        return 1 if run.fixed_files or failing else 0
+    return 1 if failing else 0
+
+
+def _check_output_path(path: str | None) -> None:
+    """A report or baseline path dimlint cannot write is a usage error, found before linting."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"cannot write {path}: the folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"cannot write {path}: it is a folder; name a file")
 
 
 def _setting_path(settings: Settings, key: str) -> str | None:
@@ -106,14 +128,28 @@ def _collect(
 ) -> Run:
     """Lint (and fix) every discovered file."""
     paths = args.paths or ["."]
-    missing = [p for p in paths if not os.path.lexists(p)]
+    hub_ids = [p for p in paths if p.startswith("hf://") or not os.path.lexists(p)]
+    if hub_ids:
+        from dimlint.sources.hub import parse_hub_id
+
+        hub_ids = [p for p in hub_ids if parse_hub_id(p) is not None]
+    missing = [p for p in paths if p not in hub_ids and not os.path.lexists(p)]
     for path in missing:
         err.write(f"dimlint: error: {path}: no such file or directory\n")
     run = Run([], {}, [], 0, missing)
-    existing = [p for p in paths if p not in missing]
+    for hub_id in hub_ids:
+        _check_hub(hub_id, args, cwd_settings, run, err)
+    existing = [p for p in paths if p not in missing and p not in hub_ids]
     fixed_files = 0
     jobs: list[tuple[str, Selection]] = []
-    for target in discover(existing, cwd_settings.excludes):
+
+    walked: set[str] = set()
+
+    def passed_over(path: str, reason: str) -> None:
+        if args.verbose:
+            err.write(f"dimlint: skipped {path}: {reason}\n")
+
+    for target in discover(existing, cwd_settings.excludes, passed_over):
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
@@ -123,14 +159,30 @@ def _collect(
             companions=_companions(target.companions, args),
         )
         jobs.append((target.path, selection))
+        if not target.explicit:
+            walked.add(target.path)
+    roots = _roots(existing) if args.fix and not args.diff else ()
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
+        if path in walked:
+            reason = not_ours(path, result, data)
+            if reason is not None:
+                result.diagnostics, result.skipped = [], reason
+        if data is not None and data.startswith(UTF16_BOMS):
+            _cannot_write(result, "the file is UTF-16: rewriting it would change every byte")
         if data is not None and (args.fix or args.diff) and result.document is not None:
-            result, applied = _fix(path, data, result, selection, args, out, err)
+            try:
+                result, applied = _fix(path, data, result, selection, args, roots, out, err)
+            except BrokenPipeError:
+                raise  # stdout is gone (--diff | head): the run ends, quietly (cli.py)
+            except Exception as error:  # the per-file guard covers fixing too
+                result, applied = _fix_crashed(path, result, error), []
             fixed_files += bool(applied)
             run.fixed.extend(applied)
-        if result.skipped and args.verbose:
-            err.write(f"dimlint: skipped {path}: {result.skipped}\n")
+        if args.verbose:
+            err.write(_verbose_line(path, result))
+            if result.traceback:
+                err.write(f"dimlint: {path}: traceback of the failed check:\n{result.traceback}")
         if result.document is not None and not result.skipped:
             run.sources[path] = result.document.text
         run.diagnostics.extend(result.diagnostics)
@@ -138,11 +190,57 @@ def _collect(
     return run._replace(fixed_files=fixed_files)
 
 
+def _check_hub(
+    text: str, args: argparse.Namespace, settings: Settings, run: Run, err: TextIO
+) -> None:
+    """A Hub model (never fixed: there is no file here to write); a failure to fetch it is
+    one line, like a missing path (exit 2), and the other paths are still checked."""
+    from dimlint.api import lint_hub
+    from dimlint.sources.hub import HubError, fetch, parse_hub_id
+
+    hub_id = parse_hub_id(text)
+    assert hub_id is not None
+    try:
+        snapshot = fetch(hub_id, weights=not args.no_weights)
+        selection = settings.selection(args.select, args.extend_select, args.ignore)
+        selection = selection._replace(deployment=_deployment_for(settings, args))
+        result = lint_hub(snapshot, selection, weights=not args.no_weights)
+    except HubError as error:
+        err.write(f"dimlint: error: {error}\n")
+        run.missing.append(text)
+        return
+    if result.skipped and args.verbose:
+        err.write(f"dimlint: skipped {result.path}: {result.skipped}\n")
+    if args.fix or args.diff:
+        err.write(f"dimlint: {result.path}: not fixed: a Hub model has no file here to write\n")
+    if result.document is not None and not result.skipped:
+        run.sources[result.path] = result.document.text
+    run.diagnostics.extend(result.diagnostics)
+
+
+def _verbose_line(path: str, result: FileResult) -> str:
+    """What ``--verbose`` says about one file: what was read, or why nothing was."""
+    if result.skipped:
+        return f"dimlint: skipped {path}: {result.skipped}\n"
+    if result.read is None:
+        found = len(result.diagnostics)
+        return f"dimlint: {path}: not read ({found} finding{'s' if found != 1 else ''})\n"
+    configs, layers = result.read
+    parts = [f"{configs} config{'s' if configs != 1 else ''}"]
+    if layers:
+        parts.append(f"{layers} torch layer{'s' if layers != 1 else ''}")
+    found = len(result.diagnostics)
+    return (
+        f"dimlint: checked {path}: read {' and '.join(parts)},"
+        f" {found} finding{'s' if found != 1 else ''}\n"
+    )
+
+
 def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, ...]:
     """The files beside a config its checks read; ``--no-weights`` leaves the checkpoint out."""
     if not names or not args.no_weights:
         return names
-    from dimlint.discovery import is_weight_file
+    from dimlint.sources.filenames import is_weight_file
 
     return tuple(name for name in names if not is_weight_file(name))
 
@@ -158,7 +256,7 @@ def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment 
     keys = ("targets", "budget", "context", "batch", "dtype", "kv-dtype")
     if all(v is None for v in given) and not any(k in settings.extra for k in keys):
         return None  # the plain lint path: nothing of the deployment code is imported
-    from dimlint import targets
+    from dimlint.deploy import targets
 
     try:
         found = targets.deployment(
@@ -181,34 +279,76 @@ def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment 
     return found
 
 
+def _roots(paths: Sequence[str]) -> tuple[str, ...]:
+    """The real folders a fix may write into: each folder checked, and the folder of each file
+    named (so a symlink committed to a repository cannot make ``--fix`` write outside it)."""
+    folders = (p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths)
+    return tuple(os.path.realpath(folder) for folder in folders)
+
+
+def _fix_crashed(path: str, result: FileResult, error: Exception) -> FileResult:
+    """A fix that raised: the file is left alone and the failure is reported on it."""
+    from dimlint.lint.pipeline import crashed
+
+    failed = crashed(path, error)
+    result.diagnostics = [*result.diagnostics, *failed.diagnostics]
+    result.traceback = failed.traceback
+    return result
+
+
 def _fix(
     path: str,
     data: bytes,
     result: FileResult,
     selection: Selection,
     args: argparse.Namespace,
+    roots: Sequence[str],
     out: TextIO,
     err: TextIO,
 ) -> tuple[FileResult, list[Diagnostic]]:
     """Apply (``--fix``) or show (``--diff``) the fixes of one file; return what remains."""
-    from dimlint import fixer
+    from dimlint.fix import apply as fixer
 
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return result, []  # UTF-16: rewriting would change every byte
+    if data.startswith(UTF16_BOMS):
+        return result, []  # the fixes were already marked as not writable
     outcome = fixer.fix_file(
         data, result, lambda new: lint_bytes(path, new, selection), unsafe=args.unsafe_fixes
     )
     if outcome.fixed is None:
         return result, []
     if args.diff:
-        out.write(fixer.unified_diff(path, data, outcome.fixed))
+        if output_format(args.output_format) in ("full", "concise"):
+            out.write(printable(fixer.unified_diff(path, data, outcome.fixed)))
         return result, outcome.applied
+    refusal = fixer.write_refusal(path, roots)
+    if refusal is not None:
+        err.write(f"dimlint: {path}: fix not written: {refusal}\n")
+        _cannot_write(result, refusal)
+        return result, []
     try:
         fixer.write_atomically(os.path.realpath(path), data, outcome.fixed)
     except OSError as error:
         err.write(f"dimlint: {path}: fix not written: {error}\n")
+        _cannot_write(result, f"the file cannot be written ({error.strerror or error})")
         return result, []
     return outcome.result, outcome.applied
+
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _cannot_write(result: FileResult, reason: str) -> None:
+    """Fixes dimlint cannot write are shown, not counted as fixable (``display``)."""
+    from dimlint.diagnostics import Applicability
+
+    for index, diagnostic in enumerate(result.diagnostics):
+        fix = diagnostic.fix
+        if fix is not None and fix.applicability is not Applicability.DISPLAY:
+            shown = fix._replace(
+                applicability=Applicability.DISPLAY,
+                message=f"{fix.message} (not applied: {reason})",
+            )
+            result.diagnostics[index] = diagnostic._replace(fix=shown)
 
 
 def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> None:
@@ -217,22 +357,41 @@ def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> Non
     diagnostics = run.diagnostics
     chosen = output_format(args.output_format)
     if args.show_fixes and run.fixed:
-        err.write(_fixed_listing(run.fixed, bool(args.diff)))
-    if args.diff:
-        return  # the diff is the output
+        err.write(printable(_fixed_listing(run.fixed, bool(args.diff))))
+    if args.diff and chosen in ("full", "concise"):
+        return  # the diff is the output; machine formats print the findings (fixes as edits)
     if args.statistics:
-        out.write(_statistics(diagnostics))
+        out.write(printable(_statistics(diagnostics)))
         return
-    out.write(renderer(chosen)(diagnostics, run.sources))
+    out.write(printable(renderer(chosen)(diagnostics, run.sources)))
     if chosen in ("full", "concise"):
-        out.write(_summary(diagnostics, len(run.fixed), bool(args.fix)))
+        out.write(printable(_summary(diagnostics, len(run.fixed), bool(args.fix))))
     if chosen == "github":
         _write_step_summary(diagnostics, err)
     if args.sarif_file:
         from dimlint.report import sarif
+        from dimlint.sources.safeio import replace_atomically
 
-        with open(args.sarif_file, "w", encoding="utf-8") as handle:
-            handle.write(sarif.render(diagnostics, run.sources))
+        report = printable(sarif.render(diagnostics, run.sources))
+        try:
+            replace_atomically(args.sarif_file, report.encode("utf-8"))
+        except OSError as error:
+            raise UsageError(
+                f"cannot write the SARIF report {args.sarif_file}: {error.strerror or error}"
+            ) from None
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates (a ``"\\ud800"`` escape in a key or ``model_type``) written
+    as their escapes: valid inside JSON strings (the same escape reads back as the same key), and
+    encodable by any UTF-8 stream, which a lone surrogate is not."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def _write_step_summary(diagnostics: Sequence[Diagnostic], err: TextIO) -> None:
@@ -244,7 +403,7 @@ def _write_step_summary(diagnostics: Sequence[Diagnostic], err: TextIO) -> None:
         return
     try:
         with open(target, "a", encoding="utf-8") as handle:
-            handle.write(step_summary(diagnostics))
+            handle.write(printable(step_summary(diagnostics)))
     except OSError as error:
         err.write(f"dimlint: cannot write the step summary {target}: {error.strerror}\n")
 
@@ -283,7 +442,10 @@ def _summary(diagnostics: Sequence[Diagnostic], fixed: int, fixing: bool) -> str
     if safe:
         lines.append(f"[*] {safe} fixable with --fix.")
     if unsafe:
-        lines.append(f"{unsafe} more fixable with --fix --unsafe-fixes (these change shapes).")
+        lines.append(
+            f"{unsafe} more fixable with --fix --unsafe-fixes (these change shapes or which key"
+            " takes effect)."
+        )
     return "\n".join(lines) + "\n"
 
 

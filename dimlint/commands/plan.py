@@ -6,42 +6,31 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
-from dimlint.commands.configfile import read_config, refuse_invalid
-from dimlint.errors import UsageError
-
 if TYPE_CHECKING:
-    from dimlint.plan import Plan
+    from dimlint.deploy.plan import Plan
 
 
 def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2."""
-    from dimlint.engines import MAX_DEGREE
-    from dimlint.normalize import specs_for_document
-    from dimlint.plan import PlanRequest, build_plan
+    """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2, a config
+    with input errors exits 1 with those findings (the front end all commands share)."""
+    from dimlint.api import plan as plan_of
 
-    if args.max_gpus > MAX_DEGREE:
-        raise UsageError(f"--max-gpus {args.max_gpus}: at most {MAX_DEGREE} degrees are listed")
-    path, value = read_config(args.path)
-    specs = specs_for_document(path, value)
-    refuse_invalid(path, specs)
-    if not any(spec.heads is not None for spec in specs):
-        raise UsageError(f"{path}: no attention heads found: is this a model config?")
-    request = PlanRequest(
+    plan = plan_of(
+        args.path,
         gpu=args.gpu,
         max_gpus=args.max_gpus,
         context=args.context,
         batch=args.batch,
         dtype=args.dtype,
         kv_dtype=args.kv_dtype,
+        config=args.config,
+        no_config=args.no_config,
     )
-    try:
-        plan = build_plan(path, specs, request)
-    except ValueError as error:  # an unknown GPU name, from the catalogue
-        raise UsageError(str(error)) from None
     if args.output_format == "json":
         out.write(json.dumps(plan.data, indent=2) + "\n")
     else:
         out.write(render_table(plan))
+        out.writelines(f"note: {note}\n" for note in plan.data["notes"])
     return 0
 
 

@@ -14,12 +14,25 @@ def _shape(shape: tuple[str | int, ...]) -> str:
 
 
 def run_shapes(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dimlint.commands.mem import load_document
+    from dimlint.deploy.fit import default_context
+    from dimlint.lint.model_input import deployment_of, read_model
     from dimlint.memory import language_spec
     from dimlint.memory.shapes import supports, walk
 
-    path, specs = load_document(args.path)
+    model = read_model(args.path, args.config, args.no_config)
+    path, specs = model.path, model.specs
+    if not any(spec.hidden is not None for spec in specs):
+        raise UsageError(f"{path}: no hidden size found: is this a model config?")
     spec = language_spec(specs)
+    found = deployment_of(model, context=args.seq, batch=args.batch)
+    args.seq = found.context or default_context(spec)
+    args.batch = found.batch or 1
+    if args.layer is not None and not 0 <= args.layer < (spec.layers.value if spec.layers else 1):
+        raise UsageError(
+            f"{path}: --layer {args.layer} is out of range: the model has"
+            f" {spec.layers.value if spec.layers else 1} layers (0 to"
+            f" {(spec.layers.value if spec.layers else 1) - 1})"
+        )
     if not supports(spec):
         raise UsageError(
             f"{path}: {spec.model_type or 'this model'} is not a Llama-like decoder; `dimlint"

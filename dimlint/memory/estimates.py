@@ -15,11 +15,12 @@ Training follows ZeRO (Rajbhandari et al. 2020) and Korthikanti et al. 2022 (arX
 2205.05198): model states are 16 bytes a parameter with mixed-precision Adam (2 weights + 2
 gradients + 12 fp32 master, momentum, variance), sharded over ``dp`` by ZeRO stage (1:
 optimizer, 2: + gradients, 3: + weights) and over ``tp·pp`` by model parallelism; activations
-are ``s·b·h·(34 + 5·a·s/h)`` bytes per layer without recomputation (FlashAttention and
-selective recomputation drop the ``5·a·s/h`` attention scores; full recomputation keeps only
-each layer's 2·s·b·h input), divided by ``tp`` with sequence parallelism, for the micro-batch
-``batch``; with 1F1B pipelining the first stage keeps ``pp`` micro-batches in flight, which
-amounts to every layer once.
+are what autograd keeps for backward in transformers' modeling code, by attention
+implementation (``sdpa`` by default, ``flash``, ``eager``) and recomputation — see
+:mod:`dimlint.memory.activations`, checked against ``saved_tensors_hooks`` on scaled-down
+models — divided by ``tp`` with sequence parallelism, for the micro-batch ``batch``; with 1F1B
+pipelining the first stage keeps ``pp`` micro-batches in flight, which amounts to every layer
+once.
 """
 
 from __future__ import annotations
@@ -28,13 +29,18 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from dimlint.memory.config import Cfg
-from dimlint.memory.decoder import top_k
+from dimlint.config.spec import ModelSpec
+from dimlint.memory.activations import (
+    DEFAULT_ATTENTION,
+    recompute_peak_bytes,
+    saved_activation_bytes,
+)
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.decoder_params import top_k
 from dimlint.memory.dtypes import dtype_bytes
 from dimlint.memory.kvcache import kv_cache_bytes
 from dimlint.memory.parameters import Parameters, model_parameters
 from dimlint.memory.weights import weight_bytes
-from dimlint.spec import ModelSpec
 
 GIB = 1024**3
 
@@ -57,10 +63,6 @@ OPTIMIZER_BYTES = {
     ("sgd", True): 8.0,  # fp32 master, momentum
     ("sgd", False): 4.0,
 }
-
-#: Stored bytes per element per layer of a GPT layer's activations (Korthikanti et al.).
-ACTIVATION_BASE = 34
-ACTIVATION_SCORES = 5
 
 
 class MemoryEstimate(NamedTuple):
@@ -218,21 +220,18 @@ def training_activations(
     seq: int,
     tp: int = 1,
     recompute: str = "none",
-    flash_attention: bool = False,
+    attention: str = DEFAULT_ATTENTION,
+    dtype: str = "bf16",
 ) -> int:
-    """Activation bytes per GPU (Korthikanti et al. 2022; an estimate, see module doc)."""
-    if recompute not in ("none", "selective", "full"):
-        raise ValueError(f"unknown recompute {recompute!r}: use none, selective or full")
-    hidden, heads = cfg.hidden, cfg.heads
-    sbh = seq * batch * hidden
+    """Activation bytes per GPU at the peak of a training step (an estimate): what autograd
+    keeps after the forward pass, plus, under full recomputation, the layer being rebuilt."""
+    unit = max(2, int(dtype_bytes(dtype)))  # fp8/int8 training still keeps 16-bit activations
+    kept = saved_activation_bytes(
+        cfg, batch=batch, seq=seq, attention=attention, recompute=recompute, unit=unit
+    )
     if recompute == "full":
-        per_layer = 2.0 * sbh
-    else:
-        per_layer = sbh * ACTIVATION_BASE
-        if recompute == "none" and not flash_attention and hidden:
-            per_layer += sbh * ACTIVATION_SCORES * heads * seq / hidden
-    logits = seq * batch * cfg.vocab * 6  # bf16 logits + fp32 softmax for the loss
-    return math.ceil((per_layer * cfg.layers + logits) / max(1, tp))
+        kept += recompute_peak_bytes(cfg, batch=batch, seq=seq, attention=attention, unit=unit)
+    return math.ceil(kept / max(1, tp))
 
 
 def training_memory(
@@ -247,7 +246,7 @@ def training_memory(
     batch: int = 1,
     seq: int = 4096,
     recompute: str = "none",
-    flash_attention: bool = False,
+    attention: str = DEFAULT_ATTENTION,
 ) -> MemoryEstimate:
     """Per-GPU memory of a training step (module doc); ``batch`` is the micro-batch."""
     specs = _as_specs(model)
@@ -257,7 +256,7 @@ def training_memory(
     )
     cfg = Cfg(language_spec(specs))
     activations = training_activations(
-        cfg, batch=batch, seq=seq, tp=tp, recompute=recompute, flash_attention=flash_attention
+        cfg, batch=batch, seq=seq, tp=tp, recompute=recompute, attention=attention, dtype=dtype
     )
     model_states = sum(states)
     overhead = TRAINING_OVERHEAD

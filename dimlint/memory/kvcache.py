@@ -1,6 +1,6 @@
 """KV cache bytes as a window-aware serving engine (vLLM) allocates them, per GPU.
 
-Per layer (see :func:`dimlint.memory.layers.cache_plan`):
+Per layer (see :func:`dimlint.memory.layer_kinds.cache_plan`):
 
 * attention: ``2 · kv_heads_per_gpu · head_dim · tokens`` elements, where a sliding-window
   or chunked layer holds at most its window, and each rank holds ``max(1, kv_heads / tp)``
@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 
-from dimlint.memory.config import Cfg
+from dimlint.config.spec import ModelSpec
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.decoder_families import traits_for
 from dimlint.memory.dtypes import dtype_bytes
-from dimlint.memory.families import traits_for
-from dimlint.memory.layers import CacheLayer, cache_plan
-from dimlint.memory.ssm import (
+from dimlint.memory.layer_kinds import CacheLayer, cache_plan
+from dimlint.memory.mixer_params import (
     delta_dims,
     kda_dims,
     mamba2_groups,
@@ -32,7 +33,6 @@ from dimlint.memory.ssm import (
     mamba_inner,
     mamba_state,
 )
-from dimlint.spec import ModelSpec
 
 #: Families whose every attention layer is local (Griffin's MQA blocks).
 LOCAL_ATTENTION = frozenset({"recurrent_gemma"})

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from dimlint.memory.config import Cfg
-from dimlint.memory.recipes import count_spec, wrapper_for
-from dimlint.memory.tally import Tally
-from dimlint.spec import ModelSpec
+from dimlint.config.spec import ModelSpec
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.count_dispatch import count_spec, wrapper_for
+from dimlint.memory.param_tally import Tally
 
 
 class Parameters(NamedTuple):
@@ -35,6 +35,8 @@ class Parameters(NamedTuple):
     embedding: int
     components: tuple[tuple[str, int], ...]
     notes: tuple[str, ...]
+    #: False when some part was estimated (a model type dimlint does not know)
+    exact: bool = True
 
 
 #: Where composite configs keep their language model (whose head the wrapper ties).
@@ -57,6 +59,7 @@ def _from_tally(tally: Tally, name: str = "model") -> Parameters:
         tally.embedding,
         components,
         tuple(tally.notes),
+        tally.exact,
     )
 
 
@@ -107,4 +110,5 @@ def model_parameters(specs: list[ModelSpec]) -> Parameters:
     for _, tally in parts:
         notes.extend(note for note in tally.notes if note not in notes)
     components = tuple((name, tally.total) for name, tally in parts)
-    return Parameters(total, total - inactive, embedding, components, tuple(notes))
+    exact = all(tally.exact for _, tally in parts)
+    return Parameters(total, total - inactive, embedding, components, tuple(notes), exact)

@@ -5,7 +5,7 @@ embedding, norm, Q/K/V projections (or MLA's latent projections), the split into
 with GQA/MQA as they really are (``kv_heads`` key/value heads, each shared by
 ``heads / kv_heads`` query heads) — attention scores, the head merge, the output projection,
 and the feed-forward block (gate/up/down, or the MoE router, routed and shared experts).
-Parameter counts come from the same blocks :mod:`dimlint.memory.decoder` counts with, so
+Parameter counts come from the same blocks :mod:`dimlint.memory.decoder_params` counts with, so
 the per-layer sums, plus the model-level stages, give :func:`count_parameters`' total.
 """
 
@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from dimlint.memory import blocks
-from dimlint.memory.config import Cfg
-from dimlint.memory.decoder import (
+from dimlint.config.spec import ModelSpec
+from dimlint.memory import block_params as blocks
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.count_dispatch import RECIPES
+from dimlint.memory.decoder_families import dense_ffn_for, traits_for
+from dimlint.memory.decoder_params import (
     ATTENTION_KINDS,
     attention_params,
     dense_ffn,
@@ -24,13 +27,10 @@ from dimlint.memory.decoder import (
     shared_expert_ffn,
     top_k,
 )
-from dimlint.memory.families import dense_ffn_for, traits_for
-from dimlint.memory.layers import cache_layer, layer_groups, mixer_rule, moe_rule
+from dimlint.memory.decoder_traits import Decoder
+from dimlint.memory.layer_kinds import cache_layer, layer_groups, mixer_rule, moe_rule
+from dimlint.memory.mixer_params import MIXERS
 from dimlint.memory.parameters import count_parameters
-from dimlint.memory.recipes import RECIPES
-from dimlint.memory.ssm import MIXERS
-from dimlint.memory.traits import Decoder
-from dimlint.spec import ModelSpec
 
 Shape = tuple[str | int, ...]
 

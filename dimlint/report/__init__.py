@@ -25,6 +25,19 @@ MODULES = {
 FORMATS = (*MODULES, "auto")
 
 
+def with_fix(diagnostic: Diagnostic) -> str:
+    """The message and the fix dimlint chose, for formats without a fix line of their own
+    (``concise``, ``github``, ``sarif``, ``junit``): the alternatives alone do not say which one
+    ``--fix`` writes."""
+    fix = diagnostic.fix
+    if fix is None:
+        return diagnostic.message
+    kind = {"safe": "fix", "unsafe": "unsafe fix", "display": "suggested fix"}[
+        fix.applicability.value
+    ]
+    return f"{diagnostic.message} [{kind}: {fix.message}]"
+
+
 def renderer(name: str) -> Renderer:
     """The render function of an output format."""
     module = importlib.import_module(f"dimlint.report.{MODULES[name]}")

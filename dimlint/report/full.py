@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dimlint.diagnostics import Diagnostic
+from dimlint.diagnostics import Diagnostic, split_lines
 from dimlint.report.concise import headline
 
 
@@ -12,7 +12,7 @@ def _frame(diagnostic: Diagnostic, text: str) -> list[str]:
     span = diagnostic.span
     if span is None or not text:
         return []
-    lines = text.splitlines()
+    lines = split_lines(text)
     line_number = span.start_pos.line
     if not 1 <= line_number <= len(lines):
         return []

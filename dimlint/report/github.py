@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.registry import all_rules
+from dimlint.report import with_fix
 
 #: Annotations GitHub displays per level and step.
 PER_LEVEL_LIMIT = 10
@@ -41,7 +42,7 @@ def command(diagnostic: Diagnostic) -> str:
         }
     properties["title"] = f"{diagnostic.code} {rule.name}"
     rendered = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
-    return f"::{COMMANDS[diagnostic.severity]} {rendered}::{escape_data(diagnostic.message)}"
+    return f"::{COMMANDS[diagnostic.severity]} {rendered}::{escape_data(with_fix(diagnostic))}"
 
 
 def annotated(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
@@ -60,6 +61,11 @@ def render(diagnostics: Sequence[Diagnostic], sources: dict[str, str]) -> str:
     return "".join(command(d) + "\n" for d in annotated(diagnostics))
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 error``, ``5 errors``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def step_summary(diagnostics: Sequence[Diagnostic]) -> str:
     """Markdown for ``$GITHUB_STEP_SUMMARY``: counts, and every finding in a table."""
     if not diagnostics:
@@ -68,9 +74,9 @@ def step_summary(diagnostics: Sequence[Diagnostic]) -> str:
     shown = set(map(id, annotated(diagnostics)))
     by_level = Counter(d.severity for d in diagnostics)
     counts = ", ".join(
-        f"{by_level[level]} {level.label}" for level in sorted(by_level, reverse=True)
+        plural(by_level[level], level.label) for level in sorted(by_level, reverse=True)
     )
-    lines = ["### dimlint", "", f"{len(diagnostics)} findings: {counts}."]
+    lines = ["### dimlint", "", f"{plural(len(diagnostics), 'finding')}: {counts}."]
     hidden = len(diagnostics) - len(shown)
     if hidden:
         lines.append(
@@ -82,7 +88,7 @@ def step_summary(diagnostics: Sequence[Diagnostic]) -> str:
         line = diagnostic.span.start_pos.line if diagnostic.span else 1
         column = diagnostic.span.start_pos.column if diagnostic.span else 1
         mark = "●" if id(diagnostic) in shown else "○"
-        message = diagnostic.message.replace("|", "\\|").replace("\n", " ")
+        message = with_fix(diagnostic).replace("|", "\\|").replace("\n", " ")
         lines.append(
             f"| {mark} {diagnostic.severity.label} | `{diagnostic.path}:{line}:{column}` |"
             f" {diagnostic.code} {rules[diagnostic.code].name} | {message} |"

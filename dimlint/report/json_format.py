@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Span
-from dimlint.registry import all_rules
 
 
 def _position(span: Span | None) -> dict[str, int]:

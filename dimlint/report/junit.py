@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from xml.etree import ElementTree
 
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
-from dimlint.registry import all_rules
+from dimlint.report import with_fix
 
 
 def render(diagnostics: Sequence[Diagnostic], sources: dict[str, str]) -> str:
@@ -45,7 +46,7 @@ def render(diagnostics: Sequence[Diagnostic], sources: dict[str, str]) -> str:
                 message=diagnostic.message,
                 type=f"{diagnostic.code} ({diagnostic.severity.label})",
             )
-            failure.text = f"{path}:{line}:{column}: {diagnostic.code} {diagnostic.message}"
+            failure.text = f"{path}:{line}:{column}: {diagnostic.code} {with_fix(diagnostic)}"
             if diagnostic.severity is Severity.INFO:
                 case.set("name", case.get("name", "") + " [info]")
     root.set("tests", str(total))

@@ -17,8 +17,9 @@ from typing import Any
 from urllib.parse import quote
 
 from dimlint import __version__
+from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity, Span
-from dimlint.registry import all_rules
+from dimlint.report import with_fix
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/dimlint/dimlint"
@@ -26,7 +27,10 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def artifact_uri(path: str) -> str:
-    """A relative URI for a checked file (absolute paths outside the cwd stay absolute)."""
+    """A relative URI for a checked file (absolute paths outside the cwd stay absolute; a Hub
+    file keeps its ``hf://org/name@sha/file`` URI)."""
+    if path.startswith("hf://"):
+        return "hf://" + quote(path[len("hf://") :], safe="/@")
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute)
     if relative.startswith(".."):
@@ -46,7 +50,7 @@ def _region(span: Span | None) -> dict[str, int]:
 
 
 def _rule_descriptor(code: str) -> dict[str, Any]:
-    from dimlint.catalogue import read_rule, section
+    from dimlint.checks.catalogue import read_rule, section
 
     rule = all_rules()[code]
     doc = read_rule(code)
@@ -66,11 +70,18 @@ def _rule_descriptor(code: str) -> dict[str, Any]:
     }
 
 
+def _artifact(uri: str) -> dict[str, str]:
+    """SARIF: an absolute URI (``file://``, ``hf://``) has no ``uriBaseId``."""
+    if "://" in uri:
+        return {"uri": uri}
+    return {"uri": uri, "uriBaseId": "%SRCROOT%"}
+
+
 def _result(diagnostic: Diagnostic, rule_index: int) -> dict[str, Any]:
     uri = artifact_uri(diagnostic.path)
     location: dict[str, Any] = {
         "physicalLocation": {
-            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": _artifact(uri),
             "region": _region(diagnostic.span),
         }
     }
@@ -82,7 +93,7 @@ def _result(diagnostic: Diagnostic, rule_index: int) -> dict[str, Any]:
         "ruleId": diagnostic.code,
         "ruleIndex": rule_index,
         "level": LEVELS[diagnostic.severity],
-        "message": {"text": diagnostic.message},
+        "message": {"text": with_fix(diagnostic)},
         "locations": [location],
     }
     if diagnostic.fix is not None and diagnostic.fix.edits:
@@ -93,7 +104,7 @@ def _result(diagnostic: Diagnostic, rule_index: int) -> dict[str, Any]:
                 },
                 "artifactChanges": [
                     {
-                        "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _artifact(uri),
                         "replacements": [
                             {
                                 "deletedRegion": _region(edit.span),

@@ -16,7 +16,7 @@ import codecs
 import json
 from typing import Any, NamedTuple
 
-from dimlint.diagnostics import Position, Span
+from dimlint.diagnostics import Position, Span, position_of
 from dimlint.sources import jsonspans
 
 
@@ -131,8 +131,7 @@ def decode(data: bytes) -> tuple[str | None, list[InputProblem]]:
         return data.decode("utf-8"), problems
     except UnicodeDecodeError as error:
         prefix = data[: error.start].decode("utf-8", errors="replace")
-        line = prefix.count("\n") + 1
-        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        line, column = position_of(prefix, len(prefix))
         byte = data[error.start : error.start + 1].hex()
         return None, [
             *problems,
@@ -200,6 +199,4 @@ def _explain_syntax_error(text: str, error: json.JSONDecodeError) -> InputProble
 
 
 def _syntax_problem(text: str, offset: int, message: str) -> InputProblem:
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return InputProblem(f"invalid JSON: {message}", Position(line, column))
+    return InputProblem(f"invalid JSON: {message}", position_of(text, offset))

@@ -19,7 +19,9 @@ import re
 import sys
 from typing import Any, NamedTuple
 
-from dimlint.diagnostics import Position, Span
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.values import HugeInt
+from dimlint.diagnostics import Position, Span, line_starts, position_of
 
 #: Values nested deeper than this get no span: configs are shallow, and pointers to a value
 #: 200,000 levels down would cost quadratic memory.
@@ -54,17 +56,6 @@ _LITERALS: dict[str, Any] = {
     "Infinity": float("inf"),
     "-Infinity": float("-inf"),
 }
-
-
-class HugeInt(int):
-    """An integer literal too long for ``int()``: kept as its digit count, flagged by DL003."""
-
-    digits: int
-
-    def __new__(cls, digits: int) -> HugeInt:
-        obj = super().__new__(cls, 0)
-        obj.digits = digits
-        return obj
 
 
 class JsonSyntaxError(ValueError):
@@ -110,7 +101,7 @@ class SpanIndex:
     def position(self, offset: int) -> Position:
         """1-based line and column (in code points) of a character offset."""
         if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+            self._line_starts = line_starts(self.text)
         line = bisect.bisect_right(self._line_starts, offset)
         return Position(line, offset - self._line_starts[line - 1] + 1)
 
@@ -131,11 +122,6 @@ class SpanIndex:
         return self.span(member.key_start, member.key_end)
 
 
-def escape_pointer_token(token: str) -> str:
-    """RFC 6901 escaping of one reference token."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def _string_value(token: str) -> str:
     return token[1:-1] if "\\" not in token else str(json.loads(token))
 
@@ -152,7 +138,9 @@ def _number_value(token: str) -> int | float:
 class _Frame:
     """An open object or array on the parser's stack."""
 
-    __slots__ = ("container", "expect", "key", "key_end", "key_start", "pointer", "start")
+    __slots__ = (
+        "container", "expect", "key", "key_end", "key_start", "pointer", "positions", "start"
+    )  # fmt: skip
 
     def __init__(
         self, container: dict[str, Any] | list[Any], pointer: str | None, start: int
@@ -164,6 +152,32 @@ class _Frame:
         self.key_start = 0
         self.key_end = 0
         self.expect = "first"  # first | key | colon | value | comma
+        #: Below MAX_INDEXED_DEPTH, the members of this object only (for duplicate keys).
+        self.positions: dict[str, Member] | None = None
+
+
+#: Duplicate keys reported below MAX_INDEXED_DEPTH, each costing a pointer as long as its depth.
+MAX_DEEP_DUPLICATES = 100
+
+
+def _deep_member(frame: _Frame, member: Member, stack: list[_Frame], index: SpanIndex) -> None:
+    """Remember a member below the indexed depth and report it if its key repeats: duplicates
+    are found at any depth, while the index keeps no pointer for every deep member."""
+    if frame.positions is None:
+        frame.positions = {}
+    assert frame.key is not None
+    earlier = frame.positions.get(frame.key)
+    if earlier is not None and len(index.duplicates) < MAX_DEEP_DUPLICATES:
+        tokens = (
+            escape_pointer_token(f.key or "")
+            if isinstance(f.container, dict)
+            else str(len(f.container))
+            for f in stack
+        )
+        pointer = "".join(f"/{token}" for token in tokens)
+        following = _next_member_start(index.text, earlier.value_end)
+        index.duplicates.append(DuplicateKey(pointer, earlier, following, member))
+    frame.positions[frame.key] = member
 
 
 def parse(text: str) -> tuple[Any, SpanIndex]:
@@ -201,6 +215,7 @@ def parse(text: str) -> tuple[Any, SpanIndex]:
             assert frame.key is not None
             member = Member(frame.key_start, frame.key_end, start, end)
             if pointer is None:
+                _deep_member(frame, member, stack, index)
                 frame.container[frame.key] = value
             elif frame.key in frame.container:
                 earlier = members[pointer]
@@ -291,8 +306,7 @@ def _end_of_file(text: str, stack: list[_Frame]) -> JsonSyntaxError:
         return JsonSyntaxError("the file ends before any value", len(text))
     end = len(text.rstrip(" \t\n\r"))  # report at the last character, not blank lines below
     opened = stack[-1].start
-    line = text.count("\n", 0, opened) + 1
-    column = opened - (text.rfind("\n", 0, opened) + 1) + 1
+    line, column = position_of(text, opened)
     return JsonSyntaxError(
         f"unexpected end of file: the {text[opened]!r} opened at line {line}, column {column}"
         " is never closed",

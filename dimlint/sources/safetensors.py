@@ -70,8 +70,11 @@ class Header(NamedTuple):
 
 
 def _open(path: str) -> IO[bytes]:
-    """Where every checkpoint file is opened (tests wrap it to count the bytes read)."""
-    return open(path, "rb")
+    """Where every checkpoint file is opened (tests wrap it to count the bytes read): regular
+    files only, so a FIFO or device named ``model.safetensors`` is reported, not read."""
+    from dimlint.sources.safeio import open_regular
+
+    return open_regular(path)
 
 
 def _problem(path: str, message: str) -> InputProblem:
@@ -93,28 +96,37 @@ def read_header(path: str) -> Header | InputProblem:
                     " of a safetensors file: it is empty or truncated; download it again",
                 )
             length = int.from_bytes(prefix, "little")
-            if length > MAX_HEADER_BYTES:
-                return _problem(
-                    path,
-                    f"the header length field says {length:,} bytes, more than the 100 MB the"
-                    " format allows: this is not a safetensors file (an error page or a"
-                    " pointer saved under its name?); download it again",
-                )
-            if length > size - 8:
-                return _problem(
-                    path,
-                    f"the header length field says {length:,} bytes but the file has only"
-                    f" {size - 8:,} after it: the header is truncated; download it again",
-                )
+            problem = length_problem(path, length, size)
+            if problem is not None:
+                return problem
             raw = handle.read(length)
     except OSError as error:
         return _problem(path, f"cannot read the file: {error.strerror or error}")
     if len(raw) < length:
         return _problem(path, f"the header is truncated ({len(raw)} of {length} bytes)")
-    return _parse(path, raw, size)
+    return parse_header(path, raw, size)
 
 
-def _parse(path: str, raw: bytes, size: int) -> Header | InputProblem:
+def length_problem(path: str, length: int, size: int) -> InputProblem | None:
+    """Why a header length field of ``length`` cannot be right in a file of ``size`` bytes."""
+    if length > MAX_HEADER_BYTES:
+        return _problem(
+            path,
+            f"the header length field says {length:,} bytes, more than the 100 MB the"
+            " format allows: this is not a safetensors file (an error page or a"
+            " pointer saved under its name?); download it again",
+        )
+    if length > size - 8:
+        return _problem(
+            path,
+            f"the header length field says {length:,} bytes but the file has only"
+            f" {size - 8:,} after it: the header is truncated; download it again",
+        )
+    return None
+
+
+def parse_header(path: str, raw: bytes, size: int) -> Header | InputProblem:
+    """The header JSON ``raw`` of a file of ``size`` bytes (read here, or fetched remotely)."""
     try:
         value = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:

@@ -28,8 +28,8 @@ def _cell(text: str) -> str:
 
 def render_table() -> str:
     """The Markdown table, one row per catalogue entry, ending with a newline."""
-    from dimlint.catalogue import read_rule, rule_files
-    from dimlint.registry import all_rules
+    from dimlint.checks import all_rules
+    from dimlint.checks.catalogue import read_rule, rule_files
 
     rules = all_rules()
     lines = [

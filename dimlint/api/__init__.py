@@ -1,0 +1,340 @@
+"""The public Python API: check a config, size it, plan its deployment — from a script.
+
+A *source* is a path (a ``config.json``, or a folder: walked as ``dimlint check`` walks it), a
+Hub id (``hf://org/name[@revision]``; a bare ``org/name`` where no such local path exists), a
+``dict``, or a transformers ``PretrainedConfig`` (read through ``to_dict()``; transformers is
+never imported by dimlint). Nothing here prints or exits: results are returned, problems raised
+as :class:`~dimlint.errors.DimlintError` subclasses — :class:`~dimlint.errors.UsageError` for a
+source or an option that cannot be used (a Hub failure is its subclass ``HubError``), and
+:class:`ConfigErrors` from :func:`assert_valid`.
+
+The CLI renders what these functions return: ``dimlint check`` lints through the same linter
+(:func:`lint_hub` is its Hub path), ``dimlint mem --output-format json`` prints
+:func:`memory`'s dict, ``dimlint plan`` renders :func:`plan`'s :class:`~dimlint.plan.Plan`.
+Unlike the CLI, the API reads no settings file (``pyproject.toml``/``dimlint.toml``): what it
+checks is what its arguments say.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from dimlint.diagnostics import Diagnostic, Severity
+from dimlint.errors import DimlintError, RejectedInput, UsageError
+from dimlint.sources.source import Source, load_source
+
+if TYPE_CHECKING:
+    from dimlint.config.spec import ModelSpec
+    from dimlint.deploy.plan import Plan
+    from dimlint.deploy.targets import Deployment
+    from dimlint.lint.results import FileResult
+    from dimlint.lint.selection import Selection
+    from dimlint.sources.hub import HubSnapshot
+
+__all__ = [
+    "ConfigErrors",
+    "Diagnostic",
+    "DimlintError",
+    "RejectedInput",
+    "Severity",
+    "Source",
+    "UsageError",
+    "assert_valid",
+    "check",
+    "lint_hub",
+    "memory",
+    "plan",
+]
+
+
+class ConfigErrors(DimlintError):
+    """Raised by :func:`assert_valid`: every finding at or above the fail level, one per line."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+        self.diagnostics = list(diagnostics)
+        lines = [f"{len(self.diagnostics)} problem(s) in the model config:"]
+        for d in self.diagnostics:
+            where = (
+                f"{d.path}:{d.span.start_pos.line}:{d.span.start_pos.column}" if d.span else d.path
+            )
+            lines.append(f"  {where}: {d.code} [{d.severity.label}] {d.message}")
+        super().__init__("\n".join(lines))
+
+
+def _codes(entries: Iterable[str] | str | None) -> tuple[str, ...] | None:
+    if entries is None:
+        return None
+    if isinstance(entries, str):
+        entries = entries.split(",")
+    return tuple(entry.strip().upper() for entry in entries if entry.strip())
+
+
+def _deployment(
+    targets: Iterable[str] | str | None,
+    budget: str | None,
+    context: int | None,
+    batch: int | None,
+    dtype: str | None,
+    kv_dtype: str | None,
+) -> Deployment | None:
+    if all(v is None for v in (targets, budget, context, batch, dtype, kv_dtype)):
+        return None
+    from dimlint.deploy import targets as deployments
+
+    listed = [targets] if isinstance(targets, str) else targets
+    try:
+        found = deployments.deployment(
+            {},
+            targets=listed,
+            budget=budget,
+            context=context,
+            batch=batch,
+            dtype=dtype,
+            kv_dtype=kv_dtype,
+        )
+        if found is not None and found.budget is not None:
+            from dimlint.memory import parse_budget
+
+            parse_budget(found.budget)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return found
+
+
+def selection(
+    *,
+    select: Iterable[str] | str | None = None,
+    extend_select: Iterable[str] | str | None = None,
+    ignore: Iterable[str] | str | None = None,
+    targets: Iterable[str] | str | None = None,
+    budget: str | None = None,
+    context: int | None = None,
+    batch: int | None = None,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+) -> Selection:
+    """The rules to run and the deployment they check against (what ``check``'s flags say)."""
+    from dimlint.lint.selection import Selection, SelectionError, validate_codes
+
+    chosen, extra, skipped = _codes(select), _codes(extend_select) or (), _codes(ignore) or ()
+    try:
+        validate_codes([*(chosen or ()), *extra, *skipped])
+    except SelectionError as error:
+        raise UsageError(str(error)) from None
+    return Selection(
+        chosen,
+        extra,
+        skipped,
+        deployment=_deployment(targets, budget, context, batch, dtype, kv_dtype),
+    )
+
+
+def lint_hub(snapshot: HubSnapshot, chosen: Selection, *, weights: bool = True) -> FileResult:
+    """Lint the ``config.json`` of a Hub model with the files beside it (the CLI's Hub path)."""
+    from dimlint.lint.discovery import companions
+    from dimlint.lint.pipeline import lint_bytes
+    from dimlint.sources.filenames import is_weight_file
+
+    names = companions(snapshot.names)
+    if not weights:
+        names = tuple(name for name in names if not is_weight_file(name))
+    return lint_bytes(
+        snapshot.display("config.json"),
+        snapshot.config_bytes(),
+        chosen._replace(companions=names),
+        snapshot,
+    )
+
+
+def check(
+    source: Source,
+    *,
+    select: Iterable[str] | str | None = None,
+    extend_select: Iterable[str] | str | None = None,
+    ignore: Iterable[str] | str | None = None,
+    targets: Iterable[str] | str | None = None,
+    budget: str | None = None,
+    context: int | None = None,
+    batch: int | None = None,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+    weights: bool = True,
+) -> list[Diagnostic]:
+    """Every finding on ``source``, sorted by file and position (``dimlint check``'s findings).
+
+    ``targets`` are ``check --target`` specs (``"vllm:tp=8"``), ``budget`` is ``"8xH100-80GB"``;
+    ``select``/``ignore`` take codes or prefixes. ``weights=False`` is ``--no-weights``.
+    """
+    chosen = selection(
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        targets=targets,
+        budget=budget,
+        context=context,
+        batch=batch,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+    )
+    loaded = load_source(source, weights=weights)
+    if loaded is None:
+        text = os.fspath(source)  # type: ignore[arg-type]  # load_source: a local path
+        if not os.path.lexists(text):
+            raise UsageError(f"{text}: cannot read: no such file or directory")
+        return _check_paths([text], chosen, weights)
+    if loaded.snapshot is not None:
+        return sorted(lint_hub(loaded.snapshot, chosen, weights=weights).diagnostics, key=_order)
+    from dimlint.lint.pipeline import lint_bytes
+
+    return lint_bytes(loaded.path, loaded.data, chosen).diagnostics
+
+
+def _order(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
+    return diagnostic.sort_key
+
+
+def _check_paths(paths: list[str], chosen: Selection, weights: bool) -> list[Diagnostic]:
+    """A local file or folder, discovered and linted as ``dimlint check --no-config`` does."""
+    from dimlint.lint.discovery import discover
+    from dimlint.lint.parallel import lint_paths
+    from dimlint.sources.filenames import is_weight_file
+
+    jobs = []
+    for target in discover(paths):
+        names = target.companions
+        if not weights:
+            names = tuple(name for name in names if not is_weight_file(name))
+        jobs.append((target.path, chosen._replace(companions=names)))
+    found: list[Diagnostic] = []
+    for result, _ in lint_paths(jobs):
+        found.extend(result.diagnostics)
+    return sorted(found, key=_order)
+
+
+def assert_valid(
+    source: Source, *, fail_level: str | Severity = Severity.ERROR, **options: Any
+) -> None:
+    """Raise :class:`ConfigErrors` listing every finding at or above ``fail_level`` (default:
+    errors) — for a training script that must stop before launch. ``options`` are
+    :func:`check`'s."""
+    level = fail_level if isinstance(fail_level, Severity) else Severity.parse(fail_level)
+    failing = [d for d in check(source, **options) if d.severity >= level]
+    if failing:
+        raise ConfigErrors(failing)
+
+
+def memory(
+    source: Source,
+    *,
+    context: int | None = None,
+    batch: int | None = None,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int | None = None,
+    pp: int | None = None,
+    budget: str | None = None,
+    training: bool = False,
+    optimizer: str = "adam",
+    zero: int = 0,
+    dp: int = 1,
+    recompute: str = "none",
+    attention: str = "sdpa",
+    config: str | None = None,
+) -> dict[str, Any]:
+    """The ``dimlint mem --output-format json`` object of ``source``: ``params``, ``weights``,
+    ``kv_cache``, ``per_gpu`` (and ``training``, ``budget`` when asked), in bytes. The context
+    defaults to the model's longest; ``config`` names a settings file (default: none)."""
+    import argparse
+
+    from dimlint.api.memory_report import apply_settings, load_document, report
+
+    options = argparse.Namespace(
+        context=context,
+        batch=batch,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+        tp=tp,
+        pp=pp,
+        budget=budget,
+        training=training,
+        optimizer=optimizer,
+        zero=zero,
+        dp=dp,
+        recompute=recompute,
+        attention=attention,
+        config=config,
+        no_config=config is None,
+    )
+    path, specs = load_document(source, options)
+    apply_settings(path, specs, options)
+    try:
+        return report(path, specs, options)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def plan(
+    source: Source,
+    *,
+    gpu: str | None = None,
+    max_gpus: int | None = None,
+    context: int | None = None,
+    batch: int | None = None,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+    config: str | None = None,
+    no_config: bool | None = None,
+) -> Plan:
+    """The deployment plan of ``source``: ``.data`` is ``dimlint plan --output-format json``
+    (valid TP/PP/EP degrees per engine, the reasons for the others, memory per GPU, notes).
+
+    ``config`` names a settings file; the API reads none unless given one (``no_config``
+    defaults to ``config is None``; the CLI passes its own choice)."""
+    from dimlint.deploy.engines import MAX_DEGREE
+    from dimlint.deploy.plan import PlanRequest, build_plan
+    from dimlint.lint.model_input import deployment_of, read_model
+
+    model = read_model(source, config, config is None if no_config is None else no_config)
+    path, specs = model.path, model.specs
+    if not any(spec.heads is not None for spec in specs):
+        raise UsageError(f"{path}: no attention heads found: is this a model config?")
+    found = deployment_of(model, context=context, batch=batch, dtype=dtype, kv_dtype=kv_dtype)
+    if gpu is None and found.budget is not None:
+        from dimlint.memory import parse_budget
+
+        count, chosen = parse_budget(found.budget)
+        gpu, max_gpus = chosen.name, max_gpus or min(count, MAX_DEGREE)
+    if max_gpus is not None and max_gpus > MAX_DEGREE:
+        raise UsageError(f"max_gpus {max_gpus}: at most {MAX_DEGREE} degrees are listed")
+    request = PlanRequest(
+        gpu=gpu,
+        max_gpus=max_gpus or 8,
+        context=found.context,
+        batch=found.batch or 1,
+        dtype=found.dtype,
+        kv_dtype=found.kv_dtype,
+    )
+    try:
+        result = build_plan(path, specs, request)
+    except ValueError as error:  # an unknown GPU name, from the catalogue
+        raise UsageError(str(error)) from None
+    result.data["notes"] = _context_notes(result, specs)
+    return result
+
+
+def _context_notes(result: Plan, specs: list[ModelSpec]) -> list[str]:
+    """A context beyond what the model was built for is planned anyway, and said so (as in
+    ``mem``; refusing it is DL502's job in ``check --context``)."""
+    from dimlint.config.maxlen import derived_max_length
+    from dimlint.deploy.fit import language_model
+
+    derived = derived_max_length(language_model(tuple(specs)))
+    context = result.data["context"]
+    if derived is None or context <= derived.value:
+        return []
+    return [
+        f"context {context} exceeds the model's {derived.value} ({derived.key}): planned"
+        " anyway (DL502 in `dimlint check --context` refuses it)"
+    ]

@@ -1,0 +1,251 @@
+"""The ``mem`` report of one config: parameters, weights, KV cache, memory per GPU.
+
+``dimlint mem --output-format json`` prints what :func:`report` returns and ``dimlint.memory``
+returns it to Python (one code path); the contract (DESIGN.md, *mem / plan JSON*) is described
+in :mod:`dimlint.commands.mem`. The options arrive as an ``argparse.Namespace`` (the command's
+arguments, or the API's keywords in one) and :func:`apply_settings` fills what they leave open.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from dimlint.config.spec import ModelSpec
+from dimlint.errors import UsageError
+from dimlint.sources.source import Source
+
+ESTIMATED = ["activations", "overhead"]
+
+
+def load_document(path: Source, args: argparse.Namespace) -> tuple[str, list[ModelSpec]]:
+    """The specs of the config at ``path``, read by the front end every command shares
+    (:func:`dimlint.lint.model_input.read_model`): input errors are findings, not numbers."""
+    from dimlint.lint.model_input import read_model
+
+    model = read_model(path, getattr(args, "config", None), getattr(args, "no_config", False))
+    if not any(spec.hidden is not None for spec in model.specs):
+        raise UsageError(f"{model.path}: no hidden size found: is this a model config?")
+    return model.path, model.specs
+
+
+def _layer_counts(spec: ModelSpec) -> dict[str, int]:
+    from dimlint.memory.config_view import Cfg
+    from dimlint.memory.layer_kinds import cache_plan
+
+    counts: dict[str, int] = {}
+    for _index, layer, count in cache_plan(Cfg(spec)):
+        if layer.kind == "kv":
+            name = "full_attention" if layer.window is None else "windowed_attention"
+        else:
+            name = {"latent": "latent_attention", "state": "recurrent_state"}.get(
+                layer.kind, "no_cache"
+            )
+        counts[name] = counts.get(name, 0) + count
+    return counts
+
+
+def _quantization_label(specs: list[ModelSpec], dtype: str) -> str | None:
+    from dimlint.memory.dtypes import dtype_bytes
+    from dimlint.memory.weights import quantized_bytes_per_weight
+
+    if dtype_bytes(dtype) >= 2:
+        return None
+    config = specs[0].raw.get("quantization_config")
+    if not isinstance(config, dict):
+        return None
+    per_weight = quantized_bytes_per_weight(config)
+    method = config.get("quant_method", "unknown")
+    if per_weight is None:
+        return f"{method} (not recognised: counted as {dtype})"
+    return f"{method}, {per_weight * 8:.3g} bits per quantized weight"
+
+
+def report(
+    path: str,
+    specs: list[ModelSpec],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """The ``mem`` JSON object for one document."""
+    from dimlint.memory import (
+        kv_bytes_per_token,
+        kv_cache_bytes,
+        language_spec,
+        model_parameters,
+        serving_memory,
+        training_memory,
+        training_states,
+        weight_bytes,
+    )
+    from dimlint.memory.config_view import Cfg
+    from dimlint.memory.dtypes import dtype_bytes, stated_dtype
+
+    lm = language_spec(specs)
+    dtype = args.dtype or stated_dtype(specs[0].raw)
+    kv_dtype = args.kv_dtype or (dtype if dtype_bytes(dtype) >= 2 else "bf16")
+    context, batch, tp, pp = args.context, args.batch, args.tp, args.pp
+    params = model_parameters(specs)
+    notes = list(params.notes)
+    quantization = specs[0].raw.get("quantization_config")
+    quantized = quantization if isinstance(quantization, dict) and dtype_bytes(dtype) < 2 else None
+    max_positions = Cfg(lm).max_positions
+    if max_positions and context > max_positions:
+        notes.append(
+            f"context {context} exceeds max_position_embeddings {max_positions}: computed"
+            " anyway (DL502 in `dimlint check --context` refuses it)"
+        )
+    serving = serving_memory(
+        specs, context=context, batch=batch, dtype=dtype, kv_dtype=kv_dtype, tp=tp, pp=pp
+    )
+    result: dict[str, Any] = {
+        "path": path,
+        "model_type": specs[0].model_type,
+        "params": {
+            "total": params.total,
+            "active": params.active,
+            "embedding": params.embedding,
+            "exact": params.exact,
+            "components": [{"name": name, "params": count} for name, count in params.components],
+        },
+        "weights": {
+            "dtype": dtype,
+            "bytes": weight_bytes(params, dtype, quantized),
+            "quantization": _quantization_label(specs, dtype),
+        },
+        "kv_cache": {
+            "dtype": kv_dtype,
+            "context": context,
+            "batch": batch,
+            "bytes": kv_cache_bytes(lm, context=context, batch=batch, kv_dtype=kv_dtype),
+            "bytes_per_token": kv_bytes_per_token(lm, kv_dtype),
+            "layers": _layer_counts(lm),
+        },
+        "per_gpu": {
+            "tp": tp,
+            "pp": pp,
+            "weights": serving.weights,
+            "kv_cache": serving.kv_cache,
+            "activations": serving.activations,
+            "overhead": serving.overhead,
+            "total": serving.total,
+            "estimated": ESTIMATED,
+        },
+        "training": None,
+        "budget": None,
+        "notes": notes,
+    }
+    if args.training:
+        seq = args.context
+        states = training_states(
+            params, dtype=dtype, optimizer=args.optimizer, zero=args.zero, dp=args.dp, tp=tp, pp=pp
+        )
+        training = training_memory(
+            specs,
+            dtype=dtype,
+            optimizer=args.optimizer,
+            zero=args.zero,
+            dp=args.dp,
+            tp=tp,
+            pp=pp,
+            batch=batch,
+            seq=seq,
+            recompute=args.recompute,
+            attention=getattr(args, "attention", "sdpa"),
+        )
+        result["training"] = {
+            "dtype": dtype,
+            "optimizer": args.optimizer,
+            "zero": args.zero,
+            "dp": args.dp,
+            "tp": tp,
+            "pp": pp,
+            "micro_batch": batch,
+            "seq": seq,
+            "recompute": args.recompute,
+            "attention": getattr(args, "attention", "sdpa"),
+            "weights": states.weights,
+            "gradients": states.gradients,
+            "optimizer_states": states.optimizer,
+            "activations": training.activations,
+            "overhead": training.overhead,
+            "total": training.total,
+            "estimated": ESTIMATED,
+        }
+    if args.budget:
+        result["budget"] = _budget(args.budget, result)
+    refused = layout_refusals(specs, tp, pp)
+    result["refused_by"] = refused
+    notes.extend(
+        f"{engine} refuses tp {tp} × pp {pp}: {reason}" for engine, reason in refused.items()
+    )
+    return result
+
+
+def layout_refusals(specs: list[ModelSpec], tp: int, pp: int) -> dict[str, str]:
+    """``{engine: why}`` for each engine of ``dimlint plan`` that refuses this layout: the
+    memory of a layout no engine can run is only half an answer."""
+    if tp == 1 and pp == 1:
+        return {}
+    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, pp_refusals, tp_refusals
+    from dimlint.deploy.fit import language_model
+
+    model = language_model(tuple(specs))
+    found: dict[str, str] = {}
+    for name in PLAN_ENGINES:
+        engine = ENGINES[name]
+        reasons = [*tp_refusals(engine, model, tp), *pp_refusals(engine, model, pp)]
+        if reasons:
+            found[engine.label] = "; ".join(r.summary for r in reasons)
+    return found
+
+
+def _budget(text: str, result: dict[str, Any]) -> dict[str, Any]:
+    from dimlint.memory import GPU_MEMORY_UTILIZATION, parse_budget
+
+    try:
+        count, gpu = parse_budget(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    usable = gpu.usable_bytes()
+    per_gpu = result["per_gpu"]
+    gpus = per_gpu["tp"] * per_gpu["pp"]
+    return {
+        "budget": text,
+        "gpu": gpu.name,
+        "count": count,
+        "memory_bytes": gpu.memory_bytes,
+        "gpu_memory_utilization": GPU_MEMORY_UTILIZATION,
+        "usable_bytes": usable,
+        "gpus_needed": gpus,
+        "fits": per_gpu["total"] <= usable and gpus <= count,
+    }
+
+
+def apply_settings(path: str, specs: list[ModelSpec], args: argparse.Namespace) -> None:
+    """Fill what the command line left open from the settings file, then from the model:
+    the context defaults to vLLM's ``max_model_len`` (the model's own longest), as in ``plan``
+    and ``check --budget``; ``--budget`` sets ``--tp`` to its GPU count."""
+    from dimlint.deploy.fit import default_context
+    from dimlint.lint.model_input import ModelInput, deployment_of, settings_for
+    from dimlint.memory import language_spec, parse_budget
+
+    settings = settings_for(path, getattr(args, "config", None), getattr(args, "no_config", False))
+    found = deployment_of(
+        ModelInput(path, specs, settings, []),
+        context=args.context,
+        batch=args.batch,
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+        budget=args.budget,
+    )
+    args.budget = found.budget
+    args.dtype, args.kv_dtype = found.dtype, found.kv_dtype
+    args.batch = found.batch or 1
+    if args.budget and args.tp is None and args.pp is None:
+        try:
+            args.tp = parse_budget(args.budget)[0]
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    args.tp = args.tp or 1
+    args.pp = args.pp or 1
+    args.context = found.context or default_context(language_spec(specs))

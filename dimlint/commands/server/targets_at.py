@@ -1,0 +1,86 @@
+"""Which stated dimension is under the cursor, in a config.json or in Python model code.
+
+JSON: the specs of the document, each field located by its pointer's key and value spans.
+Python: the config candidates the Python front end finds (the same extraction ``check`` runs),
+each member located by its key (keyword, dict key, class attribute) and the value written there.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dimlint.commands.server.hover import Hit, describe, field_at
+from dimlint.config.normalize import looks_like_model_config, specs_for_document
+from dimlint.config.spec import ModelSpec
+from dimlint.sources import jsonfile
+
+if TYPE_CHECKING:
+    from dimlint.deploy.targets import Deployment
+
+
+def _json_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] | None:
+    document, _ = jsonfile.load(path, text.encode("utf-8", "surrogatepass"))
+    if document is None or not isinstance(document.value, dict):
+        return None
+    if not looks_like_model_config(document.value):
+        return None
+    specs = specs_for_document(path, document.value)
+
+    def spans(pointer: str) -> list[tuple[int, int]]:
+        found = [document.key_span(pointer), document.value_span(pointer)]
+        return [(span.start, span.end) for span in found if span is not None]
+
+    hit = field_at(specs, spans, offset)
+    return (specs, hit) if hit is not None else None
+
+
+def _python_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] | None:
+    from dimlint.sources.jsonfile import InputProblem
+    from dimlint.sources.python import configs as pyconfigs
+    from dimlint.sources.python import file as pyfile
+    from dimlint.sources.python import scan as pyscan
+    from dimlint.sources.python import specs as pyspecs
+    from dimlint.sources.python.prefilter import may_have_configs
+    from dimlint.sources.python.values import Evaluator
+
+    if not may_have_configs(text.encode("utf-8", "surrogatepass")):
+        return None
+    module = pyfile.parse(text)
+    if isinstance(module, InputProblem):
+        return None
+    scan = pyscan.scan(module)
+    extractor = pyconfigs.Extractor(scan, Evaluator(scan, None))
+    candidates = extractor.class_candidates() + extractor.site_candidates(lambda call: False)
+    for candidate in candidates:
+        found = pyspecs.specs_of(path, candidate)
+        members = {
+            pointer: member
+            for pointer, member in found.members.items()
+            if pointer not in found.inherited
+        }
+        nodes = [n for m in members.values() for n in (m.key_node, m.use) if n is not None]
+        located = pyfile.locate(module, nodes)
+
+        def spans(pointer: str) -> list[tuple[int, int]]:
+            member = members.get(pointer)  # noqa: B023 (called before the loop moves on)
+            if member is None:
+                return []
+            places = [located.of(n) for n in (member.key_node, member.use) if n is not None]  # noqa: B023
+            return [place for place in places if place is not None]
+
+        hit = field_at(found.specs, spans, offset)
+        if hit is not None:
+            return found.specs, hit
+    return None
+
+
+def hover_text(
+    path: str, text: str, offset: int, deployment: Deployment | None
+) -> tuple[str, int, int] | None:
+    """Markdown for a hover at character ``offset`` and the range it describes, or None."""
+    finder = _python_hit if path.endswith(".py") else _json_hit
+    found = finder(path, text, offset)
+    if found is None:
+        return None
+    specs, hit = found
+    return describe(path, specs, hit, deployment), hit.start, hit.end

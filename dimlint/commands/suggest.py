@@ -1,0 +1,188 @@
+"""``dimlint suggest``: propose architectures that pass every rule, as a table or JSON.
+
+Arguments become a :class:`dimlint.fix.suggest.request.Request`; the search and the diagnosis of
+impossible requests live in :mod:`dimlint.fix.suggest`. Exit codes: 0 with candidates, 1 when the
+request cannot be met (the constraint and the verified relaxations are printed), 2 for usage
+errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from dimlint.errors import UsageError
+
+DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **kw: Any) -> None:
+    """The ``suggest`` sub-command and its options (built on every run: imports nothing)."""
+    parser = commands.add_parser(
+        "suggest", help="propose complete architectures that pass every rule", **kw
+    )
+    parser.add_argument("--params", required=True, help="total parameters: 8B, 0.5B, 135M")
+    parser.add_argument("--active", default=None, help="active parameters (MoE): 3B")
+    parser.add_argument("--budget", default=None, metavar="NxGPU", help="e.g. 1xH100-80GB")
+    parser.add_argument("--context", type=int, default=None, help="tokens per sequence")
+    parser.add_argument("--batch", type=int, default=None, help="sequences at once")
+    parser.add_argument("--dtype", choices=DTYPES, default=None, help="weights (default bf16)")
+    parser.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
+    parser.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="repeatable; several degrees per key: vllm:tp=2,4,8 megatron:tp=8,pp=4 fa2 fp8",
+    )
+    parser.add_argument("--vocab", type=int, default=None, help="tokenizer size (padded to 64)")
+    parser.add_argument("--layers", type=int, default=None)
+    parser.add_argument("--head-dim", type=int, default=None)
+    parser.add_argument("--kv-heads", type=int, default=None)
+    parser.add_argument("--gqa-ratio", default=None, metavar="N|LOW..HIGH", help="e.g. 4..8")
+    parser.add_argument("--moe", default=None, metavar="experts=N,top_k=N[,shared=N]")
+    parser.add_argument("--mla", action="store_true", help="multi-head latent attention")
+    parser.add_argument(
+        "--like",
+        default=None,
+        metavar="FAMILY",
+        help="llama (default), qwen2, mistral, gemma2, deepseek_v3",
+    )
+    parser.add_argument("--top", type=int, default=5, help="candidates shown (default 5)")
+    parser.add_argument("--write", default=None, metavar="DIR", help="write #1 as DIR/config.json")
+    parser.add_argument("--explain", action="store_true", help="why each value of #1")
+    parser.add_argument("--output-format", choices=("table", "json"), default="table")
+
+
+def _positive(value: int | None, name: str, high: int = 10**7) -> int | None:
+    if value is not None and not 1 <= value <= high:
+        raise UsageError(f"{name} {value}: expected an integer from 1 to {high}")
+    return value
+
+
+def build_request(args: argparse.Namespace) -> Any:
+    """The request from the arguments; a UsageError names the first bad one."""
+    from dimlint.deploy.targets import TargetError, parse_budget_text, parse_target
+    from dimlint.fix.suggest.request import (
+        Request,
+        expand_target,
+        family_for,
+        parse_moe,
+        parse_range,
+        parse_size,
+    )
+
+    params = parse_size(args.params)
+    active = parse_size(args.active, "--active") if args.active else None
+    moe = parse_moe(args.moe) if args.moe else None
+    family = family_for(args.like, args.mla)
+    if active is not None and moe is None:
+        raise UsageError("--active needs --moe: a dense model's active count is its total")
+    if active is not None and active >= params:
+        raise UsageError(f"--active {args.active} must be below --params {args.params}")
+    if moe is not None and family == "gemma2":
+        raise UsageError("--moe with --like gemma2: Gemma-2 has no mixture-of-experts variant")
+    if moe is not None and moe.shared and family in ("llama", "mistral"):
+        raise UsageError(
+            f"--moe shared={moe.shared} with --like {family}: its MoE variant (Mixtral) has no"
+            " shared experts; use --like qwen2 or deepseek_v3"
+        )
+    if moe is not None and not moe.shared and family in ("qwen2", "deepseek_v3"):
+        raise UsageError(
+            f"--moe without shared=N with --like {family}: its MoE layers always hold shared"
+            " experts; add shared=1"
+        )
+    if family == "deepseek_v3" and moe is None:
+        raise UsageError("--like deepseek_v3 / --mla: give --moe experts=N,top_k=N,shared=N")
+    if family == "deepseek_v3" and (args.kv_heads or args.head_dim or args.gqa_ratio):
+        raise UsageError(
+            "--kv-heads/--head-dim/--gqa-ratio do not apply to multi-head latent attention"
+        )
+    if args.kv_heads is not None and args.gqa_ratio is not None:
+        raise UsageError("give --kv-heads or --gqa-ratio, not both")
+    if args.head_dim is not None and (args.head_dim % 8 or not 8 <= args.head_dim <= 256):
+        raise UsageError(
+            f"--head-dim {args.head_dim}: FlashAttention and vLLM need a multiple of 8 up to 256"
+        )
+    targets: list[str] = []
+    try:
+        for text in args.target:
+            for spec in expand_target(text):
+                parse_target(spec)
+                targets.append(spec)
+        if args.budget is not None:
+            parse_budget_text(args.budget)
+    except TargetError as error:
+        raise UsageError(str(error)) from None
+    if args.budget is not None:
+        from dimlint.memory import parse_budget
+
+        try:
+            parse_budget(args.budget)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    return Request(
+        params=params,
+        active=active,
+        family=family,
+        budget=args.budget,
+        context=_positive(args.context, "--context", 10**8),
+        batch=_positive(args.batch, "--batch", 10**5),
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+        targets=tuple(targets),
+        vocab=_positive(args.vocab, "--vocab", 10**7),
+        layers=_positive(args.layers, "--layers", 1000),
+        head_dim=args.head_dim,
+        kv_heads=_positive(args.kv_heads, "--kv-heads", 1024),
+        gqa=parse_range(args.gqa_ratio, "--gqa-ratio") if args.gqa_ratio else None,
+        moe=moe,
+        mla=family == "deepseek_v3",
+        top=_positive(args.top, "--top", 50) or 5,
+    )
+
+
+def write_config(folder: str, config: dict[str, Any]) -> str:
+    """Write ``folder/config.json`` atomically (the folder is created when missing)."""
+    import json
+    import os
+    import tempfile
+
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "config.json")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".config.", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(json.dumps(config, indent=2) + "\n")
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return path
+
+
+def run_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import json
+
+    from dimlint.fix.suggest.document import document
+    from dimlint.fix.suggest.relax import diagnose
+    from dimlint.fix.suggest.search import search
+
+    request = build_request(args)
+    outcome = search(request)
+    impossible = None if outcome.candidates else diagnose(outcome)
+    data = document(outcome, impossible, with_explanation=args.explain)
+    if args.write and outcome.candidates:
+        try:
+            path = write_config(args.write, outcome.candidates[0].config)
+        except OSError as error:
+            raise UsageError(f"--write {args.write}: {error.strerror or error}") from None
+        err.write(f"wrote {path}\n")
+    if args.output_format == "json":
+        out.write(json.dumps(data, indent=2) + "\n")
+    else:
+        from dimlint.commands.suggest_table import render
+
+        out.write(render(data))
+    return 0 if outcome.candidates else 1

@@ -1,0 +1,468 @@
+"""Turn a parsed config object (and its nested sub-configs) into :class:`ModelSpec` values.
+
+Resolution order for each canonical dimension:
+
+1. the key the model type itself stores it under (transformers' ``attribute_map``: gpt2 keeps
+   ``hidden_size`` in ``n_embd``), then the common spellings used by remote-code models
+   (chatglm's ``ffn_hidden_size``, falcon's ``n_head_kv``…);
+2. otherwise the model type's default for an absent key, from the generated table;
+3. otherwise nothing: the rules that need the value stay silent (DL005 says so when the value is
+   one the rules cannot do without).
+
+Values of the wrong type are not coerced: they are recorded as invalid so that DL003 reports them
+and the arithmetic rules do not cascade.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any, TypeGuard
+
+from dimlint.config import architectures, trainingkeys
+from dimlint.config.architectures import Architecture
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.spec import Located, ModelSpec
+
+#: Canonical field → (transformers' standard attribute name, other spellings in real configs).
+INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "hidden": (
+        "hidden_size",
+        ("n_embd", "n_embed", "d_model", "dim", "model_dim", "embed_dim", "hidden-size"),
+    ),
+    "heads": (
+        "num_attention_heads",
+        (
+            "n_head",
+            "n_heads",
+            "num_heads",
+            "encoder_attention_heads",
+            "attention_heads",
+            "num-attention-heads",
+        ),
+    ),
+    "kv_heads": (
+        "num_key_value_heads",
+        (
+            "num_kv_heads",
+            "n_head_kv",
+            "n_kv_heads",
+            "num_query_groups",
+            "kv_heads",
+            "num-kv-heads",
+        ),
+    ),
+    "head_dim": (
+        "head_dim",
+        ("d_kv", "kv_channels", "attention_head_dim", "attention_head_size", "head_size"),
+    ),
+    "ffn": (
+        "intermediate_size",
+        (
+            "n_inner",
+            "ffn_hidden_size",
+            "d_ff",
+            "ffn_dim",
+            "encoder_ffn_dim",
+            "inner_hidden_size",
+            "intermediate_dim",
+            "intermediate-size",
+            "ffn-hidden-size",
+        ),
+    ),
+    "layers": (
+        "num_hidden_layers",
+        ("n_layer", "n_layers", "num_layers", "encoder_layers", "num-layers"),
+    ),
+    "vocab": ("vocab_size", ("padded_vocab_size", "n_vocab")),
+    "max_positions": (
+        "max_position_embeddings",
+        ("n_positions", "max_sequence_length", "seq_length", "n_ctx", "max_seq_len"),
+    ),
+    "rotary_dim": ("rotary_dim", ()),
+    "experts": (
+        "num_local_experts",
+        ("num_experts", "n_routed_experts", "moe_num_experts", "num_routed_experts"),
+    ),
+    "experts_per_token": (
+        "num_experts_per_tok",
+        ("moe_top_k", "num_experts_per_token", "num_selected_experts", "moe_k"),
+    ),
+    "expert_groups": ("n_group", ()),
+    "topk_groups": ("topk_group", ()),
+    "shared_experts": ("n_shared_experts", ("num_shared_experts",)),
+    "expert_ffn": ("moe_intermediate_size", ("expert_intermediate_size",)),
+    "q_lora_rank": ("q_lora_rank", ()),
+    "kv_lora_rank": ("kv_lora_rank", ()),
+    "qk_rope_head_dim": ("qk_rope_head_dim", ()),
+    "qk_nope_head_dim": ("qk_nope_head_dim", ()),
+    "v_head_dim": ("v_head_dim", ()),
+    "sliding_window": ("sliding_window", ()),
+}
+
+#: Legacy kwargs a config class pops and lets win over the standard field (``BloomConfig`` and
+#: ``FalconConfig``: ``hidden_size = n_embed if n_embed is not None else hidden_size``). They
+#: come first for the model types whose table lists them as fields.
+LEGACY_FIRST: dict[str, str] = {"hidden": "n_embed"}
+
+#: Model types whose attention width is not the field the standard name suggests: Qwen2-VL's
+#: vision ``hidden_size`` (3584) is the width its patch merger projects to, the ViT itself is
+#: ``embed_dim`` (1280) wide (``Qwen2VLVisionConfig``; ``VisionAttention(embed_dim, num_heads)``).
+OWN_WIDTH_KEYS: dict[str, dict[str, str]] = {"qwen2_vl_vision": {"hidden": "embed_dim"}}
+
+#: Dimensions without which the core rules cannot run (DL005 when absent with no default).
+REQUIRED_FIELDS = ("hidden", "heads", "layers", "vocab")
+
+#: Fields where 0 is meaningful (no shared experts; no routed experts in a dense model).
+ZERO_ALLOWED = frozenset(
+    {
+        "shared_experts",
+        "experts",
+        "experts_per_token",
+        "sliding_window",
+        "q_lora_rank",
+        "qk_rope_head_dim",  # 0: no rotary part (GLM-5's NoPE sparse-attention layers)
+    }
+)
+
+#: Keys that hold nested model configs in composite models, beyond what the table lists.
+SUB_CONFIG_KEYS = (
+    "text_config",
+    "vision_config",
+    "audio_config",
+    "speech_config",
+    "encoder",
+    "decoder",
+    "llm_config",
+    "language_config",
+    "thinker_config",
+    "talker_config",
+    "code2wav_config",
+    "vision_tower_config",
+)
+
+#: Model types whose absent ``n_inner`` means an MLP of 4 × hidden.
+GPT2_STYLE = frozenset(
+    {"gpt2", "gpt_bigcode", "gptj", "codegen", "imagegpt", "decision_transformer"}
+)
+
+#: Activation spellings whose MLP is gated (two input projections).
+GATED_ACTIVATIONS = frozenset({"swiglu", "geglu", "reglu", "silu_glu", "gated-gelu", "gated-silu"})
+_NUMERIC_SCALARS = (int, float)
+#: The largest size a tensor dimension can have (int64 in every framework). A larger value is an
+#: input error (DL003), never a number to compute with: products of a dozen such values still fit
+#: in a float, so no memory figure can overflow.
+MAX_DIMENSION = 2**63 - 1
+
+
+def is_dimension(value: Any) -> TypeGuard[int]:
+    """A JSON integer (not a bool, not a float) — what a shape dimension must be."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def looks_like_model_config(value: Any) -> bool:
+    """Whether a parsed JSON document is worth checking as a model config."""
+    if not isinstance(value, dict):
+        return False
+    if "model_type" in value or "architectures" in value:
+        return True
+    return _has_dimensions(value)
+
+
+def has_dimensions(obj: dict[str, Any]) -> bool:
+    """Two of hidden size, heads and layers, under any spelling (a section of a larger file)."""
+    return _has_dimensions(obj)
+
+
+def _has_dimensions(obj: dict[str, Any]) -> bool:
+    hidden_keys = (INT_FIELDS["hidden"][0], *INT_FIELDS["hidden"][1])
+    head_keys = (INT_FIELDS["heads"][0], *INT_FIELDS["heads"][1])
+    layer_keys = (INT_FIELDS["layers"][0], *INT_FIELDS["layers"][1])
+    has = [any(key in obj for key in keys) for keys in (hidden_keys, head_keys, layer_keys)]
+    return sum(has) >= 2
+
+
+def specs_for_document(path: str, value: dict[str, Any]) -> list[ModelSpec]:
+    """One spec for the top-level config and one for each nested sub-config."""
+    return [normalize(path, pointer, obj, hint) for pointer, obj, hint in _candidates(value)]
+
+
+def _candidates(
+    root: dict[str, Any],
+) -> Iterator[tuple[str, dict[str, Any], str | None]]:
+    """Yield (pointer, object, default model type) for the config and its sub-configs."""
+    pending: list[tuple[str, dict[str, Any], str | None, int]] = [("", root, None, 0)]
+    while pending:
+        pointer, obj, hint, depth = pending.pop(0)
+        yield pointer, obj, hint
+        if depth >= 3:
+            continue
+        model_type = obj.get("model_type")
+        arch = architectures.lookup(model_type) if isinstance(model_type, str) else None
+        table_subs = arch.sub_configs if arch is not None else {}
+        for key, child in obj.items():
+            if not isinstance(child, dict):
+                continue
+            known_sub = key in table_subs or key in SUB_CONFIG_KEYS
+            if known_sub or "model_type" in child or _has_dimensions(child):
+                child_pointer = f"{pointer}/{escape_pointer_token(key)}"
+                pending.append((child_pointer, child, table_subs.get(key), depth + 1))
+
+
+def normalize(
+    path: str, pointer: str, obj: dict[str, Any], default_type: str | None = None
+) -> ModelSpec:
+    """Build the spec of one config object located at ``pointer``."""
+    stated_type = obj.get("model_type")
+    model_type = stated_type if isinstance(stated_type, str) else default_type
+    arch = architectures.lookup(model_type) if model_type else None
+    spec = ModelSpec(path, pointer, obj, model_type, arch is not None)
+
+    for name, keys, minimum, default in _field_plan(model_type if arch else None):
+        setattr(spec, name, _resolve_int(spec, name, keys, minimum, default))
+    _resolve_special_cases(spec, arch)
+
+    spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
+    layer_types = obj.get("layer_types")
+    if isinstance(layer_types, list) and not all(isinstance(kind, str) for kind in layer_types):
+        spec.invalid.add("layer_types")  # DL003: a list or an object where a name belongs
+    elif isinstance(layer_types, list):
+        spec.layer_types = Located(layer_types, "layer_types", _child(pointer, "layer_types"))
+    for key in ("rope_scaling", "rope_parameters"):
+        rope = obj.get(key)
+        if isinstance(rope, dict) and rope:
+            spec.rope_scaling = Located(rope, key, _child(pointer, key))
+            break
+    spec.partial_rotary_factor = _resolve_fraction(spec, arch)
+    spec.activation = _resolve_activation(spec, arch)
+    spec.gated_mlp = _is_gated(spec)
+    tie = obj.get("tie_word_embeddings", (arch.defaults if arch else {}).get("tie_word_embeddings"))
+    spec.tie_word_embeddings = tie if isinstance(tie, bool) else None
+    spec.token_ids = list(_token_ids(obj, pointer))
+    spec.embedding_rows = trainingkeys.embedding_rows(obj, pointer, spec.vocab)
+    spec.recurrent = trainingkeys.is_recurrent(obj, model_type, arch is not None)
+    return spec
+
+
+def _child(pointer: str, key: str) -> str:
+    return f"{pointer}/{escape_pointer_token(key)}"
+
+
+@functools.cache
+def _field_plan(
+    model_type: str | None,
+) -> tuple[tuple[str, tuple[str, ...], int, Located[int] | None], ...]:
+    """Per model type, once: each field's keys in lookup order, minimum, and default.
+
+    The type's own spelling (gpt2's ``n_embd``) comes first, then the standard name, then the
+    spellings of remote-code models. Computed once per type because every config of a corpus
+    walks the same 21 fields.
+    """
+    arch = architectures.lookup(model_type) if model_type else None
+    plan = []
+    for name, (standard, spellings) in INT_FIELDS.items():
+        own_key = arch.attribute(standard) if arch else standard
+        own_key = OWN_WIDTH_KEYS.get(model_type or "", {}).get(name, own_key)
+        keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        legacy = LEGACY_FIRST.get(name)
+        if arch is not None and legacy is not None and legacy in arch.fields:
+            keys = (legacy, *(key for key in keys if key != legacy))
+        # Standard names are read even where they are not declared fields: modeling code reads
+        # them with getattr (GLM-4.5's head_dim is not a Glm4MoeConfig field, yet it is used).
+        minimum = 0 if name in ZERO_ALLOWED else 1
+        default: Located[int] | None = None
+        if arch is not None:
+            value = arch.defaults.get(own_key)
+            if is_dimension(value) and value >= minimum:
+                default = Located(value, own_key, None, "default")
+        plan.append((name, keys, minimum, default))
+    return tuple(plan)
+
+
+def _resolve_int(
+    spec: ModelSpec,
+    name: str,
+    keys: tuple[str, ...],
+    minimum: int,
+    default: Located[int] | None,
+) -> Located[int] | None:
+    obj = spec.raw
+    for key in keys:
+        if key not in obj:
+            continue
+        value = obj[key]
+        if value is None:
+            return None  # explicit null: transformers keeps None (derived, or "no window")
+        if isinstance(value, list | dict):
+            return None  # per-stage widths (Swin, OpenELM) or per-stack counts (LXMERT)
+        if name == "head_dim" and value == 0 and "kv_lora_rank" in obj:
+            return None  # latent-attention configs write head_dim 0 for "unused"
+        if value.__class__ is not int or value < minimum or value > MAX_DIMENSION:
+            spec.invalid.add(name)
+            return None
+        return Located(value, key, _child(spec.pointer, key))
+    return default
+
+
+def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
+    """Spellings whose meaning depends on another key (multi-query flags, gpt2's n_inner)."""
+    obj = spec.raw
+    if spec.kv_heads is None and "kv_heads" not in spec.invalid:
+        group_num = obj.get("multi_query_group_num")
+        if obj.get("multi_query_attention") and is_dimension(group_num) and group_num > 0:
+            # chatglm / glm: grouped-query attention spelled as "multi query" groups
+            spec.kv_heads = Located(
+                group_num, "multi_query_group_num", _child(spec.pointer, "multi_query_group_num")
+            )
+        elif obj.get("multi_query") is True and not obj.get("new_decoder_architecture"):
+            # falcon-7b: one shared KV head
+            spec.kv_heads = Located(
+                1, "multi_query", _child(spec.pointer, "multi_query"), "derived"
+            )
+    if spec.kv_heads is not None and spec.kv_heads.value == 0:
+        spec.kv_heads = None
+    gpt2_style = spec.model_type in GPT2_STYLE or "n_inner" in obj
+    if spec.ffn is None and "ffn" not in spec.invalid and spec.hidden is not None and gpt2_style:
+        # gpt2-style configs: an absent or null n_inner means 4 × hidden
+        spec.ffn = Located(4 * spec.hidden.value, "n_inner", None, "derived")
+
+
+def _resolve_fraction(spec: ModelSpec, arch: Architecture | None) -> Located[float] | None:
+    """The rotated fraction of each head: top-level, or (transformers 5) in rope_parameters."""
+    obj = spec.raw
+    places: list[tuple[dict[str, Any], str, str]] = [
+        (obj, key, _child(spec.pointer, key))
+        for key in ("partial_rotary_factor", "rotary_pct", "rotary_percentage")
+    ]
+    if spec.rope_scaling is not None and spec.rope_scaling.pointer is not None:
+        rope_pointer = spec.rope_scaling.pointer
+        places.insert(
+            0,
+            (
+                spec.rope_scaling.value,
+                "partial_rotary_factor",
+                _child(rope_pointer, "partial_rotary_factor"),
+            ),
+        )
+    for container, key, pointer in places:
+        if key in container:
+            value = container[key]
+            if (
+                isinstance(value, _NUMERIC_SCALARS)
+                and not isinstance(value, bool)
+                and 0 < value <= 1  # also False for NaN, before isfinite sees a huge int
+            ):
+                return Located(float(value), key, pointer)
+            if value is not None:
+                spec.invalid.add("partial_rotary_factor")
+            return None
+    if arch is not None:
+        for key in ("partial_rotary_factor", "rotary_pct"):
+            default = arch.defaults.get(key)
+            if (
+                isinstance(default, _NUMERIC_SCALARS)
+                and not isinstance(default, bool)
+                and 0 < default <= 1
+            ):
+                return Located(float(default), key, None, "default")
+    return None
+
+
+def _resolve_bool(spec: ModelSpec, key: str, arch: Architecture | None) -> Located[bool] | None:
+    value = spec.raw.get(key)
+    if isinstance(value, bool):
+        return Located(value, key, _child(spec.pointer, key))
+    default = arch.defaults.get(key) if arch else None
+    return Located(default, key, None, "default") if isinstance(default, bool) else None
+
+
+def _resolve_activation(spec: ModelSpec, arch: Architecture | None) -> Located[str] | None:
+    for key in (
+        "hidden_act",
+        "hidden_activation",
+        "activation_function",
+        "feed_forward_proj",
+        "ffn_act_fn",
+    ):
+        value = spec.raw.get(key)
+        if isinstance(value, str):
+            return Located(value, key, _child(spec.pointer, key))
+    if arch is not None:
+        for key in ("hidden_act", "hidden_activation", "activation_function", "feed_forward_proj"):
+            default = arch.defaults.get(key)
+            if isinstance(default, str):
+                return Located(default, key, None, "default")
+    return None
+
+
+#: Model families whose MLP is gated whatever the activation is called (GeGLU in Gemma…).
+GATED_FAMILIES = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen",
+    "gemma",
+    "phi3",
+    "phimoe",
+    "deepseek",
+    "olmo",
+    "cohere",
+    "granite",
+    "internlm",
+    "baichuan",
+    "chatglm",
+    "glm",
+    "yi",
+    "minicpm",
+    "exaone",
+    "smollm",
+    "stablelm",
+    "hunyuan",
+    "ernie4_5",
+    "apertus",
+    "arcee",
+    "dots1",
+    "seed_oss",
+)
+
+
+#: Words that mark a vision or audio encoder nested in (or named after) a language model.
+TOWER_MARKERS = ("vision", "audio", "visual", "vit", "siglip", "clip", "speech", "whisper")
+
+
+def is_tower(spec: ModelSpec) -> bool:
+    """A vision/audio encoder: its MLP sizing follows ViT conventions, not the LM's."""
+    names = f"{spec.model_type or ''} {spec.pointer}".lower()
+    return any(marker in names for marker in TOWER_MARKERS)
+
+
+def _is_gated(spec: ModelSpec) -> bool | None:
+    """Whether the MLP has a gate projection (SwiGLU/GeGLU), or None when unknown."""
+    act = spec.activation.value.lower() if spec.activation else ""
+    if act in GATED_ACTIVATIONS or act.startswith("gated-"):
+        return True
+    model_type = (spec.model_type or "").lower()
+    tower = is_tower(spec)
+    if not tower and any(model_type.startswith(family) for family in GATED_FAMILIES):
+        return True
+    if act in {"silu", "swish"}:
+        return True
+    if act.startswith("gelu") or act in {"relu", "gelu_new", "quick_gelu"}:
+        return False
+    return None
+
+
+def _token_ids(obj: dict[str, Any], pointer: str) -> Iterator[Located[int]]:
+    for key in ("bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id"):
+        value = obj.get(key)
+        if is_dimension(value):
+            yield Located(value, key, _child(pointer, key))
+        elif isinstance(value, list):
+            for position, item in enumerate(value):
+                if is_dimension(item):
+                    yield Located(item, key, f"{_child(pointer, key)}/{position}")
+
+
+def is_language_model(spec: ModelSpec) -> bool:
+    """Whether the parallel and memory rules judge ``spec``: it has heads and is no tower."""
+    return spec.heads is not None and not is_tower(spec)

@@ -1,0 +1,8 @@
+"""JSON-pointer helpers (RFC 6901): every value of a config is located by its pointer."""
+
+from __future__ import annotations
+
+
+def escape_pointer_token(token: str) -> str:
+    """RFC 6901 escaping of one reference token."""
+    return token.replace("~", "~0").replace("/", "~1")

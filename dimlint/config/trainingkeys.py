@@ -1,0 +1,96 @@
+"""What training configs say about a model beyond its dimensions: padded embeddings, recurrence.
+
+Two facts change what the coupled rules may claim:
+
+* **The embedding is padded elsewhere.** Training frameworks keep the tokenizer's ``vocab_size``
+  and size the embedding and LM head from another value: OLMo's ``embedding_size``, litgpt's
+  ``padded_vocab_size`` and ``padding_multiple``, mamba's ``pad_vocab_size_multiple``,
+  Megatron/NeMo/gpt-neox/nanotron's ``make_vocab_size_divisible_by`` (times the TP size in
+  Megatron), or a rounding in the model's ``__init__`` (modded-nanogpt's
+  ``next_multiple_of_n(vocab_size, n=128)``). The GEMMs then run on the padded width, so DL202
+  has nothing to say about ``vocab_size`` — and a fix must never rewrite it: it is the
+  tokenizer's size.
+* **The model is recurrent.** lingua's hawk, minGRU and minLSTM, mamba and RWKV have "heads" that
+  split a recurrence, not attention: no attention kernel sees their head dim (DL104), and their
+  heads divide an inner width, not the model width (DL101).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dimlint.config.spec import Located
+
+#: Keys whose value is the number of embedding rows (not the tokenizer's vocabulary).
+ROW_KEYS = ("embedding_size", "padded_vocab_size")
+#: Keys whose value is the multiple the embedding rows are rounded up to.
+MULTIPLE_KEYS = (
+    "make_vocab_size_divisible_by",
+    "pad_vocab_size_multiple",
+    "padding_multiple",
+    "pad_vocab_to_multiple_of",
+)
+#: Padded rows on this multiple are Tensor Core aligned: nothing left for DL202 to say.
+ALIGNED_ROWS = 8
+
+#: Keys only recurrent (RNN/SSM) configs of unknown model types carry.
+RECURRENT_KEYS = frozenset({"lru_dim_multiplier", "conv_size", "state_dim", "d_state", "ssm_cfg"})
+#: Model-type words of pure recurrent families (hybrids such as jamba keep attention layers).
+RECURRENT_TYPES = re.compile(r"mamba|rwkv|hawk|mingru|minlstm|xlstm|\brnn\b|\bgru\b|\blstm\b")
+#: gpt-neox block types that are not attention.
+NEOX_RECURRENT_BLOCKS = frozenset({"mamba", "rwkv"})
+
+#: A rounding of the vocabulary written in model code: ``next_multiple_of_n(vocab_size, n=128)``,
+#: ``find_multiple(config.vocab_size, 64)``, ``round_up(vocab_size, 128)``, ``pad_vocab(...)``.
+CODE_ROUNDING = re.compile(
+    r"\b\w*(?:multiple|round_up|ceil_to|pad_vocab|pad_to)\w*\(\s*(?:[A-Za-z_]\w*\.)*vocab_size\b"
+)
+
+
+def _positive_int(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
+
+
+def embedding_rows(
+    obj: dict[str, Any], pointer: str, vocab: Located[int] | None
+) -> Located[int] | None:
+    """The padded embedding rows ``obj`` states beside ``vocab``, located at the key saying so.
+
+    ``None`` when nothing pads the embedding, or when the padding key *is* the vocab (litgpt's
+    ``padded_vocab_size`` read as the vocab: then DL202 judges that value itself).
+    """
+    for key in ROW_KEYS:
+        rows = _positive_int(obj.get(key))
+        if rows is not None and (vocab is None or vocab.key != key):
+            return Located(rows, key, f"{pointer}/{key}", "derived")
+    for key in MULTIPLE_KEYS:
+        multiple = _positive_int(obj.get(key))
+        if multiple is None or multiple == 1:
+            continue
+        rows = -(-vocab.value // multiple) * multiple if vocab is not None else multiple
+        return Located(rows, key, f"{pointer}/{key}", "derived")
+    return None
+
+
+def is_recurrent(obj: dict[str, Any], model_type: str | None, known_type: bool) -> bool:
+    """Whether the config describes a recurrent (RNN/SSM) model: its heads are not attention."""
+    if model_type and RECURRENT_TYPES.search(model_type.lower()):
+        return True
+    blocks = obj.get("attention_config", obj.get("attention-config"))
+    if isinstance(blocks, list) and blocks:
+        kinds = {str(k).lower() for k in _block_kinds(blocks)}
+        if kinds and kinds <= NEOX_RECURRENT_BLOCKS:
+            return True
+    return not known_type and bool(RECURRENT_KEYS & obj.keys())
+
+
+def _block_kinds(blocks: list[Any]) -> list[Any]:
+    """gpt-neox's ``[[["flash"], 12], [["mamba"], 12]]`` → the block names."""
+    kinds: list[Any] = []
+    for entry in blocks:
+        if isinstance(entry, list) and entry and isinstance(entry[0], list):
+            kinds.extend(entry[0])
+    return kinds

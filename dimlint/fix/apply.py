@@ -1,0 +1,210 @@
+"""Apply fixes: edit the original text, re-lint, repeat; then write atomically.
+
+Edits replace exact character ranges of the original text, so indentation, key order, line
+endings and every untouched value stay byte-identical. Fixes are applied in rounds (as ruff
+does): overlapping edits wait for the next round, which re-lints the edited text, so a second
+``--fix`` run finds nothing to do. A file is written through a temporary file and
+``os.replace``, and not at all if it changed on disk while dimlint was running.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import os
+import stat
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from dimlint.diagnostics import Applicability, Diagnostic, Edit
+from dimlint.lint.results import FileResult
+
+MAX_ROUNDS = 10
+
+
+class FixOutcome(NamedTuple):
+    """The fixed bytes (None when nothing changed), the findings fixed, and what remains."""
+
+    original: bytes
+    fixed: bytes | None
+    applied: list[Diagnostic]
+    result: FileResult
+
+
+def allowed(diagnostic: Diagnostic, unsafe: bool) -> bool:
+    """Whether ``--fix`` (with or without ``--unsafe-fixes``) may apply this finding's fix."""
+    if diagnostic.fix is None:
+        return False
+    kind = diagnostic.fix.applicability
+    return kind is Applicability.SAFE or (unsafe and kind is Applicability.UNSAFE)
+
+
+def _key(edit: Edit) -> tuple[int, int, str]:
+    return (edit.span.start, edit.span.end, edit.content)
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """Apply non-overlapping edits, given in any order (identical duplicates merged)."""
+    pieces: list[str] = []
+    cursor = 0
+    for start, end, content in sorted(set(map(_key, edits))):
+        pieces.append(text[cursor:start])
+        pieces.append(content)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def _compatible(fixes: list[Diagnostic]) -> tuple[list[Diagnostic], list[Edit]]:
+    """Fixes whose edits neither overlap nor conflict; the others wait for the next round.
+
+    A fix is all or nothing. Two findings offering the same edit (DL101 and DL201 both moving
+    hidden_size to 4096) are compatible: the edit is applied once.
+    """
+    chosen: list[Diagnostic] = []
+    taken: dict[tuple[int, int], str] = {}
+    for diagnostic in fixes:
+        assert diagnostic.fix is not None
+        edits = diagnostic.fix.edits
+        clash = any(_conflicts(edit, taken) for edit in edits)
+        if clash:
+            continue
+        chosen.append(diagnostic)
+        taken.update({(e.span.start, e.span.end): e.content for e in edits})
+    return chosen, [e for d in chosen if d.fix is not None for e in d.fix.edits]
+
+
+def _conflicts(edit: Edit, taken: dict[tuple[int, int], str]) -> bool:
+    """An edit conflicts with a taken one on the same range with other text, or overlapping."""
+    for (start, end), content in taken.items():
+        if (start, end) == (edit.span.start, edit.span.end):
+            if content != edit.content:
+                return True
+        elif start < edit.span.end and edit.span.start < end:
+            return True
+    return False
+
+
+def fix_file(
+    original: bytes,
+    first: FileResult,
+    relint: Callable[[bytes], FileResult],
+    *,
+    unsafe: bool,
+) -> FixOutcome:
+    """Apply allowed fixes in rounds, re-linting between rounds, until none is left.
+
+    A round whose re-lint still shows a finding it fixed is rolled back and redone without that
+    fix: an edit that did not make its finding go away landed somewhere else, or guessed wrong,
+    and is not written.
+    """
+    result = first
+    current = original
+    applied: list[Diagnostic] = []
+    rejected: set[tuple[str, int, int, str]] = set()
+    for _ in range(MAX_ROUNDS * 2):
+        document = result.document
+        if document is None:
+            break
+        candidates = [
+            d for d in result.diagnostics if allowed(d, unsafe) and _identity(d) not in rejected
+        ]
+        chosen, edits = _compatible(candidates)
+        if not chosen:
+            break
+        drop_bom = any(d.code == "DL001" for d in chosen)  # the only DL001 fix removes a BOM
+        real_edits = [e for e in edits if e.span.end > e.span.start or e.content]
+        text = apply_edits(document.text, real_edits)
+        keep_bom = document.bom and not drop_bom
+        updated = (codecs.BOM_UTF8 if keep_bom else b"") + text.encode("utf-8")
+        if updated == current:
+            break
+        after = relint(updated)
+        persisting = _still_present(chosen, real_edits, after)
+        if persisting:
+            rejected.update(_identity(d) for d in persisting)
+            continue  # roll back: redo this round without the fixes that did not work
+        applied.extend(chosen)
+        current = updated
+        result = after
+        if len(applied) > MAX_ROUNDS * 64:
+            break
+    return FixOutcome(original, current if current != original else None, applied, result)
+
+
+def _identity(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
+    span = diagnostic.span
+    return (
+        diagnostic.code,
+        span.start if span else -1,
+        span.end if span else -1,
+        diagnostic.message,
+    )
+
+
+def _moved(offset: int, edits: list[Edit]) -> int:
+    """Where ``offset`` of the text before the edits is in the text after them."""
+    shift = 0
+    for start, end, content in sorted(set(map(_key, edits))):
+        if end <= offset and start < offset:
+            shift += len(content) - (end - start)
+        elif start <= offset < end:
+            return start + shift
+    return offset + shift
+
+
+def _still_present(
+    chosen: list[Diagnostic], edits: list[Edit], after: FileResult
+) -> list[Diagnostic]:
+    """The fixed findings the re-lint still reports at the same place (same rule)."""
+    remaining = {(d.code, d.span.start) for d in after.diagnostics if d.span is not None}
+    return [
+        d
+        for d in chosen
+        if d.span is not None
+        and d.code != "DL001"
+        and (d.code, _moved(d.span.start, edits)) in remaining
+    ]
+
+
+def unified_diff(path: str, before: bytes, after: bytes) -> str:
+    """A unified diff of a fix, for ``--diff``."""
+    old = before.decode("utf-8", errors="replace").splitlines(keepends=True)
+    new = after.decode("utf-8", errors="replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"))
+
+
+class ConcurrentModification(OSError):
+    """The file changed on disk after it was read: it is left alone."""
+
+
+def write_refusal(path: str, roots: Sequence[str]) -> str | None:
+    """Why a fix must not be written to ``path`` (None when it may be).
+
+    The file really written is the link's target, so it must lie inside one of the real folders
+    checked (``roots``): a symlink in a pull request must not make ``--fix`` edit a file outside
+    the repository. A file without write permission (0444) is left alone even when its folder is
+    writable, which would let ``os.replace`` swap it (root bypasses ``os.access``, so the mode
+    bits are read).
+    """
+    real = os.path.realpath(path)
+    if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
+        return f"it is a link to {real}, outside the folders checked"
+    try:
+        status = os.stat(real)
+    except OSError as error:
+        return error.strerror or str(error)
+    if not stat.S_ISREG(status.st_mode):
+        return "not a regular file"
+    if not status.st_mode & stat.S_IWUSR or not os.access(real, os.W_OK):
+        return "the file is read-only"
+    return None
+
+
+def write_atomically(path: str, expected: bytes, data: bytes) -> None:
+    """Replace ``path`` with ``data`` unless its content is no longer ``expected``."""
+    from dimlint.sources.safeio import read_regular, replace_atomically
+
+    if read_regular(path) != expected:
+        raise ConcurrentModification(f"{path} changed during the run; not written")
+    replace_atomically(path, data, os.stat(path).st_mode & 0o7777)

@@ -1,0 +1,363 @@
+"""Why each value: the one-line ``why`` of every candidate and ``--explain`` for the winner.
+
+Every number here comes from the verification the search already runs — ``mem``'s parameter
+and KV counts, ``plan``'s accepted TP degrees, the linter's findings — applied to the winner's
+neighbours: the next hidden size either way, one layer more or fewer, every KV head count that
+divides the heads, the other head dims, the next FFN rounding, and the nearest power-of-two
+hidden size. A neighbour either fails a rule (its finding is quoted) or loses on a ranking
+criterion (both values are shown).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from dimlint.fix.suggest.families import Shape
+from dimlint.fix.suggest.search import (
+    BAND,
+    Candidate,
+    Outcome,
+    Plan,
+    alignment,
+    enumerate_shapes,
+    excluded_by,
+    in_tolerance,
+    preliminary_key,
+    ranked,
+    refit,
+    verify,
+)
+
+#: TP degrees compared in the power-of-two question (two nodes of 8).
+POWER_TP = 16
+_CRITERIA = (
+    "distance from the parameter target",
+    "KV bytes per token",
+    "TP degrees accepted",
+    "alignment margin",
+    "distance from the median depth/width ratio",
+    "KV bytes per token",
+    "distance from the parameter target",
+)
+
+
+def _pct(value: int, target: int) -> str:
+    return f"{(value - target) / target:+.1%}"
+
+
+def _degrees(engines: dict[str, list[int]]) -> str:
+    return "; ".join(f"{name} tp {','.join(map(str, tps))}" for name, tps in engines.items())
+
+
+def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
+    """One line per choice, for the JSON ``why`` and the table."""
+    shape, request = candidate.shape, plan.request
+    low, median, high = plan.aspect
+    lines = [
+        f"total {candidate.total:,} parameters ({_pct(candidate.total, request.params)} of the"
+        " target, as `dimlint mem` counts them)"
+    ]
+    if request.active is not None:
+        lines.append(
+            f"active {candidate.active:,} ({_pct(candidate.active, request.active)} of the target)"
+        )
+    if shape.mla:
+        lines.append(
+            f"hidden {shape.hidden}: a multiple of {alignment(shape)}; {shape.heads} latent"
+            f" attention heads ({shape.heads} × 128 = {shape.attention_width})"
+        )
+    else:
+        lines.append(
+            f"hidden {shape.hidden} = {shape.heads} heads × {shape.head_dim}"
+            if shape.heads * shape.head_dim == shape.hidden
+            else f"hidden {shape.hidden}, attention width {shape.heads} × {shape.head_dim} ="
+            f" {shape.attention_width} ({plan.family.name} sets head_dim on its own)"
+        )
+        lines.append(
+            f"{shape.kv_heads} KV heads (GQA {shape.heads // shape.kv_heads}):"
+            f" {candidate.kv_bytes_per_token:,.0f} KV bytes per token at {plan.kv_dtype}"
+        )
+    ratio = shape.hidden / shape.layers
+    where = "inside" if low <= ratio <= high else "outside"
+    given = " (--layers)" if request.layers is not None else ""
+    lines.append(
+        f"{shape.layers} layers{given}: hidden/layers {ratio:.0f}, {where} the"
+        f" {low:.0f}–{high:.0f} of released models near this size (median {median:.0f})"
+    )
+    if shape.experts:
+        lines.append(
+            f"{shape.experts} experts × {shape.expert_ffn} (a multiple of 64), top-{shape.top_k}"
+            + (f", {shape.shared} shared" if shape.shared else "")
+            + (f", {shape.dense_layers} dense layers first" if shape.dense_layers else "")
+        )
+    else:
+        lines.append(
+            f"ffn {shape.ffn} = {shape.ffn / shape.hidden:.2f} × hidden, a multiple of"
+            f" {plan.family.ffn_multiple} ({plan.family.name} rounding)"
+        )
+    vocab = request.vocab or plan.family.vocab
+    padded = f" padded from {vocab} to a multiple of 64" if shape.vocab != vocab else ""
+    lines.append(f"vocab {shape.vocab}{padded}; embeddings {'tied' if shape.tie else 'untied'}")
+    lines.append(f"accepted: {_degrees(candidate.engines)}")
+    return lines
+
+
+def _loses_on(winner: Candidate, other: Candidate) -> str:
+    """The first ranking criterion on which ``other`` is behind, with both values."""
+    for index, (mine, theirs) in enumerate(zip(winner.key, other.key, strict=False)):
+        if mine == theirs:
+            continue
+        name = _CRITERIA[min(index, len(_CRITERIA) - 1)]
+        if index == 0:
+            return f"{name}: band {theirs:g} vs {mine:g} (bands of {BAND:.0%})"
+        if index == 1:
+            return (
+                f"{name}: {other.kv_bytes_per_token:,.0f} vs {winner.kv_bytes_per_token:,.0f}"
+                " (a higher band; bands are half-octaves above the leanest candidate)"
+            )
+        if index == 2:
+            return f"{name}: {-theirs:g} vs {-mine:g} ({_degrees(other.engines)})"
+        if index == 3:
+            return f"{name}: multiple of {-theirs:g} vs {-mine:g}"
+        if index == 4:
+            return f"{name}: {theirs:.3f} vs {mine:.3f} (|log| of the ratio to the median)"
+        if index == 5:
+            return f"KV bytes per token: {theirs:,.0f} vs {mine:,.0f}"
+        return f"distance from the parameter target: {theirs:.2%} vs {mine:.2%}"
+    return ""
+
+
+def _verdict(plan: Plan, winner: Candidate, other: Candidate, floor: float = 0.0) -> str:
+    size = f"{other.total / 1e9:.3g}B ({_pct(other.total, plan.request.params)})"
+    if plan.request.active is not None:
+        size += f", {other.active / 1e9:.3g}B active ({_pct(other.active, plan.request.active)})"
+    if other.over_budget:
+        return f"{size}: does not fit the budget ({_memory(other)})"
+    if other.blocking:
+        first = other.blocking[0]
+        return f"{size}: refused, {first.code} {first.message.split('. ')[0]}"
+    if not in_tolerance(plan, other):
+        return f"{size}: outside ±{plan.request.tolerance:.0%} of the target"
+    excluded = excluded_by(plan, other.shape)
+    if excluded is not None:
+        return f"{size}: valid, but {excluded}"
+    if floor:
+        other = other._replace(key=ranked(other, floor))
+    loses = _loses_on(winner, other)
+    if not loses:
+        return f"{size}: valid, ties with the winner on every criterion (search order decides)"
+    return f"{size}: valid, ranks lower on {loses}"
+
+
+def _constraints(plan: Plan) -> str:
+    """The constraints every enumerated shape meets, in words."""
+    request = plan.request
+    parts = [
+        f"±{request.tolerance:.0%} of the target",
+        f"hidden/layers {plan.aspect[0]:.0f}–{plan.aspect[2]:.0f}",
+    ]
+    if plan.head_divisors:
+        parts.append(f"heads divisible by {', '.join(map(str, plan.head_divisors))}")
+    if request.kv_heads is not None:
+        parts.append(f"{request.kv_heads} KV heads")
+    elif plan.family.name != "deepseek_v3":
+        low, high = request.gqa or plan.family.gqa
+        parts.append(f"GQA {low}..{high}")
+    return ", ".join(parts)
+
+
+def _width(shape: Shape) -> str:
+    return f"experts × {shape.expert_ffn}" if shape.experts else f"ffn {shape.ffn}"
+
+
+def _memory(candidate: Candidate) -> str:
+    rows = [r for r in candidate.memory if not r["fits"]]
+    return "; ".join(
+        f"{r['layout']}: {r['per_gpu_bytes'] / 2**30:.1f} GiB per GPU of"
+        f" {r['usable_bytes'] / 2**30:.1f}"
+        for r in rows[:1]
+    )
+
+
+def _best(plan: Plan, shapes: list[Shape]) -> Shape | None:
+    return shapes[0] if shapes else None
+
+
+def _alternatives(outcome: Outcome, winner: Candidate) -> Iterator[tuple[str, Shape | None]]:
+    shape = winner.shape
+    pool = outcome.shapes
+    for hidden in (shape.hidden - 256, shape.hidden + 256):
+        found = [
+            s
+            for s in pool
+            if s.hidden == hidden and s.head_dim == shape.head_dim and s.experts == shape.experts
+        ]
+        yield f"hidden {hidden}", _best(outcome.plan, found)
+    for layers in (shape.layers - 1, shape.layers + 1):
+        found = [
+            s
+            for s in pool
+            if s.layers == layers and (s.hidden, s.heads, s.kv_heads) == _attention(shape)
+        ]
+        yield f"{layers} layers", _best(outcome.plan, found)
+
+
+def _attention(shape: Shape) -> tuple[int, int, int]:
+    return shape.hidden, shape.heads, shape.kv_heads
+
+
+def _kv_alternatives(shape: Shape) -> Iterator[Shape]:
+    for kv in range(1, shape.heads + 1):
+        if shape.heads % kv == 0 and kv != shape.kv_heads and shape.heads // kv <= 16:
+            yield shape._replace(kv_heads=kv)
+
+
+def _head_dim_alternatives(plan: Plan, shape: Shape) -> Iterator[Shape]:
+    for head_dim in (64, 128, 256):
+        if head_dim == shape.head_dim:
+            continue
+        if plan.family.free_attention_width:
+            heads = shape.heads * shape.head_dim // head_dim
+        elif shape.hidden % head_dim == 0:
+            heads = shape.hidden // head_dim
+        else:
+            continue
+        ratio = shape.heads // shape.kv_heads
+        if heads < 1 or heads % ratio:
+            continue
+        yield shape._replace(head_dim=head_dim, heads=heads, kv_heads=heads // ratio)
+
+
+def explain(outcome: Outcome) -> list[str]:
+    """The ``--explain`` text for the winner (lines, without trailing newlines)."""
+    plan = outcome.plan
+    winner = outcome.candidates[0]
+    shape = winner.shape
+    floor = _floor(outcome)
+    lines = [f"Why {shape.describe()}:"]
+    for label, alternative in _alternatives(outcome, winner):
+        if alternative is None:
+            lines.append(f"  {label}: no shape meets {_constraints(plan)}")
+            continue
+        other = verify(plan, alternative)
+        lines.append(
+            f"  {label} ({alternative.describe()}): {_verdict(plan, winner, other, floor)}"
+        )
+    if not shape.mla:
+        tokens = (plan.request.context or 4096) * (plan.request.batch or 1)
+        lines.append(
+            f"  KV heads {shape.kv_heads}: {winner.kv_bytes_per_token:,.0f} B/token,"
+            f" {winner.kv_bytes_per_token * tokens / 2**30:.2f} GiB for {tokens} tokens;"
+            f" {_degrees(winner.engines)}"
+        )
+        for option in _kv_alternatives(shape):
+            alternative = refit(plan, option)
+            other = verify(plan, alternative)
+            lines.append(
+                f"    {alternative.kv_heads} KV heads ({_width(alternative)}):"
+                f" {other.kv_bytes_per_token:,.0f} B/token"
+                f" ({other.kv_bytes_per_token * tokens / 2**30:.2f} GiB);"
+                f" {_degrees(other.engines)}; {_verdict(plan, winner, other, floor)}"
+            )
+        for option in _head_dim_alternatives(plan, shape):
+            alternative = refit(plan, option)
+            other = verify(plan, alternative)
+            lines.append(
+                f"  head dim {alternative.head_dim} ({alternative.heads}/{alternative.kv_heads}"
+                f" heads, {_width(alternative)}): {_verdict(plan, winner, other, floor)}"
+            )
+    width = "expert_ffn" if shape.experts else "ffn"
+    step = 64 if shape.experts else plan.family.ffn_multiple
+    for delta in (-step, step):
+        value = getattr(shape, width) + delta
+        other = verify(plan, shape._replace(**{width: value}))
+        lines.append(f"  {width} {value}: {_verdict(plan, winner, other, floor)}")
+    lines.extend(power_of_two(outcome, winner))
+    return lines
+
+
+def _floor(outcome: Outcome) -> float:
+    """The leanest candidate's KV bytes per token: where the KV bands start."""
+    return min(c.kv_bytes_per_token for c in outcome.candidates)
+
+
+def _nearest_power(value: int) -> int:
+    low = 1 << (value.bit_length() - 1)
+    return low if value - low <= 2 * low - value else 2 * low
+
+
+def _best_at_hidden(plan: Plan, hidden: int) -> Shape | None:
+    """The best shape at ``hidden`` within tolerance, whatever its depth/width ratio."""
+    wide = plan._replace(aspect=(1.0, plan.aspect[1], 1e9))
+    best: tuple[tuple[float, ...], Shape] | None = None
+    for shape, distance in enumerate_shapes(wide, slack=0.0):
+        if shape.hidden != hidden:
+            continue
+        key = preliminary_key(plan, shape, distance)
+        if best is None or key < best[0]:
+            best = (key, shape)
+    return best[1] if best else None
+
+
+def power_of_two(outcome: Outcome, winner: Candidate) -> list[str]:
+    """Does a power-of-two hidden size win for these targets, and by how much?"""
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, valid_degrees
+    from dimlint.memory import language_spec
+
+    plan = outcome.plan
+    shape = winner.shape
+    floor = _floor(outcome)
+    power = _nearest_power(shape.hidden)
+    if power == shape.hidden:
+        return [
+            f"  power of two: hidden {shape.hidden} is one; the ranking chose it for the"
+            " criteria above, not for being a power of two"
+        ]
+    other_shape = _best_at_hidden(plan, power)
+    if other_shape is None:
+        return [
+            f"  power of two: no shape with hidden {power} comes within"
+            f" ±{plan.request.tolerance:.0%} of the target under the fixed dimensions"
+        ]
+    other = verify(plan, other_shape)
+
+    def degrees(candidate: Candidate) -> dict[str, set[int]]:
+        lm = language_spec(specs_for_document("config.json", candidate.config))
+        return {
+            name: set(valid_degrees(ENGINES[name], lm, "tp", POWER_TP)[0]) for name in PLAN_ENGINES
+        }
+
+    mine, theirs = degrees(winner), degrees(other)
+    only_power = {n: sorted(theirs[n] - mine[n]) for n in PLAN_ENGINES if theirs[n] - mine[n]}
+    only_mine = {n: sorted(mine[n] - theirs[n]) for n in PLAN_ENGINES if mine[n] - theirs[n]}
+    ratio = other_shape.hidden / other_shape.layers
+    lines = [
+        f"  power of two: the best hidden-{power} shape is {other_shape.describe()}"
+        f" (hidden/layers {ratio:.0f}); {_verdict(plan, winner, other, floor)}",
+        f"    parameters {other.total:,} vs {winner.total:,}; KV"
+        f" {other.kv_bytes_per_token:,.0f} vs {winner.kv_bytes_per_token:,.0f} B/token;"
+        f" alignment: multiple of {alignment(other_shape)} vs {alignment(shape)}"
+        " (DL201 asks for 8, and 64 for full Tensor Core efficiency: both clear it)",
+    ]
+    if only_power:
+        wins = "; ".join(f"{n} tp {','.join(map(str, d))}" for n, d in only_power.items())
+        lines.append(f"    the power of two wins these TP degrees (up to {POWER_TP}): {wins}")
+    if only_mine:
+        wins = "; ".join(f"{n} tp {','.join(map(str, d))}" for n, d in only_mine.items())
+        lines.append(f"    hidden {shape.hidden} wins these instead: {wins}")
+    if not only_power and not only_mine:
+        lines.append(
+            f"    no engine accepts a TP degree up to {POWER_TP} for one that it refuses for the"
+            " other: divisibility comes from the heads, KV heads, FFN and vocab, and a power"
+            " of two hidden size buys nothing here"
+        )
+    kv = other.kv_bytes_per_token - winner.kv_bytes_per_token
+    if kv and not math.isclose(kv, 0):
+        lines.append(
+            f"    by how much: {kv:+,.0f} KV bytes per token"
+            f" ({kv / winner.kv_bytes_per_token:+.0%}) and"
+            f" {_pct(other.total, winner.total)} parameters for the power of two"
+        )
+    return lines

@@ -1,0 +1,97 @@
+"""Released models, for comparison and for the depth/width range a suggestion keeps to.
+
+The table (``dimlint/data/released_shapes.json``) is generated from the shared corpus by
+:mod:`dimlint.tools.generate_released_shapes`; nothing here reads the corpus.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from pathlib import Path
+from typing import Any, NamedTuple
+
+TABLE = Path(__file__).resolve().parents[2] / "data" / "released_shapes.json"
+#: Released models within this factor of the requested size set the depth/width range.
+SIZE_WINDOW = 3.0
+#: …and at least this many of them (the window widens until there are).
+MIN_MODELS = 8
+#: Share of those models cut at each end of the range (outliers: MiniCPM3's 62 thin layers).
+TRIM = 0.0
+
+
+class Released(NamedTuple):
+    name: str
+    model_type: str
+    params: int
+    active: int
+    hidden: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    vocab: int
+    experts: int
+    expert_ffn: int
+    top_k: int
+
+    def describe(self) -> str:
+        """``Llama-3.1-8B: 4096 × 32 layers, 32/8 heads, ffn 14336, 8.03B``."""
+        text = f"{self.name} ({self.model_type}): {self.hidden} × {self.layers} layers,"
+        text += f" {self.heads}/{self.kv_heads} heads"
+        if self.experts:
+            width = self.expert_ffn or self.ffn
+            text += f", {self.experts} experts × {width} top-{self.top_k}"
+        else:
+            text += f", ffn {self.ffn}"
+        size = f"{self.params / 1e9:.2f}B"
+        if self.active != self.params:
+            size += f" ({self.active / 1e9:.2f}B active)"
+        return f"{text}, {size}"
+
+
+@functools.cache
+def released() -> tuple[Released, ...]:
+    data: dict[str, Any] = json.loads(TABLE.read_text(encoding="utf-8"))
+    return tuple(
+        Released(**{field: row[field] for field in Released._fields}) for row in data["models"]
+    )
+
+
+def _window(params: int, moe: bool) -> list[Released]:
+    models = [m for m in released() if bool(m.experts) == moe] or list(released())
+    factor = SIZE_WINDOW
+    while True:
+        near = [m for m in models if params / factor <= m.params <= params * factor]
+        if len(near) >= MIN_MODELS or factor > 1000:
+            return near
+        factor *= 1.5
+
+
+def aspect_range(params: int, moe: bool) -> tuple[float, float, float]:
+    """(low, median, high) of hidden / layers among released models near ``params`` (dense or
+    mixture-of-experts as asked), the extreme tenth at each end left out."""
+    ratios = sorted(m.hidden / m.layers for m in _window(params, moe))
+    cut = int(len(ratios) * TRIM)
+    kept = ratios[cut : len(ratios) - cut] or ratios
+    return kept[0], kept[len(kept) // 2], kept[-1]
+
+
+def nearest(params: int, moe: bool, count: int = 3, model_type: str = "") -> list[Released]:
+    """The released models closest in size (log scale), mixture-of-experts or not as asked;
+    the closest of ``model_type`` (the family written) first, then any family."""
+    pool = [m for m in released() if bool(m.experts) == moe] or list(released())
+    ordered = sorted(pool, key=lambda m: abs(math.log(m.params / params)))
+    same = [m for m in ordered if model_type and m.model_type == model_type][:1]
+    seen: set[tuple[int, ...]] = set()
+    found: list[Released] = []
+    for model in same + ordered:
+        shape = (model.hidden, model.layers, model.heads, model.kv_heads, model.ffn)
+        if shape not in seen:
+            seen.add(shape)
+            found.append(model)
+        if len(found) == count:
+            break
+    return found

@@ -1,0 +1,142 @@
+"""What ``dimlint suggest`` is asked: sizes, fixed dimensions, targets and budget.
+
+Parsing lives here so that the command and the API read a request the same way. Two syntaxes
+are new to ``suggest``: ``--target vllm:tp=2,4,8`` lists several degrees for one key (a bare
+number after ``key=N`` continues that key's list; every combination becomes one target that
+must be valid), and ``--gqa-ratio 4..8`` is an inclusive range of heads per KV head.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any, NamedTuple
+
+from dimlint.errors import UsageError
+
+FAMILIES = ("llama", "qwen2", "mistral", "gemma2", "deepseek_v3")
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kKmMbBtT]?)\s*$")
+_SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
+
+
+class MoE(NamedTuple):
+    """``--moe experts=64,top_k=8,shared=1``."""
+
+    experts: int
+    top_k: int
+    shared: int = 0
+
+
+class Request(NamedTuple):
+    """One ``suggest`` request; None means "the search chooses"."""
+
+    params: int
+    active: int | None = None
+    family: str = "llama"
+    budget: str | None = None
+    context: int | None = None
+    batch: int | None = None
+    dtype: str | None = None
+    kv_dtype: str | None = None
+    #: Expanded target specs (``vllm:tp=2``, ``vllm:tp=4``…), as ``check --target`` takes them.
+    targets: tuple[str, ...] = ()
+    vocab: int | None = None
+    layers: int | None = None
+    head_dim: int | None = None
+    kv_heads: int | None = None
+    gqa: tuple[int, int] | None = None
+    moe: MoE | None = None
+    mla: bool = False
+    top: int = 5
+    #: Allowed relative distance of total (and active) parameters from the request.
+    tolerance: float = 0.03
+
+    def as_json(self) -> dict[str, Any]:
+        data = self._asdict()
+        data["moe"] = self.moe._asdict() if self.moe else None
+        data["gqa"] = list(self.gqa) if self.gqa else None
+        data["targets"] = list(self.targets)
+        return data
+
+
+def parse_size(text: str, what: str = "--params") -> int:
+    """``8B``, ``0.5B``, ``135M``, ``1.5e9`` → a parameter count."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise UsageError(f"{what} {text!r} is not a size such as 8B, 0.5B, 135M or 7e9")
+    value = float(match.group(1)) * _SCALE[match.group(2).lower()]
+    if value < 1e6 or value > 1e13:
+        raise UsageError(f"{what} {text!r}: expected between 1M and 10T parameters")
+    return round(value)
+
+
+def parse_moe(text: str) -> MoE:
+    """``experts=64,top_k=8[,shared=1]``."""
+    values: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, equals, value = part.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        if key == "topk":
+            key = "top_k"
+        if key not in ("experts", "top_k", "shared") or not equals or not value.strip().isdigit():
+            raise UsageError(
+                f"--moe {text!r}: {part!r} is not experts=N, top_k=N or shared=N"
+                " (e.g. --moe experts=64,top_k=8,shared=1)"
+            )
+        values[key] = int(value)
+    if "experts" not in values or "top_k" not in values:
+        raise UsageError(f"--moe {text!r}: give at least experts=N and top_k=N")
+    moe = MoE(values["experts"], values["top_k"], values.get("shared", 0))
+    if moe.experts < 2 or not 1 <= moe.top_k < moe.experts or moe.shared > 8:
+        raise UsageError(f"--moe {text!r}: need experts ≥ 2, 1 ≤ top_k < experts and shared ≤ 8")
+    return moe
+
+
+def parse_range(text: str, what: str) -> tuple[int, int]:
+    """``4..8`` or ``8`` → an inclusive range."""
+    low, dots, high = text.partition("..")
+    parts = (low, high) if dots else (low, low)
+    if not all(p.strip().isdigit() and int(p) >= 1 for p in parts) or int(parts[0]) > int(parts[1]):
+        raise UsageError(f"{what} {text!r} is not N or LOW..HIGH (e.g. 4..8)")
+    return int(parts[0]), int(parts[1])
+
+
+def expand_target(text: str) -> list[str]:
+    """``vllm:tp=2,4,8`` → ``vllm:tp=2``, ``vllm:tp=4``, ``vllm:tp=8``.
+
+    A bare number continues the list of the key before it, so ``megatron:tp=4,8,pp=2`` means
+    tp 4 or 8, each with pp 2; every combination is one target. Anything else is left to
+    :func:`dimlint.targets.parse_target` to accept or refuse.
+    """
+    name, colon, rest = text.strip().partition(":")
+    if not colon:
+        return [text.strip()]
+    keys: list[tuple[str, list[str]]] = []
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        if "=" in part:
+            key, _, value = part.partition("=")
+            keys.append((key.strip(), [value.strip()]))
+        elif part.isdigit() and keys:
+            keys[-1][1].append(part)
+        else:
+            raise UsageError(f"target {text!r}: {part!r} is neither key=N nor another N")
+    if not keys:
+        return [text.strip()]
+    combos = itertools.product(*(values for _, values in keys))
+    return [
+        f"{name}:" + ",".join(f"{k}={v}" for (k, _), v in zip(keys, combo, strict=True))
+        for combo in combos
+    ]
+
+
+def family_for(like: str | None, mla: bool) -> str:
+    """The family whose keys are written: ``--like``, or deepseek_v3 for ``--mla``."""
+    if like is None:
+        return "deepseek_v3" if mla else "llama"
+    if like not in FAMILIES:
+        raise UsageError(f"--like {like!r}: choose one of {', '.join(FAMILIES)}")
+    if mla and like != "deepseek_v3":
+        raise UsageError(
+            f"--mla with --like {like}: only deepseek_v3 writes multi-head latent attention"
+        )
+    return like

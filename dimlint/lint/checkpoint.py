@@ -1,0 +1,139 @@
+"""Run the checks of the files beside a ``config.json``: its checkpoint and its tokenizer.
+
+The linter calls :func:`check_beside` only for a config whose folder holds such files (the
+names come from discovery, which lists the folder anyway), so a plain JSON run imports none of
+this. The checkpoint code — and through it the parameter counting of :mod:`dimlint.memory` — is
+imported only when weights are there and a checkpoint rule is enabled; a tokenizer alone costs
+the tokenizer module.
+
+Findings about the config are returned with the pointer of the config value that explains
+them, for the linter to locate in the config; findings about other files (an unreadable shard,
+a wrong ``total_size`` in the index) come back as finished diagnostics on those files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from dimlint.checks.registry import Finding
+from dimlint.config.spec import ModelSpec
+from dimlint.diagnostics import Diagnostic, Position, Span
+from dimlint.lint.selection import Selection
+from dimlint.sources.filenames import TOKENIZER_FILES, is_weight_file
+from dimlint.sources.jsonfile import InputProblem
+
+if TYPE_CHECKING:
+    from dimlint.checks.checkpoint_sizes import IndexFinding
+    from dimlint.sources.checkpoint import Checkpoint, Index
+    from dimlint.sources.folder import Beside
+
+#: Rules that read the weights.
+CHECKPOINT_CODES = frozenset({"DL503", "DL610", "DL611", "DL612"})
+
+
+def check_beside(
+    path: str,
+    specs: list[ModelSpec],
+    selection: Selection,
+    enabled: frozenset[str],
+    beside: Beside | None = None,
+) -> tuple[list[Finding], list[Diagnostic]]:
+    """Findings on the config, and diagnostics on the files beside it (read through
+    ``beside``; default: the config's folder)."""
+    folder = os.path.dirname(path) or "."
+    names = selection.companions
+    findings: list[Finding] = []
+    others: list[Diagnostic] = []
+    if not specs:
+        return findings, others
+    weights = [name for name in names if is_weight_file(name)]
+    if weights and enabled & CHECKPOINT_CODES:
+        from dimlint.sources.checkpoint import load
+
+        checkpoint = load(folder, weights, beside)
+        if checkpoint is not None:
+            _problems(checkpoint.problems, selection, enabled, others)
+            findings.extend(_checkpoint(checkpoint, specs, selection, enabled, others))
+    if "DL605" in enabled:
+        from dimlint.lint.tokenizer import highest_id, tokenizer_findings
+
+        if any(name in TOKENIZER_FILES for name in names):
+            top, problems = highest_id(folder, names, beside)
+            _problems(problems, selection, enabled, others)
+            findings.extend(tokenizer_findings(specs, top))
+    return findings, others
+
+
+def _problems(
+    problems: Iterable[tuple[str, InputProblem]],
+    selection: Selection,
+    enabled: frozenset[str],
+    out: list[Diagnostic],
+) -> None:
+    if "DL001" not in enabled:
+        return
+    severity = selection.severity_of("DL001", None)
+    span = Span(0, 0, Position(1, 1), Position(1, 2))  # binary files: the file as a whole
+    for path, problem in problems:
+        out.append(Diagnostic("DL001", severity, problem.message, path, span))
+
+
+def _parameters(specs: list[ModelSpec]) -> tuple[int, bool] | None:
+    """The config's parameter count and whether it is exact (False: a model type dimlint does
+    not know, estimated as a Llama-like decoder), or None when it cannot be computed."""
+    from dimlint.memory import model_parameters
+    from dimlint.memory.expected_tensors import quantization
+
+    top = specs[0]
+    if quantization(top) is not None:
+        return None
+    try:
+        counted = model_parameters(specs)
+    except (ArithmeticError, LookupError, TypeError, ValueError):
+        return None  # a config the recipes cannot read; other rules report what is wrong
+    return (counted.total, counted.exact) if counted.total else None
+
+
+def _checkpoint(
+    checkpoint: Checkpoint,
+    specs: list[ModelSpec],
+    selection: Selection,
+    enabled: frozenset[str],
+    others: list[Diagnostic],
+) -> list[Finding]:
+    from dimlint.checks.checkpoint_shapes import shape_findings, tensor_findings, view
+    from dimlint.checks.checkpoint_sizes import dtype_findings, index_findings, total_findings
+    from dimlint.memory.expected_tensors import plan_for
+
+    top = specs[0]
+    plan = plan_for(top)
+    counted = (plan.parameters(), True) if plan is not None else _parameters(specs)
+    parameters, exact = counted if counted is not None else (None, True)
+    found: list[Finding] = []
+    if plan is not None:
+        seen = view(plan, checkpoint)
+        if "DL610" in enabled:
+            found.extend(shape_findings(plan, seen, checkpoint, top))
+        if "DL611" in enabled and (checkpoint.index_json is not None or checkpoint.complete):
+            found.extend(tensor_findings(plan, seen, checkpoint, top))
+    elif parameters is not None and exact and "DL611" in enabled and checkpoint.complete:
+        found.extend(total_findings(specs, checkpoint, parameters))
+    if "DL612" in enabled:
+        found.extend(dtype_findings(specs, checkpoint))
+    index = checkpoint.index_json
+    if "DL503" in enabled and index is not None:
+        for finding in index_findings(checkpoint, specs, plan, parameters, exact):
+            others.append(_in_index(index, finding, selection))
+    return found
+
+
+def _in_index(index: Index, finding: IndexFinding, selection: Selection) -> Diagnostic:
+    """A DL503 finding located at its value in the index file (``/metadata/total_size``)."""
+    from dimlint.sources import jsonfile
+
+    document, _ = jsonfile.load(index.path, index.text.encode("utf-8"))
+    span = document.value_span(finding.pointer) if document is not None else None
+    severity = selection.severity_of(finding.code, None)
+    return Diagnostic(finding.code, severity, finding.message, index.path, span, finding.pointer)

@@ -1,0 +1,102 @@
+"""The one front end of the commands that compute from a config (``mem``, ``plan``, ``shapes``).
+
+They read a config exactly as ``check`` does — the same reader, normalization and input rules
+(DL001–DL005) — so a file ``check`` rejects is never turned into numbers: its error-level input
+findings are raised as :class:`~dimlint.errors.RejectedInput` (exit 1, in the chosen format),
+and a missing path or a file that is not a model config is a usage error (exit 2). The nearest
+settings file applies here as in ``check``: its severities grade the input rules, and its
+deployment keys (``context``, ``batch``, ``dtype``, ``kv-dtype``, ``budget``) are the defaults
+of every command.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from dimlint.config.normalize import specs_for_document
+from dimlint.config.spec import ModelSpec
+from dimlint.deploy.targets import Deployment
+from dimlint.diagnostics import Diagnostic, Severity
+from dimlint.errors import RejectedInput, UsageError
+from dimlint.lint.pipeline import lint_bytes, lint_path
+from dimlint.lint.selection import Selection
+from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.sources.jsonfile import JsonDocument
+from dimlint.sources.source import Source
+
+#: The rules that judge whether a file can be read as a config at all.
+INPUT_CODES = ("DL001", "DL002", "DL003", "DL004", "DL005")
+
+
+class ModelInput(NamedTuple):
+    """A config that passed the input rules: its file, specs and the settings that apply."""
+
+    path: str
+    specs: list[ModelSpec]
+    settings: Settings
+    #: Input findings below error level (a misspelt key, a missing dimension): shown as notes.
+    warnings: list[Diagnostic]
+
+
+def settings_for(path: str, config: str | None = None, no_config: bool = False) -> Settings:
+    """The settings a command applies to ``path``: ``--config``, none, or the nearest file."""
+    try:
+        if no_config:
+            return Settings()
+        if config is not None:
+            return load_file(config)
+        return nearest(os.path.dirname(os.path.abspath(path)))
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
+
+
+def read_model(source: Source, config: str | None = None, no_config: bool = False) -> ModelInput:
+    """Read the config ``source``: a file, a folder holding ``config.json``, a Hub id
+    (``hf://org/name``; :mod:`dimlint.sources.hub`), or — from the API — a ``dict`` or a
+    transformers config object (:mod:`dimlint.sources.source`).
+
+    Raises :class:`RejectedInput` when an input rule finds an error, :class:`UsageError` when the
+    source is missing or holds no model config. A source that is no local file takes the
+    settings of the current folder.
+    """
+    from dimlint.sources.source import load_source
+
+    loaded = load_source(source)
+    if loaded is None:
+        path = os.fspath(source)  # type: ignore[arg-type]  # load_source: a local path
+        if os.path.isdir(path):
+            path = os.path.join(path, "config.json")
+        if not os.path.lexists(path):
+            raise UsageError(f"{path}: cannot read: no such file")
+        settings = settings_for(path, config, no_config)
+        result, data = lint_path(path, Selection(select=INPUT_CODES, severity=settings.severity))
+    else:
+        path, data = loaded.path, loaded.data
+        settings = settings_for(os.path.join(os.getcwd(), "_"), config, no_config)
+        selection = Selection(select=INPUT_CODES, severity=settings.severity)
+        result = lint_bytes(path, data, selection)
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    if errors:
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        raise RejectedInput(errors, {path: text})
+    document = result.document
+    value: Any = document.value if isinstance(document, JsonDocument) else None
+    if not isinstance(value, dict) or result.skipped:
+        reason = result.skipped or "not a model config"
+        raise UsageError(f"{path}: no hidden size found: is this a model config? ({reason})")
+    warnings = [d for d in result.diagnostics if d.severity is not Severity.ERROR]
+    return ModelInput(path, specs_for_document(path, value), settings, warnings)
+
+
+def deployment_of(model: ModelInput, **given: Any) -> Deployment:
+    """The settings file's deployment keys, each replaced by its command-line value when given
+    (``context``, ``batch``, ``dtype``, ``kv_dtype``, ``budget``, ``targets``); validated as
+    ``check`` validates them, so a bad value is the same usage error everywhere."""
+    from dimlint.deploy.targets import TargetError, deployment
+
+    try:
+        found = deployment(model.settings.extra, source=model.settings.source, **given)
+    except (TargetError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    return found if found is not None else Deployment()

@@ -1,0 +1,277 @@
+"""Lint one file: read it, find its model configs, run the rules, locate every finding.
+
+This is the pipeline of DESIGN.md for a single file (discovery, filtering of whole runs and
+reporting live elsewhere). One bad file never stops a run: every failure to read or parse
+becomes a DL001 finding for that file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import TYPE_CHECKING, Any
+
+from dimlint.checks import all_rules
+from dimlint.config.normalize import looks_like_model_config, specs_for_document
+from dimlint.config.spec import ModelSpec
+from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
+from dimlint.lint.pointer_locate import locate
+from dimlint.lint.results import FileResult
+from dimlint.lint.run_rules import spec_findings
+from dimlint.lint.selection import Selection
+from dimlint.sources import jsonfile
+from dimlint.sources.jsonfile import InputProblem, JsonDocument
+
+if TYPE_CHECKING:
+    from dimlint.sources.folder import Beside
+
+#: Larger files are not read: no model config comes near this.
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+
+def _point(position: Position) -> Span:
+    return Span(0, 0, position, Position(position.line, position.column + 1))
+
+
+def _input_diagnostic(path: str, problem: InputProblem, fix: Fix | None = None) -> Diagnostic:
+    return Diagnostic(
+        "DL001",
+        all_rules()["DL001"].severity,
+        problem.message,
+        path,
+        _point(problem.position),
+        fix=fix,
+    )
+
+
+class NotRegular(InputProblem):
+    """A FIFO, socket or device: skipped (``--verbose`` says so), never read, not a finding."""
+
+
+def read_file(path: str) -> bytes | InputProblem:
+    """The file's bytes, or the reason it cannot be read (as a DL001 problem).
+
+    Only regular files are opened (:mod:`dimlint.sources.safeio`): a FIFO or device would block
+    or be read forever.
+    """
+    from dimlint.sources.safeio import _FLAGS, kind_of
+
+    try:
+        descriptor = os.open(path, _FLAGS)
+    except OSError as error:
+        if error.errno == errno.EISDIR:
+            return InputProblem("this is a directory, not a file")
+        reason = error.strerror or str(error)
+        return InputProblem(f"cannot read the file: {reason}")
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            what = kind_of(status.st_mode)
+            if stat.S_ISDIR(status.st_mode):
+                return InputProblem("this is a directory, not a file")
+            return NotRegular(f"{what}, not a regular file: not read")
+        size = status.st_size
+        if size > MAX_FILE_BYTES:
+            return InputProblem(f"the file is {size / 2**20:.0f} MiB; model configs are a few KB")
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            return handle.read()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        return InputProblem(f"cannot read the file: {reason}")
+    finally:
+        os.close(descriptor)
+
+
+def lint_file(path: str, selection: Selection) -> FileResult:
+    """Read and lint ``path``; unreadable files become DL001 findings."""
+    return lint_path(path, selection)[0]
+
+
+def lint_path(path: str, selection: Selection) -> tuple[FileResult, bytes | None]:
+    """Lint ``path`` and also return the bytes it was read as (None when unread), for fixing.
+
+    This is the guard of DESIGN.md's "one bad file never stops a run": whatever goes wrong
+    inside the checks of one file becomes a DL001 finding on that file (:func:`crashed`), and
+    the run goes on with the next one.
+    """
+    data = read_file(path)
+    if isinstance(data, NotRegular):
+        skipped = FileResult(path)
+        skipped.skipped = data.message
+        return skipped, None
+    if isinstance(data, InputProblem):
+        return FileResult(path, [_input_diagnostic(path, data)]), None
+    try:
+        return lint_bytes(path, data, selection), data
+    except Exception as error:  # the per-file guard: reported, never raised
+        return crashed(path, error), None
+
+
+def crashed(path: str, error: BaseException) -> FileResult:
+    """The result of a file whose check raised: one DL001 finding, the traceback kept for
+    ``--verbose``. ``RecursionError`` and ``MemoryError`` are caught too: both are about this
+    file's content, not about the run."""
+    import traceback
+
+    message = _crash_message(error)
+    result = FileResult(path, [_input_diagnostic(path, InputProblem(message))])
+    result.skipped = None
+    result.traceback = "".join(traceback.format_exception(error))
+    return result
+
+
+def _crash_message(error: BaseException) -> str:
+    text = str(error)
+    if len(text) > 200:
+        text = text[:200] + "…"
+    text = " ".join(text.encode("utf-8", "backslashreplace").decode("utf-8").split())
+    detail = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return (
+        f"dimlint could not check this file: {detail} (a bug in dimlint; rerun with --verbose"
+        " for the traceback and report it)"
+    )
+
+
+def lint_bytes(
+    path: str, data: bytes, selection: Selection, beside: Beside | None = None
+) -> FileResult:
+    """Lint the bytes of a file named ``path``: Python code for ``*.py``, YAML for ``*.yaml``/
+    ``*.yml``, else JSON.
+
+    ``beside`` reads the files the selection's companions name (default: ``path``'s folder;
+    a Hub model's come from :mod:`dimlint.sources.hub`)."""
+    if path.endswith(".py"):
+        from dimlint.lint.python_front import lint_python
+
+        return lint_python(path, data, selection)
+    if path.endswith((".yaml", ".yml")):
+        from dimlint.lint.yaml_front import lint_yaml  # PyYAML is loaded only in there
+
+        return lint_yaml(path, data, selection)
+    enabled = selection.enabled_codes(path)
+    result = FileResult(path)
+    document, problems = jsonfile.load(path, data)
+    for problem in problems:
+        if "DL001" in enabled:
+            fix = _bom_fix(problem) if document is not None and document.bom else None
+            result.diagnostics.append(_input_diagnostic(path, problem, fix))
+    if document is None:
+        return result
+    result.document = document
+    value = document.value
+    if not isinstance(value, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a scalar")
+        if looks_like_model_config(value) or os.path.basename(path) == "config.json":
+            if "DL001" in enabled:
+                message = f"the top level is {kind}; a model config must be a JSON object"
+                result.diagnostics.append(_input_diagnostic(path, InputProblem(message)))
+        else:
+            result.skipped = "not a model config (top level is not an object)"
+        return result
+    if _training_config(value):
+        from dimlint.lint.yaml_front import lint_yaml  # YAML is a superset of JSON
+
+        return lint_yaml(path, data, selection)
+    if not looks_like_model_config(value):
+        result.skipped = "not a model config (no model_type, architectures or dimension keys)"
+        result.diagnostics.clear() if not problems else None
+        return result
+    if document.has_duplicates and "DL002" in enabled:
+        result.diagnostics.extend(_duplicates(document))
+    specs = specs_for_document(path, value)
+    result.read = (len(specs), 0)
+    for spec in specs:
+        for finding in spec_findings(spec, enabled, selection):
+            result.diagnostics.append(locate(document, spec.pointer, finding, selection))
+    if selection.companions:
+        _check_beside(result, document, specs, selection, enabled, beside)
+    result.diagnostics.sort(key=lambda d: d.sort_key)
+    return result
+
+
+#: Keys of a training framework's config (gpt-neox's JSON files, DeepSpeed): the model is a
+#: section of it, read as the YAML front end reads training configs.
+_TRAINING_KEYS = frozenset(
+    {"optimizer", "zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}
+)
+
+
+def _training_config(value: dict[str, Any]) -> bool:
+    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens)."""
+    if "model_type" in value or "architectures" in value:
+        return False
+    return bool(_TRAINING_KEYS & value.keys()) or any("-" in key for key in value)
+
+
+def _check_beside(
+    result: FileResult,
+    document: JsonDocument,
+    specs: list[ModelSpec],
+    selection: Selection,
+    enabled: frozenset[str],
+    beside: Beside | None,
+) -> None:
+    """The rules that read the checkpoint and tokenizer beside a ``config.json``.
+
+    With weights there, a fix that changes shapes would make the config disagree with them:
+    such fixes are shown, never applied (DESIGN.md, *fix*: ``display``).
+    """
+    from dimlint.lint.checkpoint import check_beside
+    from dimlint.sources.filenames import is_weight_file
+
+    findings, others = check_beside(document.path, specs, selection, enabled, beside)
+    pointer = specs[0].pointer if specs else ""
+    result.diagnostics.extend(locate(document, pointer, f, selection) for f in findings)
+    result.diagnostics.extend(others)
+    if any(is_weight_file(name) for name in selection.companions):
+        result.diagnostics[:] = [_display_only(d) for d in result.diagnostics]
+
+
+def _display_only(diagnostic: Diagnostic) -> Diagnostic:
+    fix = diagnostic.fix
+    if fix is None or fix.applicability is not Applicability.UNSAFE:
+        return diagnostic
+    message = f"{fix.message} (not applied: the weights beside this config have today's shapes)"
+    return diagnostic._replace(
+        fix=fix._replace(applicability=Applicability.DISPLAY, message=message)
+    )
+
+
+def _bom_fix(problem: InputProblem) -> Fix | None:
+    if "byte-order mark" not in problem.message:
+        return None
+    # The BOM is not part of the decoded text: an empty edit at offset 0 marks the fix, and the
+    # writer drops the BOM when this fix is applied.
+    span = Span(0, 0, Position(1, 1), Position(1, 1))
+    return Fix(Applicability.SAFE, "remove the byte-order mark", (Edit(span, ""),))
+
+
+def _duplicates(document: JsonDocument) -> list[Diagnostic]:
+    index = document.index
+    found = []
+    for duplicate in index.duplicates:
+        earlier, later = duplicate.earlier, duplicate.later
+        assert earlier.key_start is not None
+        assert earlier.key_end is not None
+        key = document.text[earlier.key_start : earlier.key_end]
+        later_pos = index.position(later.key_start or later.value_start)
+        message = (
+            f"key {key} appears again at line {later_pos.line}: JSON readers (Python's json,"
+            " transformers) silently keep the last value, so this one is ignored. Remove it, or"
+            " remove the later one if this is the value you meant."
+        )
+        removal = Edit(index.span(earlier.key_start, duplicate.next_start), "")
+        fix = Fix(Applicability.SAFE, f"remove the earlier (ignored) {key}", (removal,))
+        found.append(
+            Diagnostic(
+                "DL002",
+                all_rules()["DL002"].severity,
+                message,
+                document.path,
+                index.span(earlier.key_start, earlier.key_end),
+                duplicate.pointer,
+                fix,
+            )
+        )
+    return found

@@ -1,0 +1,289 @@
+"""Run the rules on the configs and torch layers of one parsed Python module.
+
+Each finding comes back as a :class:`Pending`: the :class:`Finding` (JSON-pointer anchors into
+the candidate's synthetic pointers) with the members those pointers stand for. Positions are
+resolved later (:mod:`dimlint.lint.python_locate`) and only for findings that survive, so a clean
+file
+never pays for them.
+
+A candidate that builds on a base (a call over its class's defaults, a subclass, a transformers
+call over the model type's defaults) reports only what the base alone does not: the base's own
+findings belong to the base. Its fix then edits the candidate's own text, because inherited
+values are marked as defaults (:mod:`dimlint.sources.python.specs`).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+from dimlint.checks.registry import Finding
+from dimlint.config.spec import ModelSpec
+from dimlint.lint.run_rules import spec_findings
+from dimlint.lint.selection import Selection
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from dimlint.sources.python.configs import Candidate
+    from dimlint.sources.python.scan import Scan
+    from dimlint.sources.python.specs import CandidateSpecs
+    from dimlint.sources.python.values import Member
+
+#: Rules that do not apply to Python candidates. DL005 (missing dimension): code states a
+#: config partially and takes the rest from elsewhere, so absence is normal.
+NOT_FOR_PYTHON = frozenset({"DL005"})
+#: DL004 (near-miss keys) applies only to keywords of a known transformers config: a class of
+#: the user's own defines its fields, it has none to misspell.
+KEY_RULES = frozenset({"DL004"})
+
+
+class Pending:
+    """A finding waiting to be located: the members its pointers stand for."""
+
+    __slots__ = ("anchor", "brace", "finding", "members", "pins")
+
+    def __init__(
+        self,
+        finding: Finding,
+        members: dict[str, Member],
+        anchor: cst.CSTNode,
+        brace: bool,
+        pins: tuple[str, ...] = (),
+    ) -> None:
+        self.finding = finding
+        self.members = members
+        #: What a finding about the whole candidate points at; ``brace``: its first character.
+        self.anchor = anchor
+        self.brace = brace
+        #: Pointers of values read from module constants, which its fix assumes unchanged
+        #: (see :func:`dimlint.lint.python_locate.resolve_fix`).
+        self.pins = pins if finding.fix is not None else ()
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.finding.code, self.finding.message)
+
+    def without_fix(self) -> Pending:
+        return Pending(self.finding._replace(fix=None), self.members, self.anchor, self.brace)
+
+    def replaced_values(self) -> dict[int, Any]:
+        """The literals its fix rewrites (by node id) and their new values."""
+        changes: dict[int, Any] = {}
+        fix = self.finding.fix
+        for pointer, content in fix.replacements if fix is not None else ():
+            member = self.members.get(pointer)
+            if member is not None and member.value.edit is not None:
+                changes[id(member.value.edit)] = _number(content)
+        return changes
+
+    def edits_a_constant(self) -> bool:
+        """Whether its fix rewrites a module constant (a literal away from the use)."""
+        fix = self.finding.fix
+        for pointer, _ in fix.replacements if fix is not None else ():
+            member = self.members.get(pointer)
+            if member is not None and member.value.edit not in (None, member.use):
+                return True
+        return False
+
+
+def _number(text: str) -> int | float | str:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def _from_constant(member: Member | None) -> bool:
+    """An integer whose literal is a module constant's, away from this use."""
+    if member is None:
+        return False
+    edit, value = member.value.edit, member.value.value
+    if edit is None or edit is member.use:
+        return False
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def layer_pins(members: dict[str, Member]) -> tuple[str, ...]:
+    """A layer fix reads all of the layer's arguments (there are few)."""
+    return tuple(p for p, member in members.items() if _from_constant(member))
+
+
+def spec_pins(finding: Finding, spec: ModelSpec, members: dict[str, Member]) -> tuple[str, ...]:
+    """Constants the fix of ``finding`` relies on: those of the dimensions searched together
+    with the ones it changes (:data:`dimlint.deploy.dimension_search.GROUPS`)."""
+    if finding.fix is None or not finding.fix.replacements:
+        return ()
+    from dimlint.checks.coupled import located
+    from dimlint.deploy.dimension_search import GROUPS
+
+    by_pointer: dict[str, str] = {}
+    for group in GROUPS:
+        for field in group:
+            source = located(spec, field)
+            if source is not None and source.pointer is not None:
+                by_pointer[source.pointer] = field
+    changed = {by_pointer.get(pointer) for pointer, _ in finding.fix.replacements}
+    searched = {field for group in GROUPS if changed & set(group) for field in group}
+    return tuple(
+        pointer
+        for pointer, field in by_pointer.items()
+        if field in searched and _from_constant(members.get(pointer))
+    )
+
+
+def collect(
+    path: str,
+    scan: Scan,
+    enabled: frozenset[str],
+    selection: Selection,
+    overrides: dict[int, Any] | None = None,
+    *,
+    rounding: str | None = None,
+    tally: dict[str, int] | None = None,
+) -> list[Pending]:
+    """Every finding of every candidate and layer call of a scanned module.
+
+    ``overrides`` assumes new values for some literals: :func:`dimlint.lint.python_front` asks
+    "what would the file report if this fix were applied" without editing anything.
+    ``rounding``: the module rounds the vocabulary up in code (``next_multiple_of_n(vocab_size,
+    n=128)``): its configs' embeddings are padded there, DL202 has nothing to say and no fix may
+    rewrite the tokenizer's ``vocab_size``. ``tally`` receives how many configs and layer calls
+    were read (``--verbose``).
+    """
+    import libcst as cst
+
+    from dimlint.checks.layers import check_layer
+    from dimlint.sources.python import configs as pyconfigs
+    from dimlint.sources.python import layers as pylayers
+    from dimlint.sources.python import named as pynamed
+    from dimlint.sources.python.values import Evaluator
+
+    evaluator = Evaluator(scan, overrides)
+    extractor = pyconfigs.Extractor(scan, evaluator)
+    extractor.named = functools.partial(pynamed.lookup, path)
+    layer_calls = {
+        id(site.node): (site, kind)
+        for site in scan.sites
+        if isinstance(site.node, cst.Call)
+        and (kind := pylayers.layer_kind(site.node, scan)) is not None
+    }
+    candidates = extractor.class_candidates()
+    module_config = extractor.module_candidate()
+    if module_config is not None:
+        candidates.append(module_config)
+    candidates += extractor.site_candidates(lambda call: id(call) in layer_calls)
+    found: list[Pending] = []
+    checker = _CandidateChecker(path, enabled, selection, rounding)
+    if tally is not None:
+        tally["configs"] = sum(1 for c in candidates if _states_a_dimension(c))
+        tally["layers"] = len(layer_calls)
+    for candidate in candidates:
+        specs = checker.specs_of(candidate)
+        for spec, finding in checker.new_findings(candidate, specs):
+            constants = spec_pins(finding, spec, specs.members)
+            found.append(
+                Pending(finding, specs.members, candidate.anchor, candidate.brace, constants)
+            )
+    for site, kind in layer_calls.values():
+        layer = pylayers.layer_site(site.node, kind, site.frames, evaluator)
+        constants = layer_pins(layer.members)
+        for finding in check_layer(path, layer.layer, enabled):
+            found.append(Pending(finding, layer.members, site.node.func, False, constants))
+    return found
+
+
+def _states_a_dimension(candidate: Candidate) -> bool:
+    """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not)."""
+    from dimlint.sources.python.configs import ALL_DIMENSION_KEYS
+
+    return any(
+        isinstance(m.value.value, int) and not isinstance(m.value.value, bool)
+        for key, m in candidate.members.items()
+        if key in ALL_DIMENSION_KEYS
+    )
+
+
+def _states(candidate: Candidate, specs: CandidateSpecs, pointer: str | None) -> bool:
+    """Whether ``pointer`` names a value the candidate writes itself (not inherited, not
+    derived from other values)."""
+    if not pointer:
+        return False
+    member = specs.members.get("/" + pointer.split("/")[1])
+    if member is None or member.key in candidate.inherited:
+        return False
+    return candidate.members.get(member.key) is member
+
+
+class _CandidateChecker:
+    """Runs the rules on candidates; remembers the findings of bases, to report what is new."""
+
+    def __init__(
+        self, path: str, enabled: frozenset[str], selection: Selection, rounding: str | None
+    ) -> None:
+        self.path = path
+        self.selection = selection
+        self.rounding = rounding
+        self.codes = enabled - NOT_FOR_PYTHON
+        self._seen: dict[int, frozenset[tuple[str, str]]] = {}
+
+    def specs_of(self, candidate: Candidate) -> CandidateSpecs:
+        """The candidate's specs; with a rounding in the code, their embeddings are padded."""
+        from dimlint.config.spec import Located
+        from dimlint.sources.python import specs as pyspecs
+
+        specs = pyspecs.specs_of(self.path, candidate)
+        if self.rounding is not None:
+            for spec in specs.specs:
+                if spec.embedding_rows is None and spec.vocab is not None:
+                    rows = Located(0, self.rounding, None, "derived")  # 0: aligned, size unknown
+                    spec.embedding_rows = rows
+        return specs
+
+    def findings(
+        self, candidate: Candidate, specs: CandidateSpecs
+    ) -> list[tuple[ModelSpec, Finding]]:
+        codes = self.codes if candidate.check_keys else self.codes - KEY_RULES
+        return [
+            (spec, finding)
+            for spec in specs.specs
+            for finding in spec_findings(spec, codes, self.selection)
+        ]
+
+    def new_findings(
+        self, candidate: Candidate, specs: CandidateSpecs
+    ) -> list[tuple[ModelSpec, Finding]]:
+        """The candidate's findings, less those its base raises about values it does not
+        restate: those belong to the base (a finding on a value written here stays here)."""
+        found = self.findings(candidate, specs)
+        self._seen[id(candidate)] = frozenset((f.code, f.message) for _, f in found)
+        if candidate.base is None and candidate.base_model_type is None:
+            return found
+        known = self._base_keys(candidate)
+        return [
+            (spec, f)
+            for spec, f in found
+            if (f.code, f.message) not in known or _states(candidate, specs, f.anchor)
+        ]
+
+    def _base_keys(self, candidate: Candidate) -> frozenset[tuple[str, str]]:
+        """(code, message) of what the base alone raises."""
+        from dimlint.sources.python.configs import Candidate
+
+        keys: set[tuple[str, str]] = set()
+        base = candidate.base
+        if base is not None:
+            if id(base) not in self._seen:
+                found = self.findings(base, self.specs_of(base))
+                self._seen[id(base)] = frozenset((f.code, f.message) for _, f in found)
+            keys |= self._seen[id(base)]
+        if candidate.base_model_type is not None:
+            defaults = Candidate(
+                "call", candidate.name, candidate.anchor, {}, candidate.base_model_type
+            )
+            found = self.findings(defaults, self.specs_of(defaults))
+            keys |= {(f.code, f.message) for _, f in found}
+        return frozenset(keys)

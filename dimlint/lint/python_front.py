@@ -1,0 +1,137 @@
+"""Lint one Python file: find its configs and torch layers, run the rules, locate every finding.
+
+The pipeline mirrors :func:`dimlint.lint.pipeline.lint_bytes` for JSON:
+
+1. a cheap pre-filter (:mod:`dimlint.sources.python.prefilter`) skips files that mention no config
+   key, without importing libcst;
+2. libcst parses the file (DL001 at libcst's error position when it cannot);
+3. :mod:`dimlint.lint.python_findings` finds config candidates and torch layer calls and runs the
+   same registered rules on them;
+4. a fix that rewrites a module constant is kept only if the file would raise no new finding
+   with the constant changed: the constant may be read by other configs and layers, and a fix
+   must not trade one finding for another (DESIGN.md) — checked by re-evaluating the module with
+   the new values, no re-parse;
+5. :mod:`dimlint.lint.python_locate` resolves positions and edits, for the surviving findings only;
+6. ``# noqa`` comments filter the findings and DL701 reports the unused ones
+(:mod:`dimlint.lint.noqa`).
+
+Diagnostics of Python files carry ``pointer=None``: their pointers are synthetic (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from dimlint.checks.registry import REGISTRY
+from dimlint.config.trainingkeys import CODE_ROUNDING
+from dimlint.diagnostics import Diagnostic, Position, Span
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection
+from dimlint.sources.jsonfile import InputProblem
+from dimlint.sources.python.prefilter import may_have_configs
+
+if TYPE_CHECKING:
+    from dimlint.lint.python_findings import Pending
+    from dimlint.sources.python.scan import Scan
+
+
+def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:
+    """Lint the bytes of a Python file named ``path``."""
+    result = FileResult(path)
+    if not may_have_configs(data):
+        result.skipped = "no config-like construct (pre-filter)"
+        return result
+    from dimlint.lint import python_findings, python_locate
+    from dimlint.sources.python import file as pyfile
+    from dimlint.sources.python import scan as pyscan
+
+    enabled = selection.enabled_codes(path)
+    text, bom, problem = pyfile.decode(data)
+    if text is None:
+        assert problem is not None
+        return _invalid(result, problem, enabled)
+    document = pyfile.PythonDocument(path, text, bom)
+    if problem is None:
+        result.document = document  # files in other encodings are checked, never rewritten
+    module = pyfile.parse(text)
+    if isinstance(module, InputProblem):
+        return _invalid(result, module, enabled)
+    scan = pyscan.scan(module)
+    rounded = CODE_ROUNDING.search(text)
+    rounding = rounded.group(0).split("(")[0] if rounded else None
+    tally: dict[str, int] = {}
+    pending = python_findings.collect(
+        path, scan, enabled, selection, rounding=rounding, tally=tally
+    )
+    pending = _guard_constant_fixes(path, scan, pending, enabled, selection, rounding)
+    result.read = (tally.get("configs", 0), tally.get("layers", 0))
+    has_noqa = "noqa" in text.lower()
+    if not result.read[0] and not result.read[1] and not has_noqa:
+        result.skipped = (
+            "no config-like construct (no config class, config call or dict, and no torch"
+            " layer with known dimensions)"
+        )
+        return result
+    if not pending and not has_noqa:
+        return result
+    nodes = [node for item in pending for node in python_locate.nodes_of(item)]
+    located = pyfile.locate(module, nodes, text)
+    diagnostics = _dedupe(
+        python_locate.diagnostic(document, item, located, selection) for item in pending
+    )
+    if has_noqa:
+        from dimlint.lint import noqa
+
+        found = noqa.directives(document, located.comments)
+        diagnostics = noqa.apply(diagnostics, found, document, selection, enabled)
+    result.diagnostics = sorted(diagnostics, key=lambda d: d.sort_key)
+    return result
+
+
+def _invalid(result: FileResult, problem: InputProblem, enabled: frozenset[str]) -> FileResult:
+    if "DL001" in enabled:
+        position = problem.position
+        span = Span(0, 0, position, Position(position.line, position.column + 1))
+        severity = REGISTRY["DL001"].severity
+        result.diagnostics.append(Diagnostic("DL001", severity, problem.message, result.path, span))
+    return result
+
+
+def _guard_constant_fixes(
+    path: str,
+    scan: Scan,
+    pending: list[Pending],
+    enabled: frozenset[str],
+    selection: Selection,
+    rounding: str | None,
+) -> list[Pending]:
+    """Drop the fixes that rewrite a module constant and would raise a new finding elsewhere."""
+    from dimlint.lint.python_findings import collect
+
+    before = {item.key for item in pending}
+    verdicts: dict[frozenset[tuple[int, Any]], bool] = {}
+    kept = []
+    for item in pending:
+        safe = True
+        if item.edits_a_constant():
+            changes = item.replaced_values()
+            key = frozenset(changes.items())
+            if key not in verdicts:
+                after = collect(path, scan, enabled, selection, changes, rounding=rounding)
+                verdicts[key] = all(other.key in before for other in after)
+            safe = verdicts[key]
+        kept.append(item if safe else item.without_fix())
+    return kept
+
+
+def _dedupe(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """One finding per code, place and message (several calls may share a constant)."""
+    seen: set[tuple[str, Span | None, str]] = set()
+    kept = []
+    for diagnostic in diagnostics:
+        key = (diagnostic.code, diagnostic.span, diagnostic.message)
+        if key not in seen:
+            seen.add(key)
+            kept.append(diagnostic)
+    return kept

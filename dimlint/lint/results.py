@@ -1,0 +1,29 @@
+"""What linting one file produced: its findings, and the parsed document a fix edits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dimlint.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from dimlint.sources.jsonfile import JsonDocument
+    from dimlint.sources.python.file import PythonDocument
+    from dimlint.sources.yamlfile import YamlDocument
+
+
+class FileResult:
+    """Findings for one file, plus what is needed to fix it."""
+
+    __slots__ = ("diagnostics", "document", "path", "read", "skipped", "traceback")
+
+    def __init__(self, path: str, diagnostics: list[Diagnostic] | None = None) -> None:
+        self.path = path
+        self.diagnostics: list[Diagnostic] = diagnostics or []
+        self.document: JsonDocument | PythonDocument | YamlDocument | None = None
+        #: Why the file produced nothing (``--verbose`` prints it), e.g. "not a model config".
+        self.skipped: str | None = None
+        #: How many configs and torch layers were read (``--verbose`` prints it); None: unread.
+        self.read: tuple[int, int] | None = None
+        #: The traceback of an exception raised while checking it (``--verbose`` prints it).
+        self.traceback: str | None = None

@@ -1,0 +1,39 @@
+"""Files a directory walk meets that are not ours: tooling JSON (JSONC) and YAML that fail to parse.
+
+A repository holds JSON files with comments (``.devcontainer/devcontainer.json``,
+``tsconfig.json``, ``.vscode/*.json``) and YAML templates that are not plain YAML. Failing the
+repository for them (DL001 at error level) would make ``dimlint check .`` unusable, so a file met
+by a walk that does not parse is reported only when it is a model config by name
+(``config.json``) or by what can be read of it (a model key such as ``"hidden_size"`` appears in
+its text). A file named on the command line keeps its DL001: the user asked for that file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from dimlint.lint.results import FileResult
+
+#: Keys that make an unparsable file a broken model config rather than someone else's file.
+_MODEL_KEY = re.compile(
+    rb"[\"']?\b(?:model_type|architectures|hidden[_-]size|num[_-]attention[_-]heads|"
+    rb"num_hidden_layers|n_embd|n_head|n_layer|d_model|num[_-]layers|vocab_size)\b[\"']?\s*:"
+)
+_DATA_FILES = (".json", ".yaml", ".yml")
+
+
+def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
+    """Why a walked file's parse failure is not reported (None: report it)."""
+    if not path.endswith(_DATA_FILES) or result.document is not None or data is None:
+        return None
+    if not result.diagnostics or any(d.code != "DL001" for d in result.diagnostics):
+        return None
+    if os.path.basename(path) == "config.json" or _MODEL_KEY.search(data):
+        return None
+    kind = "JSON" if path.endswith(".json") else "YAML"
+    comment = " (JSON with comments, as tooling files such as devcontainer.json use?)"
+    return (
+        f"not valid {kind}{comment if kind == 'JSON' else ''} and not a model config:"
+        f" {result.diagnostics[0].message}"
+    )

@@ -1,0 +1,527 @@
+"""Config candidates in Python code: class definitions, constructor calls and dict tables.
+
+A *candidate* is one set of config keys with their values and where each is written. It comes
+from
+
+* a class body's defaults — dataclass configs (nanoGPT's ``GPTConfig``, Meta's ``ModelArgs``,
+  litgpt's ``Config``), transformers 5's annotated class attributes — and, for config classes,
+  the defaults of ``__init__`` (transformers 4's ``def __init__(self, vocab_size=32000, …)``);
+* a call: a config class of the same file (``GPTConfig(n_head=16)``, checked as the merge of the
+  class defaults and the call), a transformers config (``LlamaConfig(hidden_size=…)``,
+  ``AutoConfig.for_model("llama", …)``), ``dict(…)``, or any call whose keywords name two kinds of
+  dimension (``Transformer(dim=…, n_heads=…)``);
+* a dict literal whose keys do the same.
+
+A candidate built on defaults it does not state itself — a call over its class's defaults, a
+subclass over its parent's, a transformers call over the model type's defaults — records that
+*base*, so that the linter reports only what the call itself adds: a finding already in the base
+belongs to the base, and a fix edits the call's own values, never the shared defaults.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal
+
+import libcst as cst
+
+from dimlint.config import architectures
+from dimlint.config.normalize import INT_FIELDS
+from dimlint.sources.python.scan import Frames, Scan, Site, dotted_name
+from dimlint.sources.python.values import UNKNOWN, Evaluator, Member, Value
+
+CandidateKind = Literal["class", "call", "dict"]
+
+#: Class attributes of transformers configs that describe the class, not the model.
+CLASS_METADATA = frozenset(
+    {
+        "attribute_map",
+        "base_config_key",
+        "base_model_tp_plan",
+        "base_model_pp_plan",
+        "base_model_ep_plan",
+        "base_model_fsdp_plan",
+        "sub_configs",
+        "sub_configs_defaults",
+        "keys_to_ignore_at_inference",
+        "ignore_keys_at_rope_validation",
+        "default_theta",
+        "default_rope_type",
+        "default_partial_rotary_factor",
+        "is_composition",
+        "has_no_defaults_at_init",
+    }
+)
+#: Name endings of classes whose ``__init__`` defaults are a config (not a layer's arguments).
+CONFIG_CLASS_SUFFIXES = ("Config", "Configuration", "Args", "Arguments", "HParams", "Params")
+#: Keywords that make a call or dict a config when two of these groups are present.
+DIMENSION_GROUPS = tuple(
+    frozenset((INT_FIELDS[field][0], *INT_FIELDS[field][1]))
+    for field in ("hidden", "heads", "layers")
+)
+ALL_DIMENSION_KEYS = frozenset(
+    key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)
+) | {"multiple_of", "ffn_dim_multiplier", "n_query_groups", "padded_vocab_size"}
+
+
+class Candidate:
+    """One config found in the code: its keys, where they are written, and what it builds on."""
+
+    __slots__ = (
+        "anchor",
+        "base",
+        "base_model_type",
+        "brace",
+        "check_keys",
+        "fields",
+        "inherited",
+        "kind",
+        "members",
+        "model_type",
+        "name",
+    )
+
+    def __init__(
+        self,
+        kind: CandidateKind,
+        name: str,
+        anchor: cst.CSTNode,
+        members: dict[str, Member],
+        model_type: str | None = None,
+        *,
+        brace: bool = False,
+        base: Candidate | None = None,
+        inherited: frozenset[str] = frozenset(),
+        check_keys: bool = False,
+        fields: tuple[str, ...] = (),
+    ) -> None:
+        self.kind: CandidateKind = kind
+        #: How messages and ``--verbose`` name it: ``GPTConfig``, ``LlamaConfig(...)``.
+        self.name = name
+        #: What a finding about the whole candidate points at (class name, callee, ``{``).
+        self.anchor = anchor
+        self.brace = brace
+        self.members = members
+        self.model_type = model_type
+        self.base = base
+        #: A transformers model type whose defaults this candidate builds on (calls).
+        self.base_model_type: str | None = None
+        #: Keys whose member comes from the base, not from this candidate's own text.
+        self.inherited = inherited
+        #: Whether DL004 (near-miss keys) applies: keywords of a transformers config.
+        self.check_keys = check_keys
+        #: Field names in positional order (dataclass fields or ``__init__`` parameters).
+        self.fields = fields
+
+
+def has_dimensions(keys: Any) -> bool:
+    """Two of hidden / heads / layers are named: the same test JSON configs pass."""
+    present = set(keys)
+    return sum(1 for group in DIMENSION_GROUPS if group & present) >= 2
+
+
+def sized_keys(members: dict[str, Member]) -> list[str]:
+    """Keys whose value may be a size: not a string (``attribute_map`` maps names to names) and
+    not a dict (transformers' docstring tables describe each field in a dict)."""
+    return [
+        key for key, member in members.items() if not isinstance(member.value.value, str | dict)
+    ]
+
+
+@functools.cache
+def _compact_model_types() -> dict[str, str]:
+    """Model types by their name without separators: ``gptneox`` → ``gpt_neox``."""
+    return {
+        name.replace("_", "").replace("-", ""): name for name in architectures.model_type_names()
+    }
+
+
+def model_type_of_class(name: str) -> str | None:
+    """The transformers model type a config class name stands for (``GPTNeoXConfig``)."""
+    if not name.endswith("Config") or name in ("Config", "PretrainedConfig", "PreTrainedConfig"):
+        return None
+    stem = name[: -len("Config")].lower()
+    table = _compact_model_types()
+    return table.get(stem) or table.get(stem + "model")
+
+
+def _statements(node: cst.ClassDef) -> Iterator[cst.CSTNode]:
+    """The statements of a class body, with ``a = 1; b = 2`` lines split."""
+    body = node.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        yield from body.body
+        return
+    for statement in body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        else:
+            yield statement
+
+
+def _field_default(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``field(default=4096)`` → ``4096``; other ``field(...)`` calls have no static default."""
+    if isinstance(value, cst.Call):
+        name = dotted_name(value.func) or ""
+        if name.split(".")[-1] in ("field", "Field"):
+            for arg in value.args:
+                if arg.keyword is not None and arg.keyword.value == "default":
+                    return arg.value
+            return None
+    return value
+
+
+def _is_class_var(annotation: cst.Annotation) -> bool:
+    inner = annotation.annotation
+    if isinstance(inner, cst.Subscript):
+        inner = inner.value
+    return (dotted_name(inner) or "").split(".")[-1] == "ClassVar"
+
+
+def _member_name_ok(name: str) -> bool:
+    return not name.startswith("_") and not name.isupper() and name not in CLASS_METADATA
+
+
+class Extractor:
+    """Builds the candidates of one scanned module."""
+
+    def __init__(self, scan: Scan, evaluator: Evaluator) -> None:
+        self.scan = scan
+        self.evaluator = evaluator
+        #: Config-like classes of this file by name (names defined twice are left out).
+        self.classes: dict[str, Candidate] = {}
+        self._class_names: dict[str, int] = {}
+        self._consumed: set[int] = set()
+        #: Looks up a named table entry (``from_name``'s base) by receiver and name.
+        self.named: Callable[[str, str], dict[str, Any] | None] | None = None
+
+    # --- module-level assignment files ------------------------------------------------------
+
+    def module_candidate(self) -> Candidate | None:
+        """nanoGPT's config files: plain module-level assignments that ``configurator.py``
+        executes over the training script's globals (``n_layer = 6; n_head = 6; n_embd = 384``).
+
+        Recognized by the names the normalizer knows (``n_embd``, ``n_head``, ``n_layer``,
+        ``vocab_size``…) when they state two kinds of dimension; each name must be assigned
+        exactly once, so a value that a later branch changes is not taken for the config.
+        """
+        module = self.scan.module
+        members: dict[str, Member] = {}
+        for name, expression in module.assigned.items():
+            if name not in ALL_DIMENSION_KEYS or module.bound.get(name) != 1:
+                continue
+            value = self.evaluator.evaluate(expression, ())
+            members[name] = Member(name, None, None, expression, value)
+        if not has_dimensions(sized_keys(members)):
+            return None
+        first = min(members.values(), key=lambda m: self._order(m.use))
+        return Candidate("dict", "module assignments", first.use, members)
+
+    def _order(self, node: cst.CSTNode) -> int:
+        """Source order of a module-level assignment's value (for the candidate's anchor)."""
+        for index, expression in enumerate(self.scan.module.assigned.values()):
+            if expression is node:
+                return index
+        return 0
+
+    # --- classes ---------------------------------------------------------------------------
+
+    def class_candidates(self) -> list[Candidate]:
+        for site in self.scan.classes:
+            name = site.node.name.value
+            self._class_names[name] = self._class_names.get(name, 0) + 1
+        found = []
+        for site in self.scan.classes:
+            built = self._class(site)
+            if built is None:
+                continue
+            candidate, config_like = built
+            eligible = self._eligible(candidate)
+            if self._class_names[candidate.name] == 1 and (config_like or eligible):
+                self.classes[candidate.name] = candidate
+            if eligible:
+                found.append(candidate)
+        return found
+
+    def _class(self, site: Site) -> tuple[Candidate, bool] | None:
+        """The class's candidate, and whether the class is a config by its declaration
+        (a dataclass, a ``...Config``/``...Args`` name, or a ``...Config`` base)."""
+        node: cst.ClassDef = site.node
+        bases = [dotted_name(arg.value) or "" for arg in node.bases if arg.keyword is None]
+        base_names = [base.split(".")[-1] for base in bases]
+        decorators = [
+            (dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator))
+            or ""
+            for d in node.decorators
+        ]
+        is_dataclass = any(d.split(".")[-1] == "dataclass" for d in decorators)
+        config_like = (
+            is_dataclass
+            or node.name.value.endswith(CONFIG_CLASS_SUFFIXES)
+            or any(b.endswith(("Config", "Configuration")) for b in base_names)
+        )
+        own, fields, model_type = self._class_body(node, site.frames, config_like)
+        parent = next((self.classes[b] for b in base_names if b in self.classes), None)
+        members: dict[str, Member] = {}
+        inherited: frozenset[str] = frozenset()
+        if parent is not None:
+            members.update(parent.members)
+            inherited = frozenset(k for k in parent.members if k not in own)
+            fields = (*parent.fields, *(f for f in fields if f not in parent.fields))
+            model_type = model_type or parent.model_type
+        members.update(own)
+        if model_type is None:
+            model_type = next(filter(None, map(model_type_of_class, base_names)), None)
+        if not members:
+            return None
+        candidate = Candidate(
+            "class",
+            node.name.value,
+            node.name,
+            members,
+            model_type,
+            base=parent,
+            inherited=inherited,
+            fields=fields,
+        )
+        if model_type is not None and architectures.lookup(model_type) is not None:
+            candidate.base_model_type = model_type  # absent fields take the type's defaults
+        return candidate, config_like
+
+    def _class_body(
+        self, node: cst.ClassDef, frames: Frames, config_like: bool
+    ) -> tuple[dict[str, Member], tuple[str, ...], str | None]:
+        annotated: dict[str, Member] = {}
+        plain: dict[str, Member] = {}
+        init: dict[str, Member] = {}
+        model_type: str | None = None
+        for statement in _statements(node):
+            if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
+                name = statement.target.value
+                if not _member_name_ok(name) or _is_class_var(statement.annotation):
+                    continue
+                annotated[name] = self._attribute(statement.target, statement.value, frames)
+            elif (
+                isinstance(statement, cst.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0].target, cst.Name)
+            ):
+                target = statement.targets[0].target
+                if target.value == "model_type":
+                    value = self.evaluator.evaluate(statement.value, frames).value
+                    model_type = value if isinstance(value, str) and value else None
+                elif _member_name_ok(target.value):
+                    plain[target.value] = self._attribute(target, statement.value, frames)
+            elif (
+                isinstance(statement, cst.FunctionDef)
+                and statement.name.value == "__init__"
+                and config_like
+            ):
+                init = self._init_params(statement, frames)
+        # Dataclass-like classes declare fields with annotations; their unannotated class
+        # attributes are class-level settings (transformers' tp plans, nanoGPT has none).
+        members = dict(annotated) if annotated else dict(plain)
+        members.update(init)
+        fields = tuple(init) if init else tuple(annotated)
+        return members, fields, model_type
+
+    def _attribute(
+        self, target: cst.Name, value: cst.BaseExpression | None, frames: Frames
+    ) -> Member:
+        expression = _field_default(value) if value is not None else None
+        if expression is None:
+            return Member(target.value, target, "identifier", value or target, Value(UNKNOWN))
+        evaluated = self.evaluator.evaluate(expression, frames)
+        return Member(target.value, target, "identifier", expression, evaluated)
+
+    def _init_params(self, function: cst.FunctionDef, frames: Frames) -> dict[str, Member]:
+        params = (*function.params.posonly_params, *function.params.params)[1:]  # skip self
+        found: dict[str, Member] = {}
+        for param in (*params, *function.params.kwonly_params):
+            name = param.name.value
+            if param.default is None:
+                found[name] = Member(name, param.name, "identifier", param.name, Value(UNKNOWN))
+            else:
+                value = self.evaluator.evaluate(param.default, frames)
+                found[name] = Member(name, param.name, "identifier", param.default, value)
+        return found
+
+    @staticmethod
+    def _eligible(candidate: Candidate) -> bool:
+        """Enough dimensions to be worth checking (two kinds, or one of a known model type)."""
+        keys = sized_keys(candidate.members)
+        if has_dimensions(keys):
+            return True
+        return candidate.model_type is not None and bool(ALL_DIMENSION_KEYS & set(keys))
+
+    # --- calls and dict literals ------------------------------------------------------------
+
+    def site_candidates(self, is_layer: Callable[[cst.Call], bool]) -> list[Candidate]:
+        """Candidates of calls and dict literals; ``is_layer(call)`` marks torch.nn layers."""
+        found: list[Candidate] = []
+        for site in self.scan.sites:
+            node = site.node
+            if id(node) in self._consumed:
+                continue
+            if isinstance(node, cst.Call):
+                if is_layer(node):
+                    continue
+                candidate = self._call(node, site.frames)
+            else:
+                candidate = self._dict(node, site.frames)
+            if candidate is not None:
+                self._consume(candidate.members.values())
+                found.append(candidate)
+        return found
+
+    def _consume(self, members: Iterable[Member]) -> None:
+        """Dicts nested in a candidate are part of it (sub-configs), not candidates of their own."""
+        for member in members:
+            if isinstance(member.use, cst.Dict | cst.Call) and member.value.members:
+                self._consumed.add(id(member.use))
+            self._consume(member.value.members)
+
+    def _call(self, node: cst.Call, frames: Frames) -> Candidate | None:
+        callee = dotted_name(node.func)
+        if callee is None:
+            return None
+        last = callee.split(".")[-1]
+        members_list = self.evaluator.keyword_members(node, frames)
+        if members_list is None:
+            return None  # **kwargs: any key may be set
+        own = {m.key: m for m in members_list}
+        if last == "from_name" and "." in callee:
+            return self._from_name(callee, node, own, frames)
+        if last in self.classes:
+            return self._override(self.classes[last], node, own, frames)
+        if not own:
+            return None
+        if callee == "dict":
+            if any(arg.keyword is None for arg in node.args):
+                return None
+            return self._table("dict", "dict(...)", node.func, own)
+        if last == "for_model" and callee.split(".")[-2:-1] == ["AutoConfig"]:
+            positional = [a for a in node.args if a.keyword is None]
+            model_type = (
+                self.evaluator.evaluate(positional[0].value, frames).value if positional else None
+            )
+            if not isinstance(model_type, str):
+                return None
+            return self._transformers_call(f"{callee}(...)", node.func, own, model_type)
+        model_type = model_type_of_class(last)
+        if model_type is not None and architectures.lookup(model_type) is not None:
+            return self._transformers_call(f"{last}(...)", node.func, own, model_type)
+        if has_dimensions(sized_keys(own)):
+            return Candidate("call", f"{last}(...)", node.func, own)
+        return None
+
+    def _from_name(
+        self, callee: str, node: cst.Call, own: dict[str, Member], frames: Frames
+    ) -> Candidate | None:
+        """``Config.from_name("gemma-2-9b", n_head=16)``: the named table entry, overridden.
+
+        Without the entry (no table found, a name built at run time) the call is not checked:
+        the overrides alone are a patch on an unknown base, not a config.
+        """
+        positional = [arg for arg in node.args if arg.keyword is None]
+        if len(positional) != 1 or self.named is None:
+            return None
+        name = self.evaluator.evaluate(positional[0].value, frames).value
+        entry = self.named(callee.rsplit(".", 1)[0], name) if isinstance(name, str) else None
+        if entry is None:
+            return None
+        inherited_members = {
+            key: Member(key, None, None, node.func, Value(value))
+            for key, value in entry.items()
+            if key not in own and key != "hf_config"
+        }
+        base = Candidate("call", f"{name} (table entry)", node.func, inherited_members)
+        members = {**inherited_members, **own}
+        return Candidate(
+            "call",
+            f"{callee}({name!r}, ...)",
+            node.func,
+            members,
+            base=base,
+            inherited=frozenset(inherited_members),
+        )
+
+    def _transformers_call(
+        self, name: str, anchor: cst.CSTNode, own: dict[str, Member], model_type: str
+    ) -> Candidate:
+        candidate = Candidate("call", name, anchor, own, model_type, check_keys=True)
+        candidate.base_model_type = model_type
+        return candidate
+
+    def _override(
+        self, base: Candidate, node: cst.Call, own: dict[str, Member], frames: Frames
+    ) -> Candidate | None:
+        """``GPTConfig(n_head=16)``: the class defaults, overridden by the call's arguments."""
+        positional = [arg for arg in node.args if arg.keyword is None]
+        if any(arg.star for arg in positional) or len(positional) > len(base.fields):
+            return None
+        stated: dict[str, Member] = {}
+        for field, arg in zip(base.fields, positional, strict=False):
+            stated[field] = Member(
+                field, None, None, arg.value, self.evaluator.evaluate(arg.value, frames)
+            )
+        stated.update(own)
+        if not stated:
+            return None
+        members = {**base.members, **stated}
+        inherited = frozenset(k for k in members if k not in stated)
+        candidate = Candidate(
+            "call",
+            f"{base.name}(...)",
+            node.func,
+            members,
+            base.model_type,
+            base=base,
+            inherited=inherited,
+            fields=base.fields,
+        )
+        return candidate if self._eligible(candidate) else None
+
+    def _table(
+        self, kind: CandidateKind, name: str, anchor: cst.CSTNode, own: dict[str, Member]
+    ) -> Candidate | None:
+        """A dict of config keys: an override of a config class of this file whose fields
+        include all its keys (litgpt's tables of ``Config`` arguments), or a config of its own."""
+        base = next(
+            (c for c in self.classes.values() if set(own) <= set(c.members) and c.fields),
+            None,
+        )
+        model_type = own["model_type"].value.value if "model_type" in own else None
+        if not isinstance(model_type, str):
+            model_type = None
+        if (
+            base is not None
+            and has_dimensions(base.members)
+            and ALL_DIMENSION_KEYS & set(sized_keys(own))
+        ):
+            members = {**base.members, **own}
+            inherited = frozenset(k for k in members if k not in own)
+            return Candidate(
+                kind,
+                name,
+                anchor,
+                members,
+                model_type or base.model_type,
+                brace=kind == "dict",
+                base=base,
+                inherited=inherited,
+            )
+        sized = sized_keys(own)
+        if has_dimensions(sized) or (model_type and ALL_DIMENSION_KEYS & set(sized)):
+            known = model_type is not None and architectures.lookup(model_type) is not None
+            return Candidate(
+                kind, name, anchor, own, model_type, brace=kind == "dict", check_keys=known
+            )
+        return None
+
+    def _dict(self, node: cst.Dict, frames: Frames) -> Candidate | None:
+        value = self.evaluator.dict_literal(node, frames)
+        if value.value is UNKNOWN or not value.members:
+            return None
+        own = {m.key: m for m in value.members}
+        return self._table("dict", "{...}", node, own)

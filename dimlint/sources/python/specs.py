@@ -1,0 +1,218 @@
+"""Turn a Python config candidate into the same :class:`ModelSpec` values a JSON config gives.
+
+The candidate's keys become a dict, normalized by
+:func:`dimlint.config.normalize.specs_for_document`
+exactly as a config.json object would be, under synthetic JSON pointers (``/n_embd``,
+``/rope_scaling/factor``); :class:`CandidateSpecs` maps each pointer back to the member it came
+from, so that findings and fixes land on the source text. What differs from JSON is decided here:
+
+* **Unknown values.** A value only running the code can tell (``config.n_embd``) is passed as
+  :data:`UNKNOWN`, which normalization records as invalid — so no rule reasons about it — and is
+  then dropped from ``spec.raw``, so that no rule reports it either. In code, ``None`` and a
+  negative size mean "filled in later" (Meta's ``vocab_size: int = -1``, ``head_dim = None``):
+  they are unknown too, never DL003.
+* **Naming.** litgpt's ``n_query_groups``, ``n_expert``… are read as the canonical fields;
+  messages keep the names the code uses.
+* **Derived widths.** Meta's ``ModelArgs`` sizes its FFN from ``dim``, ``multiple_of`` and
+  ``ffn_dim_multiplier`` (:func:`dimlint.checks.ffn.llama_ffn`); litgpt pads ``vocab_size`` up to
+  ``padding_multiple``. The rules see these widths, located at the values they are computed from,
+  and offer no fix for them (there is no literal to edit). Such values, and arithmetic like
+  ``4 * HIDDEN``, are marked read-only for the fix search (``READ_ONLY``), which then repairs a
+  finding through a value that is a literal.
+* **Inherited values** (defaults of the class a call overrides, a parent class's fields) are
+  marked as defaults: anchors and fixes then go to what the candidate itself states.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from dimlint.config.geometry import llama_ffn
+from dimlint.config.normalize import INT_FIELDS, specs_for_document
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.spec import INT_FIELD_NAMES, READ_ONLY, Located, ModelSpec
+from dimlint.sources.python.configs import ALL_DIMENSION_KEYS, Candidate
+from dimlint.sources.python.values import UNKNOWN, Member, Value, is_number
+
+#: litgpt's names for fields that normalization knows under another spelling.
+LITGPT_NAMES = {
+    "n_query_groups": "num_key_value_heads",
+    "n_expert": "num_experts",
+    "n_expert_per_token": "num_experts_per_tok",
+    "n_shared_expert": "n_shared_experts",
+    "n_expert_groups": "n_group",
+    "n_topk_groups": "topk_group",
+}
+#: Keys only litgpt's ``Config`` uses: their presence selects litgpt's meaning of the others.
+LITGPT_MARKERS = frozenset(
+    {
+        "n_query_groups",
+        "padded_vocab_size",
+        "padding_multiple",
+        "rotary_percentage",
+        "mlp_class_name",
+    }
+)
+#: litgpt MLP classes and whether they are gated (SwiGLU/GeGLU).
+LITGPT_GATED = {"LLaMAMLP": True, "GemmaMLP": True, "LLaMAMoE": True, "GptNeoxMLP": False}
+#: How messages name Meta's computed FFN width (``FeedForward``'s ``hidden_dim``).
+META_FFN_NAME = "FeedForward hidden_dim"
+
+
+class CandidateSpecs(NamedTuple):
+    """The specs of one candidate and what each synthetic pointer stands for."""
+
+    specs: list[ModelSpec]
+    members: dict[str, Member]
+    #: Pointers of members the candidate inherits (not its own text).
+    inherited: frozenset[str]
+
+
+def _python_value(key: str, value: Any) -> Any:
+    """``None`` and negative sizes are "set later" in code: unknown, not invalid."""
+    if value is None:
+        return UNKNOWN
+    if key in ALL_DIMENSION_KEYS and is_number(value) and value < 0:
+        return UNKNOWN
+    return value
+
+
+def _pointer(parent: str, key: str) -> str:
+    return f"{parent}/{escape_pointer_token(key)}"
+
+
+def _index(pointers: dict[str, Member], parent: str, members: tuple[Member, ...]) -> None:
+    for member in members:
+        pointer = _pointer(parent, member.key)
+        pointers[pointer] = member
+        _index(pointers, pointer, member.value.members)
+
+
+def _known_int(members: dict[str, Member], key: str) -> int | None:
+    member = members.get(key)
+    value = member.value.value if member is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
+    """Normalize ``candidate`` like a config.json object, under synthetic pointers."""
+    members = candidate.members
+    keys = set(members)
+    litgpt = bool(LITGPT_MARKERS & keys)
+    raw: dict[str, Any] = {}
+    pointers: dict[str, Member] = {}
+    inherited: set[str] = set()
+    names: dict[str, str] = {}  # canonical key → the code's key
+    for key, member in members.items():
+        raw_key = (
+            LITGPT_NAMES.get(key, key) if litgpt and LITGPT_NAMES.get(key) not in keys else key
+        )
+        if raw_key != key:
+            names[raw_key] = key
+        raw[raw_key] = _python_value(raw_key, member.value.value)
+        pointer = _pointer("", raw_key)
+        pointers[pointer] = member
+        _index(pointers, pointer, member.value.members)
+        if key in candidate.inherited:
+            inherited.add(pointer)
+    derived: dict[str, str] = {}
+    if "multiple_of" in keys:
+        _meta_ffn(candidate, raw, pointers, inherited, derived)
+    if litgpt:
+        _litgpt_vocab(candidate, raw, pointers, inherited)
+    if candidate.model_type and not isinstance(raw.get("model_type"), str):
+        raw["model_type"] = candidate.model_type
+    specs = specs_for_document(path, raw)
+    read_only = frozenset(p for p, member in pointers.items() if member.value.edit is None)
+    for spec in specs:
+        _python_semantics(spec, inherited, names, derived)
+        spec.memo[READ_ONLY] = read_only
+    if litgpt and specs:
+        gated = members.get("mlp_class_name")
+        kind = gated.value.value if gated is not None else None
+        if isinstance(kind, str) and kind in LITGPT_GATED:
+            specs[0].gated_mlp = LITGPT_GATED[kind]
+    if derived and specs:
+        specs[0].gated_mlp = True  # Meta's FeedForward is SwiGLU
+    return CandidateSpecs(specs, pointers, frozenset(inherited))
+
+
+def _meta_ffn(
+    candidate: Candidate,
+    raw: dict[str, Any],
+    pointers: dict[str, Member],
+    inherited: set[str],
+    derived: dict[str, str],
+) -> None:
+    """Meta's ``ModelArgs``: the FFN width ``FeedForward`` computes from dim and multiple_of."""
+    members = candidate.members
+    ffn_keys = (INT_FIELDS["ffn"][0], *INT_FIELDS["ffn"][1])
+    if any(is_number(raw.get(key)) for key in ffn_keys):
+        return
+    hidden_key = next(
+        (k for k in ("dim", "hidden_size", "n_embd", "d_model") if k in members), None
+    )
+    hidden = _known_int(members, hidden_key) if hidden_key else None
+    multiple_of = _known_int(members, "multiple_of")
+    multiplier: Any = 1.0
+    if "ffn_dim_multiplier" in members:
+        stated = members["ffn_dim_multiplier"].value.value
+        multiplier = 1.0 if stated is None else stated
+    if hidden is None or multiple_of is None or not is_number(multiplier) or multiplier <= 0:
+        return
+    width = llama_ffn(hidden, multiple_of, float(multiplier))
+    key = INT_FIELDS["ffn"][0]
+    raw[key] = width
+    # Point at the input the candidate itself states (a call overriding ffn_dim_multiplier
+    # is about the multiplier), else at multiple_of in the class.
+    inputs = [k for k in ("ffn_dim_multiplier", "multiple_of", hidden_key) if k in members]
+    stated = [
+        k for k in inputs if k not in candidate.inherited and members[k].value.value is not None
+    ]
+    source = members[stated[0] if stated else "multiple_of"]
+    pointer = _pointer("", key)
+    pointers[pointer] = Member(key, None, None, source.use, Value(width))
+    derived[key] = META_FFN_NAME
+    inherited.discard(pointer)
+    if not stated:
+        inherited.add(pointer)
+
+
+def _litgpt_vocab(
+    candidate: Candidate, raw: dict[str, Any], pointers: dict[str, Member], inherited: set[str]
+) -> None:
+    """litgpt embeds ``padded_vocab_size`` rows: stated, or vocab_size padded up to
+    ``padding_multiple`` (``find_multiple``); ``vocab_size`` is the tokenizer's."""
+    members = candidate.members
+    if _known_int(members, "padded_vocab_size") is not None:
+        raw.pop("vocab_size", None)
+        return
+    vocab = _known_int(members, "vocab_size")
+    multiple = _known_int(members, "padding_multiple")
+    if vocab is None or multiple is None:
+        return
+    padded = -(-vocab // multiple) * multiple
+    raw.pop("vocab_size", None)
+    raw["padded_vocab_size"] = padded
+    source = members["vocab_size"]
+    pointer = _pointer("", "padded_vocab_size")
+    pointers[pointer] = Member("padded_vocab_size", None, None, source.use, Value(padded))
+    inherited.discard(pointer)
+    if {"vocab_size", "padding_multiple"} <= candidate.inherited:
+        inherited.add(pointer)
+
+
+def _python_semantics(
+    spec: ModelSpec, inherited: set[str], names: dict[str, str], derived: dict[str, str]
+) -> None:
+    """Apply what differs from JSON to one normalized spec (see the module docstring)."""
+    spec.raw = {key: value for key, value in spec.raw.items() if value is not UNKNOWN}
+    for field in (*INT_FIELD_NAMES, "partial_rotary_factor"):
+        located: Located[Any] | None = getattr(spec, field)
+        if located is None or located.pointer is None:
+            continue
+        key = names.get(located.key, derived.get(located.key, located.key))
+        top = "/" + located.pointer.split("/")[1] if located.pointer else ""
+        origin = "default" if top in inherited and located.in_file else located.origin
+        if key != located.key or origin != located.origin:
+            setattr(spec, field, Located(located.value, key, located.pointer, origin))

@@ -1,0 +1,494 @@
+"""``dimlint suggest``: every printed candidate passes ``check``, matches ``mem`` and fits.
+
+The grid spans dense models from 0.5B to 405B, mixture-of-experts (Mixtral-, Qwen2-MoE- and
+DeepSeek-style, the latter with MLA), with and without budgets and targets. Expected values are
+the request itself (a hand-written parameter target, ±3%) and the answers of the other commands
+— ``check`` under the same targets, ``mem`` for counts and fit, ``plan`` for the default
+layout — run through the CLI on the written ``config.json``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dimlint.cli import main
+from dimlint.errors import UsageError
+from dimlint.fix.suggest.request import MoE, expand_target, parse_moe, parse_range, parse_size
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+#: (id, arguments, total parameters asked, active parameters asked or None)
+GRID: list[tuple[str, list[str], float, float | None]] = [
+    ("dense-0.5b", ["--params", "0.5B"], 0.5e9, None),
+    (
+        "dense-1b-4090",
+        ["--params", "1B", "--budget", "1xRTX4090-24GB", "--context", "8192"],
+        1e9,
+        None,
+    ),
+    (
+        "qwen2-3b-vocab",
+        ["--params", "3B", "--like", "qwen2", "--vocab", "50257", "--target", "vllm:tp=1,2,4"],
+        3e9,
+        None,
+    ),
+    (
+        "llama-8b-h100",
+        ["--params", "8B", "--budget", "1xH100-80GB", "--context", "32768", "--batch", "4"],
+        8e9,
+        None,
+    ),
+    (
+        "mistral-7b-targets",
+        [
+            "--params",
+            "7B",
+            "--like",
+            "mistral",
+            "--budget",
+            "8xH100-80GB",
+            "--context",
+            "32768",
+            "--target",
+            "vllm:tp=2,4,8",
+            "--target",
+            "hf:tp=4",
+        ],
+        7e9,
+        None,
+    ),
+    ("gemma2-9b-fa2", ["--params", "9B", "--like", "gemma2", "--target", "fa2"], 9e9, None),
+    (
+        "qwen2-14b-kv8",
+        ["--params", "14B", "--like", "qwen2", "--kv-heads", "8", "--target", "sglang:tp=8"],
+        14e9,
+        None,
+    ),
+    (
+        "llama-70b-8xh100",
+        [
+            "--params",
+            "70B",
+            "--budget",
+            "8xH100-80GB",
+            "--context",
+            "32768",
+            "--target",
+            "vllm:tp=8",
+        ],
+        70e9,
+        None,
+    ),
+    (
+        "llama-70b-megatron",
+        ["--params", "70B", "--target", "megatron:tp=8,pp=4", "--layers", "80"],
+        70e9,
+        None,
+    ),
+    (
+        "llama-405b",
+        [
+            "--params",
+            "405B",
+            "--gqa-ratio",
+            "8..16",
+            "--target",
+            "vllm:tp=8",
+            "--target",
+            "megatron:tp=8,pp=8",
+        ],
+        405e9,
+        None,
+    ),
+    (
+        "mixtral-47b",
+        [
+            "--params",
+            "47B",
+            "--active",
+            "13B",
+            "--moe",
+            "experts=8,top_k=2",
+            "--vocab",
+            "32000",
+            "--target",
+            "vllm:tp=8",
+        ],
+        47e9,
+        13e9,
+    ),
+    (
+        "qwen2moe-30b",
+        [
+            "--params",
+            "30B",
+            "--active",
+            "3B",
+            "--moe",
+            "experts=128,top_k=8,shared=1",
+            "--like",
+            "qwen2",
+            "--target",
+            "vllm:tp=4",
+        ],
+        30e9,
+        3e9,
+    ),
+    (
+        "deepseek-mla-200b",
+        [
+            "--params",
+            "200B",
+            "--active",
+            "20B",
+            "--mla",
+            "--moe",
+            "experts=128,top_k=8,shared=1",
+            "--target",
+            "vllm:tp=8",
+            "--budget",
+            "8xH200-141GB",
+            "--dtype",
+            "fp8",
+            "--context",
+            "32768",
+        ],
+        200e9,
+        20e9,
+    ),
+    (
+        "deepseek-mla-16b",
+        [
+            "--params",
+            "16B",
+            "--active",
+            "2.5B",
+            "--mla",
+            "--moe",
+            "experts=64,top_k=6,shared=2",
+            "--budget",
+            "1xH100-80GB",
+            "--context",
+            "16384",
+        ],
+        16e9,
+        2.5e9,
+    ),
+    (
+        "fixed-dims-fp8",
+        [
+            "--params",
+            "2B",
+            "--layers",
+            "24",
+            "--head-dim",
+            "64",
+            "--gqa-ratio",
+            "2..4",
+            "--target",
+            "fp8",
+        ],
+        2e9,
+        None,
+    ),
+]
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else None
+
+
+def suggest(argv: list[str], folder: Path) -> dict[str, Any]:
+    code, out, err = run("suggest", *argv, "--top", "3", "--output-format", "json")
+    assert code == 0, err or out
+    data: dict[str, Any] = json.loads(out)
+    assert data["candidates"], out
+    return data
+
+
+def _deployment(argv: list[str], request: dict[str, Any]) -> list[str]:
+    """The same deployment for ``check``: expanded targets, budget, context, batch, formats."""
+    options = [arg for target in request["targets"] for arg in ("--target", target)]
+    for name in ("--budget", "--context", "--batch", "--dtype", "--kv-dtype"):
+        value = _option(argv, name)
+        if value is not None:
+            options += [name, value]
+    return options
+
+
+def _layouts(argv: list[str], request: dict[str, Any], path: Path) -> list[tuple[int, int]]:
+    """(tp, pp) of each layout the budget is judged on: every engine target, else the largest
+    TP ≤ the budget's GPUs that ``dimlint plan`` says vLLM accepts."""
+    layouts = []
+    for target in request["targets"]:
+        _engine, _, sizes = target.partition(":")
+        if not sizes:
+            continue
+        values = dict(part.split("=") for part in sizes.split(","))
+        layouts.append((int(values.get("tp", 1)), int(values.get("pp", 1))))
+    if layouts:
+        return layouts
+    count = int(request["budget"].split("x")[0])
+    code, out, err = run("plan", str(path), "--max-gpus", str(count), "--output-format", "json")
+    assert code == 0, err
+    return [(json.loads(out)["engines"]["vllm"]["tp"][-1], 1)]
+
+
+@pytest.mark.parametrize(
+    ("argv", "params", "active"), [g[1:] for g in GRID], ids=[g[0] for g in GRID]
+)
+def test_grid(argv: list[str], params: float, active: float | None, tmp_path: Path) -> None:
+    data = suggest(argv, tmp_path)
+    request = data["request"]
+    for candidate in data["candidates"]:
+        folder = tmp_path / f"candidate{candidate['rank']}"
+        folder.mkdir()
+        path = folder / "config.json"
+        path.write_text(json.dumps(candidate["config"], indent=2), encoding="utf-8")
+        # no finding at warning level or above under the same targets and budget
+        assert not [f for f in candidate["findings"] if f["severity"] != "info"]
+        check = ["check", str(path), "--no-config", "--fail-level", "warning"]
+        code, out, err = run(*check, "--output-format", "json", *_deployment(argv, request))
+        assert code == 0, out + err
+        assert all(f["severity"] == "info" for f in json.loads(out)), out
+        # within ±3% of the target, as counted by `mem`
+        mem = ["mem", str(path), "--output-format", "json"]
+        if request["kv_dtype"]:
+            mem += ["--kv-dtype", request["kv_dtype"]]
+        code, out, err = run(*mem)
+        assert code == 0, err
+        counted = json.loads(out)
+        assert counted["params"]["total"] == candidate["params"]["total"]
+        assert counted["params"]["active"] == candidate["params"]["active"]
+        assert counted["kv_cache"]["bytes_per_token"] == candidate["kv_cache"]["bytes_per_token"]
+        assert abs(counted["params"]["total"] - params) <= 0.03 * params
+        if active is not None:
+            assert abs(counted["params"]["active"] - active) <= 0.03 * active
+        else:
+            assert counted["params"]["active"] == counted["params"]["total"]
+        # fits the budget by `mem`, on every layout
+        if request["budget"]:
+            for tp, pp in _layouts(argv, request, path):
+                fit = [*mem, "--budget", request["budget"], "--tp", str(tp), "--pp", str(pp)]
+                for name in ("--context", "--batch", "--dtype"):
+                    if _option(argv, name):
+                        fit += [name, _option(argv, name) or ""]
+                code, out, err = run(*fit)
+                assert code == 0, err
+                assert json.loads(out)["budget"]["fits"], (tp, pp, out)
+
+
+def test_write_and_table(tmp_path: Path) -> None:
+    code, out, err = run("suggest", "--params", "8B", "--write", str(tmp_path / "new"))
+    assert code == 0, err
+    written = json.loads((tmp_path / "new" / "config.json").read_text(encoding="utf-8"))
+    assert written["model_type"] == "llama"
+    assert "wrote" in err
+    lines = out.splitlines()
+    first = next(line for line in lines if line.startswith("1 "))
+    assert str(written["hidden_size"]) in first
+    assert str(written["intermediate_size"]) in first
+    assert "nearest released models (shared corpus):" in out
+    # Llama-3-8B's shape (4096 × 32 layers, 32/8 heads) is in the generated reference table
+    assert "4096 × 32 layers, 32/8 heads, ffn 14336" in out
+
+
+def test_explain_answers_the_power_of_two_question() -> None:
+    code, out, err = run("suggest", "--params", "9B", "--like", "gemma2", "--explain")
+    assert code == 0, err
+    assert "Why " in out
+    assert "power of two" in out
+    assert "KV heads" in out
+
+
+def _passes_check_under(relaxation: dict[str, Any]) -> None:
+    """The relaxed request's candidate passes ``check`` under the relaxed deployment."""
+    import tempfile
+
+    request = relaxation["request"]
+    options = [arg for target in request["targets"] for arg in ("--target", target)]
+    for key in ("budget", "context", "batch", "dtype", "kv_dtype"):
+        if request[key] is not None:
+            options += ["--" + key.replace("_", "-"), str(request[key])]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_text(json.dumps(relaxation["candidate"]["config"]), encoding="utf-8")
+        code, out, err = run("check", str(path), "--no-config", "--fail-level", "warning", *options)
+        assert code == 0, (relaxation["change"], out, err)
+
+
+def test_impossible_70b_on_one_24gb_gpu() -> None:
+    argv = ["suggest", "--params", "70B", "--budget", "1xRTX4090-24GB", "--context", "8192"]
+    code, out, err = run(*argv, "--output-format", "json")
+    assert code == 1, err
+    impossible = json.loads(out)["impossible"]
+    assert impossible["constraint"] == "budget"
+    assert "RTX4090-24GB" in impossible["message"]
+    changes = [r["change"] for r in impossible["relaxations"]]
+    # 70B at bf16 is 140 GB: no single format or context change fits one 24 GB GPU, more do
+    assert any("--budget" in change for change in changes), changes
+    assert any("--dtype int4" in change for change in changes), changes
+    for relaxation in impossible["relaxations"]:
+        assert all(row["fits"] for row in relaxation["candidate"]["memory"])
+        _passes_check_under(relaxation)
+    code, table, _ = run(*argv)
+    assert code == 1
+    assert "nearest feasible relaxations" in table
+
+
+def test_impossible_budget_offers_formats_and_context() -> None:
+    argv = ["suggest", "--params", "70B", "--budget", "8xH100-80GB", "--context", "32768"]
+    code, out, _ = run(*argv, "--target", "vllm:tp=2", "--output-format", "json")
+    assert code == 1
+    relaxations = json.loads(out)["impossible"]["relaxations"]
+    changes = [r["change"] for r in relaxations]
+    assert "--dtype fp8" in changes
+    assert "--kv-dtype fp8" in changes
+    assert any(change.startswith("--context ") for change in changes)
+    for relaxation in relaxations:
+        _passes_check_under(relaxation)
+
+
+def test_impossible_active_share() -> None:
+    argv = ["suggest", "--params", "30B", "--active", "3B", "--like", "qwen2"]
+    code, out, _ = run(*argv, "--moe", "experts=64,top_k=8,shared=1", "--output-format", "json")
+    assert code == 1
+    impossible = json.loads(out)["impossible"]
+    assert impossible["constraint"] == "shape"
+    assert "9 of 65 expert MLPs" in impossible["message"]
+    changes = [r["change"] for r in impossible["relaxations"]]
+    assert "--moe experts=128,top_k=8,shared=1" in changes
+    for relaxation in impossible["relaxations"]:
+        _passes_check_under(relaxation)
+        moe = relaxation["request"]["moe"]
+        total = relaxation["candidate"]["params"]["total"]
+        assert abs(total - 30e9) <= 0.03 * 30e9
+        assert moe["experts"] >= 64
+
+
+def test_impossible_targets() -> None:
+    argv = ["suggest", "--params", "8B", "--target", "vllm:tp=3", "--kv-heads", "8"]
+    code, out, _ = run(*argv, "--output-format", "json")
+    assert code == 1
+    impossible = json.loads(out)["impossible"]
+    assert "divisible by 3" in impossible["message"]
+    assert "without --target vllm:tp=3" in [r["change"] for r in impossible["relaxations"]]
+    for relaxation in impossible["relaxations"]:
+        _passes_check_under(relaxation)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--params", "eight"],
+        ["--params", "8B", "--active", "2B"],
+        ["--params", "8B", "--moe", "experts=8"],
+        ["--params", "8B", "--moe", "experts=8,top_k=2,shared=1"],
+        ["--params", "8B", "--like", "gemma2", "--moe", "experts=8,top_k=2"],
+        ["--params", "8B", "--mla", "--like", "llama"],
+        ["--params", "8B", "--kv-heads", "8", "--gqa-ratio", "4"],
+        ["--params", "8B", "--head-dim", "100"],
+        ["--params", "8B", "--target", "vllm:tp=2,x"],
+        ["--params", "8B", "--budget", "1xNOPE-1GB"],
+        ["--params", "8B", "--gqa-ratio", "8..4"],
+        ["--params", "8B", "--layers", "0"],
+    ],
+)
+def test_usage_errors(argv: list[str]) -> None:
+    code, _out, err = run("suggest", *argv)
+    assert code == 2
+    assert err.startswith("dimlint: error:") or "usage:" in err
+    assert "Traceback" not in err
+
+
+def test_parsers() -> None:
+    assert parse_size("8B") == 8_000_000_000
+    assert parse_size("0.5B") == 500_000_000
+    assert parse_size("135M") == 135_000_000
+    assert expand_target("vllm:tp=2,4,8") == ["vllm:tp=2", "vllm:tp=4", "vllm:tp=8"]
+    assert expand_target("megatron:tp=4,8,pp=2") == ["megatron:tp=4,pp=2", "megatron:tp=8,pp=2"]
+    assert expand_target("fa2") == ["fa2"]
+    assert parse_moe("experts=64,top_k=8,shared=1") == MoE(64, 8, 1)
+    assert parse_range("4..8", "--gqa-ratio") == (4, 8)
+    with pytest.raises(UsageError):
+        parse_moe("experts=4,top_k=4")
+
+
+def _transformers_count(folder: Path) -> int:
+    """Parameters of the model transformers builds from ``folder/config.json`` (meta device)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    import warnings
+
+    transformers.utils.logging.set_verbosity_error()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = transformers.AutoConfig.from_pretrained(str(folder))
+        with torch.device("meta"):
+            model = transformers.AutoModelForCausalLM.from_config(config)
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.mark.parametrize(
+    ("argv", "params", "active"), [g[1:] for g in GRID], ids=[g[0] for g in GRID]
+)
+def test_written_config_builds_with_the_printed_count(
+    argv: list[str], params: float, active: float | None, tmp_path: Path
+) -> None:
+    """``--write`` writes #1; transformers builds it with exactly the JSON's parameter count."""
+    pytest.importorskip("transformers")
+    folder = tmp_path / "model"
+    code, out, err = run("suggest", *argv, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    run("suggest", *argv, "--top", "1", "--write", str(folder))
+    best = json.loads(out)["candidates"][0]
+    written = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    assert written == best["config"]
+    assert _transformers_count(folder) == best["params"]["total"]
+
+
+def test_json_contract() -> None:
+    """DESIGN.md's suggest JSON: request, candidates best first, each with its fields."""
+    argv = ["--params", "8B", "--target", "vllm:tp=2,4,8", "--output-format", "json"]
+    code, out, _ = run("suggest", *argv)
+    assert code == 0
+    data = json.loads(out)
+    assert data["request"]["params"] == 8_000_000_000
+    assert data["request"]["targets"] == ["vllm:tp=2", "vllm:tp=4", "vllm:tp=8"]
+    ranks = [c["rank"] for c in data["candidates"]]
+    assert ranks == list(range(1, len(ranks) + 1))
+    for candidate in data["candidates"]:
+        assert set(candidate) >= {"config", "params", "kv_cache", "engines", "findings", "why"}
+        assert {2, 4, 8} <= set(candidate["engines"]["vllm"]["tp"])
+        assert candidate["kv_cache"]["bytes_per_token"] > 0
+        assert candidate["why"]
+        assert candidate["config"]["model_type"] == "llama"
+
+
+def test_subprocess() -> None:
+    """Once through a real process, as typed in a terminal."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "dimlint", "suggest", "--params", "1B", "--top", "2"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("dimlint suggest: 1B parameters")

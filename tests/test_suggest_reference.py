@@ -1,0 +1,38 @@
+"""The released-shapes table ``suggest`` ships is what the shared corpus gives today."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import shared_path
+
+from dimlint.fix.suggest.reference import TABLE, aspect_range, nearest, released
+from dimlint.tools.generate_released_shapes import build, model_name
+
+
+def test_table_is_fresh() -> None:
+    corpus = shared_path("corpus")
+    shipped = json.loads(TABLE.read_text(encoding="utf-8"))
+    assert build(corpus) == shipped, "rerun python -m dimlint.tools.generate_released_shapes"
+
+
+def test_table_holds_the_domain_models() -> None:
+    shapes = {(m.hidden, m.layers, m.heads, m.kv_heads, m.ffn) for m in released()}
+    # DOMAIN.md: Llama-3-8B, Llama-3.1-405B, Qwen2.5-0.5B, Gemma-2-27B
+    for shape in [
+        (4096, 32, 32, 8, 14336),
+        (16384, 126, 128, 8, 53248),
+        (896, 24, 14, 2, 4864),
+        (4608, 46, 32, 16, 36864),
+    ]:
+        assert shape in shapes
+
+
+def test_ranges_and_names() -> None:
+    low, median, high = aspect_range(70_000_000_000, moe=False)
+    assert low <= 8192 / 80 <= high  # Llama-3-70B sits inside the range it helps define
+    assert low <= median <= high
+    assert nearest(8_000_000_000, moe=False)[0].params > 7e9
+    assert model_name("a/b/Llama-3.2-3B-Instruct/config.json") == "Llama-3.2-3B-Instruct"
+    assert model_name("x/hf_model_configs.py#llama31_8b_config_L619") == "llama31_8b"
+    assert model_name("models/Qwen2_5_VL/config/config.json") == "Qwen2_5_VL"
