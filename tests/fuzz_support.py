@@ -102,13 +102,6 @@ def run(argv: Sequence[str], limit: float = 10.0, cwd: Path | None = None) -> Ou
 # --- the properties every generated input must keep ---------------------------------------
 
 
-def _awaits_item_4(text: str) -> bool:
-    """Python positions after a form feed or a backslash-continued line are off by one or two
-    (issue 10 item 4, fixed on another branch): those positions and fixes are not judged here
-    yet. The campaign's reproducers of it wait in ``tests/fuzz_regressions/pending``."""
-    return "\x0c" in text or "\\\n" in text or "\r" in text
-
-
 def _slice(text: str, line: int, column: int, end_line: int, end_column: int) -> str | None:
     """The text between two 1-based (line, code-point column) positions, lines split on \\n."""
     lines = text.split("\n")
@@ -174,8 +167,6 @@ def check_findings(findings: list[dict[str, Any]], original: bytes, name: str) -
     if "\r" in text or "\u2028" in text or "\u2029" in text or text.startswith("\ufeff"):
         return found  # line splitting of such files is issue 10 item 4 (not this property)
     is_json = name.endswith(".json")
-    if not is_json and _awaits_item_4(text):
-        return found
     parsed, document = _json_value(text) if is_json else (False, None)
     for finding in findings:
         if not str(finding.get("file", "")).endswith(name) or finding.get("line") is None:
@@ -228,11 +219,6 @@ def verify(argv: Sequence[str], root: Path, outcome: Outcome, main: str, origina
             still_json = _json_value(fixed.decode("utf-8", "replace"))[0]
             if main.endswith(".json") and was_json and not still_json:
                 found.append("--fix turned valid JSON into invalid JSON")
-            if (
-                main.endswith(".py")
-                and not _awaits_item_4(original.decode("utf-8", "replace"))
-                and _python_parses(original)
-                and not _python_parses(fixed)
-            ):
+            if main.endswith(".py") and _python_parses(original) and not _python_parses(fixed):
                 found.append("--fix turned valid Python into invalid Python")
     return found
