@@ -292,6 +292,7 @@ def plan(
 
     ``config`` names a settings file; the API reads none unless given one (``no_config``
     defaults to ``config is None``; the CLI passes its own choice)."""
+    from dimlint.deploy.engines import MAX_DEGREE
     from dimlint.deploy.plan import PlanRequest, build_plan
     from dimlint.lint.model_input import deployment_of, read_model
 
@@ -304,7 +305,9 @@ def plan(
         from dimlint.memory import parse_budget
 
         count, chosen = parse_budget(found.budget)
-        gpu, max_gpus = chosen.name, max_gpus or count
+        gpu, max_gpus = chosen.name, max_gpus or min(count, MAX_DEGREE)
+    if max_gpus is not None and max_gpus > MAX_DEGREE:
+        raise UsageError(f"max_gpus {max_gpus}: at most {MAX_DEGREE} degrees are listed")
     request = PlanRequest(
         gpu=gpu,
         max_gpus=max_gpus or 8,

@@ -34,14 +34,14 @@ def _layer_counts(spec: ModelSpec) -> dict[str, int]:
     from dimlint.memory.layer_kinds import cache_plan
 
     counts: dict[str, int] = {}
-    for layer in cache_plan(Cfg(spec)):
+    for _index, layer, count in cache_plan(Cfg(spec)):
         if layer.kind == "kv":
             name = "full_attention" if layer.window is None else "windowed_attention"
         else:
             name = {"latent": "latent_attention", "state": "recurrent_state"}.get(
                 layer.kind, "no_cache"
             )
-        counts[name] = counts.get(name, 0) + 1
+        counts[name] = counts.get(name, 0) + count
     return counts
 
 

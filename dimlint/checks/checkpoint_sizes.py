@@ -171,7 +171,8 @@ def _estimated(
                 buffers += math.prod(axis.value(env) for axis in tensor.shape)
     dtype = declared[0]
     expected = (parameters + buffers) * DTYPE_BITS[dtype] // 8
-    if abs(total_size - expected) <= (TOLERANCE if exact else ESTIMATE_TOLERANCE) * expected:
+    tolerance = TOLERANCE if exact else ESTIMATE_TOLERANCE
+    if expected <= 0 or abs(total_size - expected) <= tolerance * expected:
         return
     implies = "implies" if exact else "implies about (dimlint estimates this model type)"
     yield IndexFinding(

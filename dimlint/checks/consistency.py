@@ -126,7 +126,10 @@ _LLAMA3_KEYS = ("low_freq_factor", "high_freq_factor", "original_max_position_em
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    """A number read as a float (None past a float's range: 10**400 is no rope factor)."""
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**63) < value < 2**63:
         return float(value)
     return None
 

@@ -75,13 +75,17 @@ def head_counts(width: int, heads: int, limit: int = 3) -> list[int]:
     """Head counts near ``heads`` that divide ``width``, best first.
 
     The width is kept (it is shared with the layers around it); a head width that fast
-    attention kernels take (a multiple of 8, at most 256) comes first, then closeness.
+    attention kernels take (a multiple of 8, at most 256) comes first, then closeness. The
+    candidates are found from the head width (at most 256 of them), never by counting up to
+    ``2 * heads``: ``num_heads=10**12`` costs what ``num_heads=12`` does.
     """
-    found = [
-        count
-        for count in range(1, 2 * heads + 1)
-        if width % count == 0 and width // count <= MAX_KERNEL_HEAD_DIM
-    ]
+    found = sorted(
+        {
+            width // head_width
+            for head_width in range(1, MAX_KERNEL_HEAD_DIM + 1)
+            if width % head_width == 0 and 0 < width // head_width <= 2 * heads
+        }
+    )
     found.sort(key=lambda c: ((width // c) % ALIGN_MIN != 0, abs(c - heads), -c))
     return found[:limit]
 

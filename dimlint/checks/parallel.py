@@ -17,6 +17,7 @@ from dimlint.config.normalize import is_language_model
 from dimlint.config.spec import ModelSpec
 from dimlint.deploy.engines import (
     ENGINES,
+    MAX_DEGREE,
     Refusal,
     cp_refusals,
     ep_refusals,
@@ -85,7 +86,7 @@ def _advice(code: str, spec: ModelSpec, target: Target, deployment: Deployment) 
         return ""
     kind = _DIMENSION[code]
     degree = getattr(target, kind)
-    limit = max(8, degree)
+    limit = min(max(8, degree), MAX_DEGREE)
     accepted, _ = valid_degrees(engine, spec, kind, limit)
     sizes = ", ".join(str(d) for d in accepted)
     advice = f" {kind} sizes {engine.label} accepts for this model (up to {limit}): {sizes}."

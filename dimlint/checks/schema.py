@@ -17,7 +17,7 @@ from typing import Any
 
 from dimlint.checks.registry import Finding, PlannedFix, rule
 from dimlint.config import architectures
-from dimlint.config.normalize import INT_FIELDS, REQUIRED_FIELDS
+from dimlint.config.normalize import INT_FIELDS, MAX_DIMENSION, REQUIRED_FIELDS
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import ModelSpec
 from dimlint.config.values import HugeInt
@@ -43,9 +43,9 @@ def _is_type(value: Any, name: str) -> bool:
             and not isinstance(value, HugeInt)
         )
     if name == "number":
-        return (
-            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        )
+        if isinstance(value, float):
+            return math.isfinite(value)
+        return isinstance(value, int) and not isinstance(value, bool)
     if name == "null":
         return value is None
     if name == "boolean":
@@ -75,7 +75,7 @@ def _compile(subschema: dict[str, Any]) -> Any:
 
         def dimension(value: Any) -> bool:
             if value.__class__ is int:
-                return bool(value >= 1)
+                return bool(1 <= value <= MAX_DIMENSION)
             return (nullable and value is None) or check(value)
 
         return dimension
@@ -119,6 +119,13 @@ def _validator() -> Any:
     return extended(schema())
 
 
+def _too_large(value: Any) -> bool:
+    """An integer (or a list of them) past int64: reported, never computed with."""
+    if isinstance(value, list):
+        return any(_too_large(item) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool) and value > MAX_DIMENSION
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, HugeInt):
         return f"an integer literal of {value.digits} digits"
@@ -131,7 +138,9 @@ def _describe(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {json.dumps(value)}"
     if isinstance(value, int):
-        return str(value)
+        if value.bit_length() <= 256:
+            return str(value)
+        return f"an integer of {value.bit_length()} bits (over 10**{value.bit_length() * 3 // 10})"
     return f"a JSON {type(value).__name__.replace('dict', 'object').replace('list', 'array')}"
 
 
@@ -182,6 +191,8 @@ def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
             continue
         pointer = f"{spec.pointer}/{escape_pointer_token(key)}"
         expected = _expected(properties[key], key)
+        if _too_large(value):
+            expected = f"at most 2**63 - 1 ({expected}: the largest size a tensor can have)"
         message = f"{key} is {_describe(value)}, but it must be {expected}"
         if value is None:
             message += f": {key} is a required dimension of {spec.label}; set it to its size"

@@ -5,6 +5,10 @@ Opt-in (``--extend-select DL006``) because importing transformers costs seconds 
 are wrong for legal configs (Llama's validator demands hidden % heads == 0 even when an explicit
 ``head_dim`` makes that irrelevant, transformers PR #46211), so the finding says when a refusal
 is a known false one.
+
+transformers builds per-layer lists while validating (``layer_types`` of ``num_hidden_layers``
+entries), so a config with 10**8 layers keeps it busy for minutes and gigabytes: configs beyond
+:data:`MAX_LAYERS` layers (a hundred times the deepest released model) are not handed to it.
 """
 
 from __future__ import annotations
@@ -12,8 +16,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dimlint.checks.registry import Finding, rule
+from dimlint.config.normalize import INT_FIELDS
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
+
+#: The most layers a config may state for DL006 to build it with transformers.
+MAX_LAYERS = 10_000
+
+
+def _too_large(spec: ModelSpec) -> bool:
+    """Whether a layer count (under any spelling, in any sub-config) exceeds MAX_LAYERS."""
+    standard, spellings = INT_FIELDS["layers"]
+    keys = {standard, *spellings, "num_layers", "n_layer", "num_hidden_layers"}
+    pending: list[object] = [spec.raw]
+    while pending:  # iterative: a config may nest sub-configs deeply
+        value = pending.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in keys and isinstance(item, int) and item > MAX_LAYERS:
+                    return True
+                if isinstance(item, dict):
+                    pending.append(item)
+    return False
 
 
 def _refusal(spec: ModelSpec) -> tuple[str, str] | None:
@@ -52,6 +76,8 @@ def _known_false(spec: ModelSpec, text: str) -> bool:
 def check_with_transformers(spec: ModelSpec) -> Iterator[Finding]:
     if spec.pointer or not spec.known_type or spec.model_type is None:
         return  # nested configs are built (and validated) by their parent
+    if _too_large(spec):
+        return  # not built: transformers' validation would not finish (see module doc)
     try:
         refusal = _refusal(spec)
     except ImportError:

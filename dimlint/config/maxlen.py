@@ -11,6 +11,7 @@ default context both use this.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from dimlint.config.spec import ModelSpec
@@ -42,8 +43,15 @@ class MaxLength(NamedTuple):
     scaling: str
 
 
+#: Lengths and factors past this are input errors (DL003), not numbers to compute with.
+_LARGEST = 2**63 - 1
+
+
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    """A positive finite number (NaN, infinities and integers past int64 are none)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not 0 < value <= _LARGEST:  # also False for NaN
         return None
     return float(value)
 
@@ -71,4 +79,6 @@ def derived_max_length(spec: ModelSpec) -> MaxLength | None:
             else:
                 scaling = f" (× {rope_type} rope scaling factor {factor:g})"
             length *= factor
+    if not math.isfinite(length) or length > _LARGEST:
+        return None  # a rope factor so large that no context could exceed the length
     return MaxLength(int(length), key, f"{spec.pointer}/{key}", scaling)

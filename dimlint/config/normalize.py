@@ -16,7 +16,6 @@ and the arithmetic rules do not cascade.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Iterator
 from typing import Any, TypeGuard
 
@@ -150,6 +149,10 @@ GPT2_STYLE = frozenset(
 #: Activation spellings whose MLP is gated (two input projections).
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu", "reglu", "silu_glu", "gated-gelu", "gated-silu"})
 _NUMERIC_SCALARS = (int, float)
+#: The largest size a tensor dimension can have (int64 in every framework). A larger value is an
+#: input error (DL003), never a number to compute with: products of a dozen such values still fit
+#: in a float, so no memory figure can overflow.
+MAX_DIMENSION = 2**63 - 1
 
 
 def is_dimension(value: Any) -> TypeGuard[int]:
@@ -221,7 +224,9 @@ def normalize(
 
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
     layer_types = obj.get("layer_types")
-    if isinstance(layer_types, list) and all(isinstance(kind, str) for kind in layer_types):
+    if isinstance(layer_types, list) and not all(isinstance(kind, str) for kind in layer_types):
+        spec.invalid.add("layer_types")  # DL003: a list or an object where a name belongs
+    elif isinstance(layer_types, list):
         spec.layer_types = Located(layer_types, "layer_types", _child(pointer, "layer_types"))
     for key in ("rope_scaling", "rope_parameters"):
         rope = obj.get(key)
@@ -292,7 +297,7 @@ def _resolve_int(
             return None  # per-stage widths (Swin, OpenELM) or per-stack counts (LXMERT)
         if name == "head_dim" and value == 0 and "kv_lora_rank" in obj:
             return None  # latent-attention configs write head_dim 0 for "unused"
-        if value.__class__ is not int or value < minimum:
+        if value.__class__ is not int or value < minimum or value > MAX_DIMENSION:
             spec.invalid.add(name)
             return None
         return Located(value, key, _child(spec.pointer, key))
@@ -345,8 +350,7 @@ def _resolve_fraction(spec: ModelSpec, arch: Architecture | None) -> Located[flo
             if (
                 isinstance(value, _NUMERIC_SCALARS)
                 and not isinstance(value, bool)
-                and math.isfinite(value)
-                and 0 < value <= 1
+                and 0 < value <= 1  # also False for NaN, before isfinite sees a huge int
             ):
                 return Located(float(value), key, pointer)
             if value is not None:

@@ -473,13 +473,19 @@ def refusals(engine: Engine, spec: ModelSpec, kind: str, degree: int) -> list[Re
     return ep_refusals(engine, spec, degree)
 
 
+#: The largest degree listed: no engine shards one model over more than a thousand ranks of one
+#: kind, and listing every degree up to ``--budget 9999999xH100`` would never end.
+MAX_DEGREE = 1024
+
+
 def valid_degrees(
     engine: Engine, spec: ModelSpec, kind: str, limit: int
 ) -> tuple[list[int], dict[int, list[Refusal]]]:
-    """(accepted, {refused degree: refusals}) of ``tp``/``pp``/``ep`` from 1 to ``limit``."""
+    """(accepted, {refused degree: refusals}) of ``tp``/``pp``/``ep`` from 1 to ``limit``
+    (at most :data:`MAX_DEGREE`)."""
     accepted: list[int] = []
     refused: dict[int, list[Refusal]] = {}
-    for degree in range(1, limit + 1):
+    for degree in range(1, min(limit, MAX_DEGREE) + 1):
         found = refusals(engine, spec, kind, degree)
         if found:
             refused[degree] = found

@@ -70,7 +70,7 @@ def _highest_in(name: str, value: Any) -> TokenId | None:
         decoder = value.get("added_tokens_decoder")
         if isinstance(decoder, dict):
             for key, entry in decoder.items():
-                if str(key).isdigit():
+                if str(key).isdigit() and len(str(key)) < 20:  # an id past 2**63 is no id
                     content = entry.get("content") if isinstance(entry, dict) else entry
                     found.append(TokenId(int(key), str(content), name, "added token"))
     else:

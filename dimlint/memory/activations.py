@@ -43,7 +43,7 @@ from dimlint.memory.config_view import Cfg
 from dimlint.memory.decoder_families import traits_for
 from dimlint.memory.decoder_params import is_gated, top_k
 from dimlint.memory.decoder_traits import Decoder
-from dimlint.memory.layer_kinds import moe_layers
+from dimlint.memory.layer_kinds import moe_count
 
 #: ``mem --attention`` choices; transformers (and Megatron with TransformerEngine) default to a
 #: fused kernel that keeps no score matrix.
@@ -196,15 +196,11 @@ def saved_activation_bytes(
     if recompute == "full":
         return math.ceil(tokens * (cfg.layers * unit * cfg.hidden + outside) + positions)
     mode = "flash" if recompute == "selective" else attention
-    per_token = 0.0
     dense = layer_bytes(cfg, attention=mode, unit=unit).total(seq)
-    moe = None
-    for is_moe in moe_layers(cfg):
-        if is_moe:
-            moe = moe or layer_bytes(cfg, attention=mode, unit=unit, moe=True).total(seq)
-            per_token += moe
-        else:
-            per_token += dense
+    experts = moe_count(cfg)  # counted in closed form: 10**18 layers cost what 32 do
+    per_token = dense * max(0, cfg.layers - experts)
+    if experts:
+        per_token += experts * layer_bytes(cfg, attention=mode, unit=unit, moe=True).total(seq)
     return math.ceil(tokens * (per_token + outside) + positions)
 
 
@@ -213,7 +209,7 @@ def recompute_peak_bytes(
 ) -> int:
     """Under full recomputation, what rebuilding the largest layer adds during backward."""
     largest = layer_bytes(cfg, attention=attention, unit=unit).total(seq)
-    if any(moe_layers(cfg)):
+    if moe_count(cfg):
         moe = layer_bytes(cfg, attention=attention, unit=unit, moe=True).total(seq)
         largest = max(largest, moe)
     return math.ceil(batch * seq * largest)

@@ -16,9 +16,13 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 
+#: Larger integers are input errors (DL003) that nothing computes with: see
+#: :data:`dimlint.config.normalize.MAX_DIMENSION`.
+_LARGEST = 2**63 - 1
+
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, int) and not isinstance(value, bool) and -_LARGEST <= value <= _LARGEST
 
 
 class Cfg:
@@ -105,7 +109,8 @@ class Cfg:
 
     def number(self, key: str, default: float = 0.0) -> float:
         value = self.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and -_LARGEST <= value <= _LARGEST:  # also False for NaN
             return float(value)
         return default
 

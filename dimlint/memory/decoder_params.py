@@ -15,7 +15,7 @@ from __future__ import annotations
 from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.decoder_traits import Decoder
-from dimlint.memory.layer_kinds import mixer_kinds, moe_layers
+from dimlint.memory.layer_kinds import layer_groups, mixer_rule, moe_rule
 from dimlint.memory.mixer_params import MIXERS
 from dimlint.memory.param_tally import Tally
 
@@ -143,18 +143,20 @@ def count_decoder(cfg: Cfg, traits: Decoder, ffn: int | None = None) -> Tally:
     norm_per_layer = traits.norms * blocks.norm(traits.norm, hidden)
     mlp_bias = cfg.flag(traits.mlp_bias)
     width = dense_ffn(cfg, traits) if ffn is None else ffn
-    plan = zip(mixer_kinds(cfg), moe_layers(cfg), strict=True)
-    for index, (kind, is_moe) in enumerate(plan):
+    mixer, moe = mixer_rule(cfg), moe_rule(cfg)
+    for index, count in layer_groups(cfg):  # each group: `count` layers alike, counted once
         layer = cfg.at_layer(index)
         shares_kv = kv_shared(cfg, index)
-        tally.add(mixer_params(layer, traits, kind, hidden, shares_kv) + norm_per_layer)
-        if is_moe:
-            moe_params(layer, traits, tally, hidden, gated)
+        own = Tally()
+        own.add(mixer_params(layer, traits, mixer.at(index), hidden, shares_kv) + norm_per_layer)
+        if moe.at(index):
+            moe_params(layer, traits, own, hidden, gated)
         else:
             layer_ffn = layer.ffn_at(index) if ffn is None else width
             if shares_kv and cfg.flag("use_double_wide_mlp"):
                 layer_ffn *= 2
-            tally.add(blocks.mlp(hidden, layer_ffn or width, gated, mlp_bias))
+            own.add(blocks.mlp(hidden, layer_ffn or width, gated, mlp_bias))
+        tally.merge(own, count)
     final = traits.norm if traits.final_norm == "same" else traits.final_norm
     if final:
         tally.add(blocks.norm(final, hidden))

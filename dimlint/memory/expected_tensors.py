@@ -39,7 +39,9 @@ FP8_SCALES = (r"\.(weight_scale_inv|weight_scale|input_scale)$",)
 #: Quantization methods that keep every weight's shape (adding scale tensors beside them).
 SHAPE_PRESERVING_QUANTIZATION = frozenset({"fp8", "fbgemm_fp8"})
 #: More tensors than any checkpoint has (DeepSeek-V3: 45k, Kimi-K2: 70k): beyond it, no plan.
-MAX_TENSORS = 2_000_000
+#: Building a plan costs tens of microseconds per tensor, so this also bounds its time (a
+#: config stating 32,000 layers beside a one-tensor checkpoint took over 8 s at 2,000,000).
+MAX_TENSORS = 200_000
 #: Keys whose values say how many extra multi-token-prediction layers the checkpoint holds
 #: beyond ``num_hidden_layers`` (DeepSeek-V3's layer 61: transformers skips it when loading).
 MTP_KEYS = ("num_nextn_predict_layers",)

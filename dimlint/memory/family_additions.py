@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.layer_kinds import moe_layers
+from dimlint.memory.layer_kinds import moe_count
 from dimlint.memory.mixer_params import mamba2
 from dimlint.memory.param_tally import Tally
 
@@ -133,7 +133,7 @@ EXTRA: dict[str, Callable[[Cfg, Tally], None]] = {
     "glm_moe_dsa": dsa_indexer,
     "dots3_note_text": dots3,
     # a norm after each MoE block
-    "axk1": lambda cfg, tally: tally.add(cfg.hidden * sum(moe_layers(cfg))),
+    "axk1": lambda cfg, tally: tally.add(cfg.hidden * moe_count(cfg)),
     "gemma4_text": per_layer_inputs,
     "gemma3n_text": gemma3n,
     "mimo_v2_flash": mimo_v2_flash,

@@ -150,8 +150,8 @@ def kv_cache_bytes(
     """Cache bytes on one GPU for ``batch`` sequences of ``context`` tokens (see module doc)."""
     cfg = Cfg(spec)
     per_sequence = sum(
-        _layer_elements(cfg, index, layer, context, tp, block_size)
-        for index, layer in enumerate(cache_plan(cfg))
+        _layer_elements(cfg, index, layer, context, tp, block_size) * count
+        for index, layer, count in cache_plan(cfg)
     )
     return math.ceil(per_sequence * batch * dtype_bytes(kv_dtype))
 
@@ -163,11 +163,11 @@ def kv_bytes_per_token(spec: ModelSpec, kv_dtype: str, tp: int = 1) -> float:
     """
     cfg = Cfg(spec)
     elements = 0
-    for index, layer in enumerate(cache_plan(cfg)):
+    for index, layer, count in cache_plan(cfg):
         if layer.window is not None or (cfg.model_type in LOCAL_ATTENTION and layer.kind == "kv"):
             continue
         if layer.kind == "kv":
-            elements += _kv_width(cfg.at_layer(index), tp)
+            elements += _kv_width(cfg.at_layer(index), tp) * count
         elif layer.kind == "latent":
-            elements += _latent_width(cfg.at_layer(index))
+            elements += _latent_width(cfg.at_layer(index)) * count
     return elements * dtype_bytes(kv_dtype)

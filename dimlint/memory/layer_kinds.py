@@ -11,7 +11,10 @@ and ``dimlint shapes`` all read the one plan built here.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import itertools
+import math
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 from dimlint.memory.config_view import Cfg
 
@@ -46,43 +49,81 @@ MIXER_KINDS = {
 }
 
 
-def mixer_kinds(cfg: Cfg) -> list[str]:
-    """One normalized mixer kind per layer (``full`` when the config says nothing)."""
+class LayerRule(NamedTuple):
+    """A per-layer property as a function of the layer index, with what makes it vary: the
+    indices where it may change (``breaks``) and a period it repeats with between them. That
+    is what lets :func:`layer_groups` count 10**18 layers without visiting them."""
+
+    at: Callable[[int], Any]
+    breaks: tuple[int, ...] = ()
+    period: int = 1
+
+
+def _indices(items: list[Any] | None) -> set[int]:
+    return {item for item in items or () if isinstance(item, int) and not isinstance(item, bool)}
+
+
+def _around(indices: Iterable[int]) -> tuple[int, ...]:
+    return tuple(edge for index in indices for edge in (index, index + 1))
+
+
+def _repeating(kinds: list[str]) -> LayerRule:
+    return LayerRule(lambda index: kinds[index % len(kinds)], (), len(kinds))
+
+
+def mixer_rule(cfg: Cfg) -> LayerRule:
+    """Which mixer layer ``index`` has (``full`` when the config says nothing)."""
     layers = cfg.layers
     for key in ("layer_types", "layers_block_type", "block_types", "attention_layers"):
         stated = cfg.list(key)
         if stated:
-            kinds = [MIXER_KINDS.get(str(item).lower(), str(item).lower()) for item in stated]
             # block_types is a repeating pattern (RecurrentGemma); the others are per layer
-            return [kinds[index % len(kinds)] for index in range(layers)]
+            return _repeating([MIXER_KINDS.get(str(i).lower(), str(i).lower()) for i in stated])
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and pattern:
-        kinds = [MIXER_KINDS.get(char.lower(), char) for char in pattern]
-        return [kinds[index % len(kinds)] for index in range(layers)]
+        return _repeating([MIXER_KINDS.get(char.lower(), char) for char in pattern])
     if cfg.has("attn_layer_indices"):  # Bamba: attention at the listed layers, Mamba elsewhere
-        chosen = {item for item in cfg.list("attn_layer_indices") or () if isinstance(item, int)}
-        return ["full" if index in chosen else "mamba" for index in range(layers)]
+        chosen = _indices(cfg.list("attn_layer_indices"))
+        return LayerRule(lambda index: "full" if index in chosen else "mamba", _around(chosen))
     period = cfg.int("attn_layer_period")
-    if period and cfg.has("attn_layer_offset"):
+    if period > 0 and cfg.has("attn_layer_offset"):
         offset = cfg.int("attn_layer_offset")
-        return ["full" if index % period == offset else "mamba" for index in range(layers)]
+        return LayerRule(lambda index: "full" if index % period == offset else "mamba", (), period)
     interval = cfg.first_int("full_attention_interval", "layer_group_size")
     interval = interval or LINEAR_INTERVALS.get(cfg.model_type, 0)
-    if interval:  # Qwen3-Next, Qwen3.5, Bailing: linear attention, full every Nth layer
-        return ["full" if (index + 1) % interval == 0 else "linear" for index in range(layers)]
+    if interval > 0:  # Qwen3-Next, Qwen3.5, Bailing: linear attention, full every Nth layer
+        return LayerRule(
+            lambda index: "full" if (index + 1) % interval == 0 else "linear", (), interval
+        )
     if cfg.model_type == "minimax":
-        return ["full" if index % 2 == 0 else "linear" for index in range(layers)]
+        return LayerRule(lambda index: "full" if index % 2 == 0 else "linear", (), 2)
     if cfg.model_type == "kimi_linear":
-        return ["full" if index and index % 4 == 0 else "linear" for index in range(layers)]
-    pattern = _sliding_pattern(cfg)
-    if pattern:
-        return ["sliding" if (index + 1) % pattern else "full" for index in range(layers)]
+        return LayerRule(lambda index: "full" if index and index % 4 == 0 else "linear", (0, 1), 4)
+    sliding = _sliding_pattern(cfg)
+    if sliding > 0:
+        return LayerRule(lambda index: "sliding" if (index + 1) % sliding else "full", (), sliding)
     if cfg.model_type in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and _window(cfg):
         first = cfg.int("max_window_layers", layers)
-        return ["sliding" if index >= first else "full" for index in range(layers)]
+        return LayerRule(lambda index: "sliding" if index >= first else "full", (first,))
     if _window(cfg):
-        return ["sliding"] * layers  # Mistral-7B-v0.1, Phi-3: every layer
-    return ["full"] * layers
+        return LayerRule(lambda index: "sliding")  # Mistral-7B-v0.1, Phi-3: every layer
+    return LayerRule(lambda index: "full")
+
+
+def mixer_counts(cfg: Cfg) -> dict[str, int]:
+    """How many layers have each mixer kind (in bounded work: see :func:`layer_groups`)."""
+    rule = mixer_rule(cfg)
+    counts: dict[str, int] = {}
+    for index, count in layer_groups(cfg):
+        kind = rule.at(index)
+        counts[kind] = counts.get(kind, 0) + count
+    return counts
+
+
+def mixer_kinds(cfg: Cfg) -> list[str]:
+    """One normalized mixer kind per layer (for callers that bound the layer count first)."""
+    rule = mixer_rule(cfg)
+    return [rule.at(index) for index in range(cfg.layers)]
 
 
 #: Hybrids whose older configs carry no ``layer_types``: one full-attention layer every N.
@@ -145,63 +186,143 @@ class CacheLayer(NamedTuple):
 PARALLEL_STATE = frozenset({"falcon_h1", "zamba", "zamba2"})
 
 
-def cache_plan(cfg: Cfg) -> list[CacheLayer]:
-    """Per layer, what its cache holds (see :class:`CacheLayer`)."""
-    kinds = mixer_kinds(cfg)
-    window = _window(cfg)
-    chunk = cfg.int("attention_chunk_size")
+def cache_layer(cfg: Cfg, index: int, kind: str) -> CacheLayer:
+    """What layer ``index``, whose mixer is ``kind``, keeps in its cache."""
     shared = cfg.int("num_kv_shared_layers")
-    plan = []
-    for index, kind in enumerate(kinds):
-        if shared and index >= len(kinds) - shared:
-            plan.append(CacheLayer("none", None))
-        elif kind in ("full", "sliding", "chunked", "hybrid"):
-            limit = None
-            if kind == "sliding" and window:
-                limit = window
-            elif kind == "chunked" and chunk:
-                limit = chunk
-            kv = "latent" if cfg.at_layer(index).spec.is_mla else "kv"
-            plan.append(CacheLayer(kv, limit, cfg.model_type in PARALLEL_STATE))
-        elif kind in ("mlp", "moe"):
-            plan.append(CacheLayer("none", None))
-        else:
-            plan.append(CacheLayer("state", None))
-    return plan
+    if shared > 0 and index >= cfg.layers - shared:
+        return CacheLayer("none", None)
+    if kind in ("full", "sliding", "chunked", "hybrid"):
+        limit = None
+        window = _window(cfg)
+        chunk = cfg.int("attention_chunk_size")
+        if kind == "sliding" and window:
+            limit = window
+        elif kind == "chunked" and chunk:
+            limit = chunk
+        kv = "latent" if cfg.at_layer(index).spec.is_mla else "kv"
+        return CacheLayer(kv, limit, cfg.model_type in PARALLEL_STATE)
+    if kind in ("mlp", "moe"):
+        return CacheLayer("none", None)
+    return CacheLayer("state", None)
 
 
-def moe_layers(cfg: Cfg) -> list[bool]:
-    """Whether each layer's feed-forward block is a mixture of experts."""
+def cache_plan(cfg: Cfg) -> list[tuple[int, CacheLayer, int]]:
+    """(representative layer, what its cache holds, how many layers hold the same), over
+    :func:`layer_groups` (see :class:`CacheLayer`)."""
+    mixer = mixer_rule(cfg)
+    return [
+        (index, cache_layer(cfg, index, mixer.at(index)), count)
+        for index, count in layer_groups(cfg)
+    ]
+
+
+def moe_rule(cfg: Cfg) -> LayerRule:
+    """Whether layer ``index``'s feed-forward block is a mixture of experts."""
     layers = cfg.layers
     stated = cfg.list("mlp_layer_types")
     if stated and len(stated) >= layers:
-        return [str(item).lower() not in ("dense", "mlp", "none") for item in stated[:layers]]
+        flags = [str(item).lower() not in ("dense", "mlp", "none") for item in stated[:layers]]
+        return LayerRule(lambda index: flags[index], tuple(range(len(flags))))
     if cfg.experts <= 0 or cfg.get("is_moe") is False:
-        return [False] * layers
+        return LayerRule(lambda index: False)
     moe_list = cfg.list("moe_layers")
     if moe_list is not None:
-        chosen = {item for item in moe_list if isinstance(item, int)}
-        return [index in chosen for index in range(layers)]
+        chosen = _indices(moe_list)
+        return LayerRule(lambda index: index in chosen, _around(chosen))
     if cfg.has("expert_layer_period"):
         period = max(1, cfg.int("expert_layer_period", 1))
         offset = cfg.int("expert_layer_offset")
-        return [index % period == offset for index in range(layers)]
+        return LayerRule(lambda index: index % period == offset, (), period)
     if cfg.has("moe_layer_start_index"):
         start = cfg.int("moe_layer_start_index")
         end = cfg.int("moe_layer_end_index", layers - 1)
         end = layers - 1 if end < 0 else end
         interval = max(1, cfg.int("moe_layer_interval", 1))
-        return [(index + 1) % interval == 0 and start <= index <= end for index in range(layers)]
+        return LayerRule(
+            lambda index: (index + 1) % interval == 0 and start <= index <= end,
+            (start, end + 1),
+            interval,
+        )
     dense_first = cfg.first_int("first_k_dense_replace", "num_dense_layers", default=0)
     frequency = max(1, cfg.first_int("moe_layer_freq", "decoder_sparse_step", default=1))
-    step_key = "decoder_sparse_step" if cfg.has("decoder_sparse_step") else "moe_layer_freq"
-    dense_only = {item for item in cfg.list("mlp_only_layers") or () if isinstance(item, int)}
-    result = []
-    for index in range(layers):
+    sparse_step = cfg.has("decoder_sparse_step")
+    dense_only = _indices(cfg.list("mlp_only_layers"))
+
+    def is_moe(index: int) -> bool:
         if index < dense_first or index in dense_only:
-            result.append(False)
-        elif step_key == "decoder_sparse_step":
-            result.append((index + 1) % frequency == 0)
-        else:
-            result.append(index % frequency == 0)
-    return result
+            return False
+        if sparse_step:
+            return (index + 1) % frequency == 0
+        return index % frequency == 0
+
+    return LayerRule(is_moe, (dense_first, *_around(dense_only)), frequency)
+
+
+def moe_count(cfg: Cfg) -> int:
+    """How many layers have a mixture-of-experts block (in bounded work)."""
+    rule = moe_rule(cfg)
+    return sum(count for index, count in layer_groups(cfg) if rule.at(index))
+
+
+def moe_layers(cfg: Cfg) -> list[bool]:
+    """Whether each layer's feed-forward block is a mixture of experts (for callers that bound
+    the layer count first)."""
+    rule = moe_rule(cfg)
+    return [rule.at(index) for index in range(cfg.layers)]
+
+
+#: Up to this many layers every layer is its own group: the plan is exactly the per-layer one.
+EXACT_LAYERS = 4096
+#: More groups than this means a config too irregular to count in bounded time.
+MAX_GROUPS = 1 << 16
+
+
+class TooIrregular(ValueError):
+    """A config whose layers cannot be grouped in bounded work (huge coprime periods)."""
+
+
+def _common_breaks(cfg: Cfg) -> list[int]:
+    """Indices where per-layer settings outside the mixer and MoE rules change: the shared-KV
+    tail, ``per_layer_config`` overrides, and per-layer MLP widths."""
+    breaks = []
+    shared = cfg.int("num_kv_shared_layers")
+    if shared > 0:
+        breaks.append(cfg.layers - shared)
+    overrides = cfg.get("per_layer_config")
+    if isinstance(overrides, dict):
+        keys = (str(key) for key in overrides)
+        breaks += _around(int(key) for key in keys if key.isdigit() and len(key) < 20)
+    widths = cfg.get("intermediate_size")
+    if isinstance(widths, list):
+        breaks += range(len(widths) + 1)
+    return breaks
+
+
+def layer_groups(cfg: Cfg) -> list[tuple[int, int]]:
+    """The layers as (representative index, count) pairs, every layer of a group alike in every
+    per-layer property (mixer, MoE, cache, overrides, widths).
+
+    Up to :data:`EXACT_LAYERS` layers this is every layer once. Beyond, the indices where some
+    property may change split the layers into segments, and within a segment the properties
+    repeat with the least common multiple of their periods, so each residue is one group:
+    10**18 layers of one kind are one group, and the work does not grow with the count.
+    """
+    layers = cfg.layers
+    if layers <= EXACT_LAYERS:
+        return [(index, 1) for index in range(max(0, layers))]
+    mixer, moe = mixer_rule(cfg), moe_rule(cfg)
+    period = math.lcm(mixer.period, moe.period)
+    if period > EXACT_LAYERS:
+        raise TooIrregular(f"layer patterns repeat only every {period:,} layers")
+    edges = {0, layers}
+    edges.update(edge for edge in (*mixer.breaks, *moe.breaks, *_common_breaks(cfg)))
+    ordered = sorted(edge for edge in edges if 0 <= edge <= layers)
+    groups: list[tuple[int, int]] = []
+    for start, stop in itertools.pairwise(ordered):
+        if stop - start <= period:
+            groups += ((index, 1) for index in range(start, stop))
+        else:  # residue r of the period: layers start + r, start + r + period, … below stop
+            groups += ((start + r, -(-(stop - start - r) // period)) for r in range(period))
+        if len(groups) > MAX_GROUPS:
+            raise TooIrregular(f"more than {MAX_GROUPS:,} distinct kinds of layer")
+    return groups

@@ -36,6 +36,15 @@ class Tally:
         self.total += per_expert * experts
         self.inactive += per_expert * max(0, experts - active)
 
+    def merge(self, other: Tally, times: int = 1) -> None:
+        """Add ``times`` copies of ``other`` (one layer counted once for a group of layers)."""
+        self.total += other.total * times
+        self.embedding += other.embedding * times
+        self.inactive += other.inactive * times
+        for text in other.notes:
+            self.note(text)
+        self.parts += other.parts
+
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)

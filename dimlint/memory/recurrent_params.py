@@ -9,7 +9,7 @@ import math
 
 from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.layer_kinds import mixer_kinds
+from dimlint.memory.layer_kinds import mixer_counts
 from dimlint.memory.mixer_params import mamba1, mamba2
 from dimlint.memory.param_tally import Tally
 
@@ -91,9 +91,9 @@ def count_recurrent_gemma(cfg: Cfg) -> Tally:
     attention = blocks.attention(hidden, heads, cfg.kv_heads, cfg.head_dim, qkv_bias=bias)
     attention += hidden  # o_proj always has a bias
     mlp = blocks.mlp(hidden, cfg.ffn // 2, True, True)
-    for kind in mixer_kinds(cfg):
+    for kind, count in mixer_counts(cfg).items():
         mixer = recurrent if kind == "recurrent" else attention
-        tally.add(2 * hidden + mixer + mlp)
+        tally.add((2 * hidden + mixer + mlp) * count)
     tally.add(hidden)
     _lm(cfg, tally)
     return tally
@@ -120,9 +120,9 @@ def count_zamba(cfg: Cfg) -> Tally:
     tally = Tally()
     hidden = cfg.hidden
     mixer = mamba2(cfg) if cfg.model_type == "zamba2" else mamba1(cfg)
-    kinds = mixer_kinds(cfg)
-    hybrid = sum(kind == "hybrid" for kind in kinds)
-    tally.add(len(kinds) * (mixer + hidden) + hybrid * hidden * hidden + hidden)
+    counts = mixer_counts(cfg)
+    hybrid = counts.get("hybrid", 0)
+    tally.add(sum(counts.values()) * (mixer + hidden) + hybrid * hidden * hidden + hidden)
     blocks_used = min(hybrid, max(1, cfg.int("num_mem_blocks", 1)))
     tally.add(blocks_used * _shared_block(cfg))
     if cfg.model_type == "zamba2":
@@ -144,26 +144,28 @@ def count_nemotron_h(cfg: Cfg) -> Tally:
     shared = cfg.int("moe_shared_expert_intermediate_size")
     latent = cfg.int("moe_latent_size")
     expert_width = latent or hidden
-    for kind in mixer_kinds(cfg):
-        tally.add(hidden)
+    for kind, count in mixer_counts(cfg).items():
+        layer = Tally()
+        layer.add(hidden)
         if kind == "moe":
-            tally.routed(blocks.mlp(expert_width, expert_ffn, False), experts, cfg.top_k or 1)
-            tally.add(hidden * experts)
+            layer.routed(blocks.mlp(expert_width, expert_ffn, False), experts, cfg.top_k or 1)
+            layer.add(hidden * experts)
             if shared:
-                tally.add(blocks.mlp(hidden, shared, False))
+                layer.add(blocks.mlp(hidden, shared, False))
             if latent:
-                tally.add(2 * hidden * latent)
+                layer.add(2 * hidden * latent)
         elif kind == "mlp":
-            tally.add(blocks.mlp(hidden, cfg.ffn, False, cfg.flag("mlp_bias")))
+            layer.add(blocks.mlp(hidden, cfg.ffn, False, cfg.flag("mlp_bias")))
         elif kind in ("full", "sliding"):
             bias = cfg.flag("attention_bias")
-            tally.add(
+            layer.add(
                 blocks.attention(
                     hidden, cfg.heads, cfg.kv_heads, cfg.head_dim, qkv_bias=bias, o_bias=bias
                 )
             )
         else:
-            tally.add(mamba2(cfg))
+            layer.add(mamba2(cfg))
+        tally.merge(layer, count)
     tally.add(hidden)
     _lm(cfg, tally)
     return tally

@@ -28,7 +28,7 @@ from dimlint.memory.decoder_params import (
     top_k,
 )
 from dimlint.memory.decoder_traits import Decoder
-from dimlint.memory.layer_kinds import cache_plan, mixer_kinds, moe_layers
+from dimlint.memory.layer_kinds import cache_layer, layer_groups, mixer_rule, moe_rule
 from dimlint.memory.mixer_params import MIXERS
 from dimlint.memory.parameters import count_parameters
 
@@ -66,7 +66,7 @@ def supports(spec: ModelSpec) -> bool:
 def _attention(cfg: Cfg, traits: Decoder, b: int, s: int, index: int) -> list[Stage]:
     hidden, heads, head_dim = cfg.hidden, cfg.heads, cfg.head_dim
     kv_heads = cfg.kv_heads
-    window = cache_plan(cfg)[index].window
+    window = cache_layer(cfg, index, mixer_rule(cfg).at(index)).window
     keys = min(s, window) if window else s
     stages: list[Stage] = []
     if cfg.spec.is_mla:
@@ -200,18 +200,18 @@ def walk(spec: ModelSpec, *, batch: int = 1, seq: int = 2048, layer: int | None 
     traits = traits_for(cfg)
     b, s = batch, seq
     hidden = cfg.hidden
-    kinds = mixer_kinds(cfg)
-    moe = moe_layers(cfg)
+    kinds, moe = mixer_rule(cfg), moe_rule(cfg)
+    groups = layer_groups(cfg)
     if layer is None:
-        layer = moe.index(True) if any(moe) else 0
-    layer = max(0, min(layer, len(kinds) - 1))
+        layer = next((index for index, _ in groups if moe.at(index)), 0)
+    layer = max(0, min(layer, cfg.layers - 1))
     norm = blocks.norm(traits.norm, hidden)
     per_layer_norms = traits.norms * norm
 
     def layer_stages(index: int) -> list[Stage]:
         own = cfg.at_layer(index)
         stages = [Stage("input norm", (b, s, hidden), norm)]
-        if kinds[index] in ATTENTION_KINDS or not traits.linear:
+        if kinds.at(index) in ATTENTION_KINDS or not traits.linear:
             stages += _attention(own, traits, b, s, index)
         else:
             mixer = MIXERS[traits.linear](own)
@@ -222,13 +222,13 @@ def walk(spec: ModelSpec, *, batch: int = 1, seq: int = 2048, layer: int | None 
             )
         stages.append(Stage("residual add", (b, s, hidden), 0))
         stages.append(Stage("post-attention norm", (b, s, hidden), per_layer_norms - norm))
-        stages += _feed_forward(own, traits, b, s, index, moe[index])
+        stages += _feed_forward(own, traits, b, s, index, moe.at(index))
         stages.append(Stage("residual add", (b, s, hidden), 0))
         return stages
 
     shown = layer_stages(layer)
     all_layers = sum(
-        sum(stage.params for stage in layer_stages(index)) for index in range(len(kinds))
+        sum(stage.params for stage in layer_stages(index)) * count for index, count in groups
     )
     total = count_parameters(spec).total
     vocab = cfg.vocab
@@ -251,13 +251,14 @@ def walk(spec: ModelSpec, *, batch: int = 1, seq: int = 2048, layer: int | None 
     if accounted != total:
         model.append(Stage("family-specific parameters", (), total - accounted))
         notes.append(f"{cfg.model_type} adds parameters outside the stages shown")
-    if any(moe) and not all(moe):
-        notes.append(f"{sum(moe)} of {len(moe)} layers are MoE; the others have a dense MLP")
+    moe_count = sum(count for index, count in groups if moe.at(index))
+    if 0 < moe_count < cfg.layers:
+        notes.append(f"{moe_count} of {cfg.layers} layers are MoE; the others have a dense MLP")
     return Walk(
         layer,
         shown,
         sum(stage.params for stage in shown),
-        len(kinds),
+        cfg.layers,
         all_layers,
         model,
         total,

@@ -67,11 +67,12 @@ def count_vitdet_vision(cfg: Cfg) -> Tally:
     per_layer += blocks.linear(hidden, hidden, True) + blocks.mlp(hidden, mlp_dim, False, True)
     tally.add(per_layer * cfg.layers)
     if cfg.flag("use_rel_pos", True):
-        global_layers = set(cfg.list("global_attn_indexes") or [2, 5, 8, 11])
-        window = cfg.int("window_size", 14)
-        for index in range(cfg.layers):
-            span = grid if index in global_layers or window == 0 else window
-            tally.add(2 * (2 * span - 1) * head_dim)
+        stated = cfg.list("global_attn_indexes") or [2, 5, 8, 11]
+        global_layers = {i for i in stated if isinstance(i, int) and 0 <= i < cfg.layers}
+        window = cfg.int("window_size", 14) or grid  # 0: every layer attends globally
+        windowed = max(0, cfg.layers - len(global_layers))
+        tally.add(2 * (2 * grid - 1) * head_dim * len(global_layers))
+        tally.add(2 * (2 * window - 1) * head_dim * windowed)
     channels = cfg.int("output_channels", 256)
     tally.add(hidden * channels + channels * channels * 9 + 2 * blocks.norm("ln", channels))
     return tally

@@ -22,11 +22,12 @@ def count_jetmoe(cfg: Cfg) -> Tally:
     tally = Tally()
     hidden, experts, active = cfg.hidden, cfg.experts, top_k(cfg)
     kv_width = (cfg.int("kv_channels") or cfg.head_dim) * cfg.kv_heads
-    for _ in range(cfg.layers):
-        tally.routed(2 * hidden * kv_width, experts, active)
-        tally.add(hidden + hidden * experts + hidden * 2 * kv_width)
-        tally.routed(blocks.mlp(hidden, cfg.ffn, True), experts, active)
-        tally.add(hidden + hidden * experts + 2 * hidden)
+    layer = Tally()
+    layer.routed(2 * hidden * kv_width, experts, active)
+    layer.add(hidden + hidden * experts + hidden * 2 * kv_width)
+    layer.routed(blocks.mlp(hidden, cfg.ffn, True), experts, active)
+    layer.add(hidden + hidden * experts + 2 * hidden)
+    tally.merge(layer, max(0, cfg.layers))
     tally.add(hidden)
     _embed_and_head(cfg, tally)
     return tally
@@ -57,8 +58,9 @@ def count_longcat_flash(cfg: Cfg) -> Tally:
     per_layer += zero * 2 * expert_ffn * hidden
     layers = cfg.int("num_layers") or cfg.layers
     tally.add(per_layer * layers + hidden)
-    for _ in range(layers):
-        tally.routed(blocks.mlp(hidden, expert_ffn, True), experts, top_k(cfg))
+    routed = Tally()
+    routed.routed(blocks.mlp(hidden, expert_ffn, True), experts, top_k(cfg))
+    tally.merge(routed, max(0, layers))
     _embed_and_head(cfg, tally)
     tally.note(
         "LongCat-Flash activates a variable number of experts per token; active assumes top-k"

@@ -106,7 +106,10 @@ def read_index(path: str) -> Index | InputProblem:
 
 
 def _integer(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A declared size; past 2**63 it is no size at all (and would overflow every float)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63:
+        return value
+    return None
 
 
 def load(folder: str, names: list[str], beside: Beside | None = None) -> Checkpoint | None:

@@ -129,7 +129,8 @@ def parse_header(path: str, raw: bytes, size: int) -> Header | InputProblem:
     """The header JSON ``raw`` of a file of ``size`` bytes (read here, or fetched remotely)."""
     try:
         value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        # RecursionError: nesting deeper than the C parser's limit (no real header nests)
         return _problem(path, f"the header is not valid JSON ({error}); download it again")
     if not isinstance(value, dict):
         return _problem(path, "the header is not a JSON object")
@@ -166,7 +167,7 @@ def _tensor(path: str, name: str, entry: Any) -> tuple[TensorInfo, int, int] | I
         return _problem(path, f"tensor {name} has invalid data_offsets {offsets!r}")
     tensor = TensorInfo(name, dtype, tuple(shape), path)
     begin, end = offsets
-    if end - begin != math.prod(shape) * DTYPE_BITS[dtype] / 8:
+    if (end - begin) * 8 != math.prod(shape) * DTYPE_BITS[dtype]:
         return _problem(
             path,
             f"tensor {name} ({dtype} {list(shape)}) needs {tensor.nbytes:,} bytes but its"
@@ -176,7 +177,8 @@ def _tensor(path: str, name: str, entry: Any) -> tuple[TensorInfo, int, int] | I
 
 
 def _natural(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """A size or offset: the format stores them as u64 (larger is a corrupt header)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**64
 
 
 def _check_ranges(path: str, ranges: list[tuple[int, int, str]], data: int) -> InputProblem | None:

@@ -107,6 +107,11 @@ def parse(text: str) -> cst.Module | InputProblem:
     position when CPython rejects the file too — that is what running the file would print —
     and libcst's otherwise.
     """
+    from dimlint.sources.python.complexity import too_complex
+
+    refused = too_complex(text)
+    if refused is not None:
+        return refused
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:

@@ -76,6 +76,9 @@ _NUMBER_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
 #: Lists built by repetition (``["full_attention"] * 48``) longer than this are not built.
 MAX_SEQUENCE = 4096
 MAX_EXPONENT = 64
+#: Products whose operands hold more bits than this together are not computed (UNKNOWN): no
+#: size has a thousand digits, and squaring a constant forty times over would never finish.
+MAX_PRODUCT_BITS = 4096
 
 
 def is_number(value: Any) -> bool:
@@ -92,6 +95,13 @@ def _arithmetic(kind: type, left: Any, right: Any) -> Any:
             return UNKNOWN
         if kind in (cst.LeftShift, cst.RightShift) and not (
             type(left) is int and type(right) is int and 0 <= right <= MAX_EXPONENT
+        ):
+            return UNKNOWN
+        if (
+            kind is cst.Multiply
+            and type(left) is int
+            and type(right) is int
+            and left.bit_length() + right.bit_length() > MAX_PRODUCT_BITS
         ):
             return UNKNOWN
         try:
@@ -112,35 +122,51 @@ def _arithmetic(kind: type, left: Any, right: Any) -> Any:
     return UNKNOWN
 
 
+def _literal(node: cst.Integer | cst.Float | cst.Imaginary) -> Any:
+    """A number literal's value; one longer than ``int()`` converts (4,300 digits) is kept as
+    a :class:`HugeInt` that DL003 reports by its length."""
+    try:
+        return node.evaluated_value
+    except (SyntaxError, ValueError):
+        from dimlint.config.values import HugeInt
+
+        digits = sum(char.isdigit() for char in node.value)
+        return HugeInt(digits) if isinstance(node, cst.Integer) else UNKNOWN
+
+
 class Evaluator:
     """Evaluates expressions of one module, resolving names through the scopes of a scan."""
 
-    __slots__ = ("_active", "overrides", "scan")
+    __slots__ = ("_active", "_constants", "overrides", "scan")
 
     def __init__(self, scan: Scan, overrides: dict[int, Any] | None = None) -> None:
         self.scan = scan
         #: Values to assume for some literal nodes (by id): "what if this fix were applied".
         self.overrides = overrides or {}
         self._active: set[int] = set()
+        #: Values of module constants already evaluated (by id of their expression): each is
+        #: evaluated once, so ``A2 = A1 + A1`` forty levels deep costs forty evaluations.
+        self._constants: dict[int, Value] = {}
 
     def evaluate(self, node: cst.BaseExpression, frames: Frames) -> Value:
         """The static value of ``node`` written inside ``frames``."""
         if self.overrides and id(node) in self.overrides:
             return Value(self.overrides[id(node)], node)
         kind = node.__class__
-        if kind is cst.Integer or kind is cst.Float:
-            return Value(node.evaluated_value, node)  # type: ignore[attr-defined]
+        if kind is cst.Integer or kind is cst.Float or kind is cst.Imaginary:
+            return Value(_literal(node), node)  # type: ignore[arg-type]
         if kind is cst.SimpleString or kind is cst.ConcatenatedString:
-            text = node.evaluated_value  # type: ignore[attr-defined]
+            try:
+                text = node.evaluated_value  # type: ignore[attr-defined]
+            except (SyntaxError, ValueError):  # a NUL, an invalid escape
+                return Value(UNKNOWN, node)
             return Value(text if isinstance(text, str) else UNKNOWN, node)
         if kind is cst.Name:
             return self._name(node, frames)  # type: ignore[arg-type]
         if kind is cst.UnaryOperation:
             return self._unary(node, frames)  # type: ignore[arg-type]
         if kind is cst.BinaryOperation:
-            left = self.evaluate(node.left, frames).value  # type: ignore[attr-defined]
-            right = self.evaluate(node.right, frames).value  # type: ignore[attr-defined]
-            return Value(_arithmetic(node.operator.__class__, left, right))  # type: ignore[attr-defined]
+            return self._binary(node, frames)  # type: ignore[arg-type]
         if kind is cst.List or kind is cst.Tuple:
             return self._sequence(node, frames)  # type: ignore[arg-type]
         if kind is cst.Dict:
@@ -157,13 +183,33 @@ class Evaluator:
         if found is None:
             return Value(UNKNOWN)
         expression, scope = found
-        if id(expression) in self._active:
+        key = id(expression)
+        cached = self._constants.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active:
             return Value(UNKNOWN)  # A = B; B = A
-        self._active.add(id(expression))
+        self._active.add(key)
         try:
-            return self.evaluate(expression, scope)
+            result = self.evaluate(expression, scope)
         finally:
-            self._active.discard(id(expression))
+            self._active.discard(key)
+        self._constants[key] = result
+        return result
+
+    def _binary(self, node: cst.BinaryOperation, frames: Frames) -> Value:
+        """``a op b op c ...``, walked along its left spine without recursion (an expression
+        of 10,000 terms nests 10,000 deep)."""
+        spine: list[cst.BinaryOperation] = [node]
+        while isinstance(spine[-1].left, cst.BinaryOperation):
+            spine.append(spine[-1].left)
+        value = self.evaluate(spine[-1].left, frames).value
+        for operation in reversed(spine):
+            if value is UNKNOWN:
+                return Value(UNKNOWN)
+            right = self.evaluate(operation.right, frames).value
+            value = _arithmetic(operation.operator.__class__, value, right)
+        return Value(value)
 
     def resolve(self, name: str, frames: Frames) -> tuple[cst.BaseExpression, Frames] | None:
         """The expression a constant name stands for, and the scopes it is written in."""
@@ -249,7 +295,7 @@ class Evaluator:
             return _dict_value(members) if members is not None else Value(UNKNOWN)
         if function.value == "int" and len(node.args) == 1 and node.args[0].keyword is None:
             inner = self.evaluate(node.args[0].value, frames).value
-            if is_number(inner) and math.isfinite(inner):
+            if is_number(inner) and (isinstance(inner, int) or math.isfinite(inner)):
                 return Value(int(inner))
         return Value(UNKNOWN)
 
