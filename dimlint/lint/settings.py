@@ -212,6 +212,12 @@ def nearest(directory: str) -> Settings:
         directory = parent
 
 
+def forget() -> None:
+    """Drop the settings read so far (the language server, when a settings file changes)."""
+    nearest.cache_clear()
+    _own.cache_clear()
+
+
 @functools.cache
 def _own(directory: str) -> Settings | None:
     """The settings file of this very folder, if it has one."""

@@ -198,6 +198,35 @@ def _number(value: object) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _all_defaults(values: _Values, defaults: dict[str, Any]) -> bool:
+    """Whether every integer field the generator recorded keeps its default value."""
+    return all(
+        values.get(path) == default
+        for path, default in defaults.items()
+        if isinstance(default, int) and not isinstance(default, bool)
+    )
+
+
+def _as_the_class_reads(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
+    """``raw`` with the spellings the config class maps onto its fields applied: its
+    ``attribute_map`` aliases (``hidden_size`` for GPT-2's ``n_embd``) and the legacy kwargs
+    that win over the field (BLOOM's ``n_embed``), as the class's ``__init__`` does."""
+    from dimlint.config.normalize import LEGACY_FIRST
+
+    record = architectures.lookup(model_type)
+    if record is None:
+        return raw
+    read = dict(raw)
+    for standard, real in record.aliases.items():
+        if standard in raw and real not in raw:
+            read[real] = raw[standard]
+    hidden = record.attribute("hidden_size")
+    legacy = LEGACY_FIRST.get("hidden")
+    if legacy is not None and legacy in record.fields and raw.get(legacy) is not None:
+        read[hidden] = raw[legacy]
+    return read
+
+
 def _unknown_numbers(raw: dict[str, Any], model_type: str) -> bool:
     """Whether ``raw`` states an integer the config class does not declare: modeling code may
     read such a key with ``getattr`` (Qwen3-MoE's ``head_dim``), which the default build never
@@ -246,6 +275,7 @@ def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | N
         return None
     if _unknown_numbers(raw, model_type):
         return None
+    raw = _as_the_class_reads(raw, model_type)
     values = _Values(raw, learned)
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
@@ -266,6 +296,11 @@ def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | N
         needed: set[str] = set()
         for expression in (count_expression, *dims):
             needed |= {field for _, _, factors in expression for field, _ in factors}
+        shape_fields = {field for dim in dims for _, _, factors in dim for field, _ in factors}
+        if conditions and not shape_fields and not _all_defaults(values, defaults):
+            # A tensor that exists only under a flag was seen in one build: its constant shape
+            # (Cohere's per-head q/k norms: [64, 128]) says nothing about other sizes.
+            return None
         resolved = {field: values.get(field) for field in needed}
         if any(value is None for value in resolved.values()):
             return None

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from dimlint.lint.discovery import companions
 from dimlint.lint.selection import Selection
-from dimlint.lint.settings import Settings, SettingsError, nearest, parse
+from dimlint.lint.settings import Settings, SettingsError, forget, nearest, parse
 
 #: ``Settings`` fields each settings key sets (the rest go to ``extra``).
 _FIELDS = {
@@ -71,7 +71,7 @@ class ServerSettings:
     def invalidate(self) -> None:
         """Forget every settings file read (one changed, or the editor's settings did)."""
         with self._lock:
-            nearest.cache_clear()
+            forget()
             self._cache.clear()
 
     def resolve(self, path: str) -> Resolved:
