@@ -10,14 +10,16 @@ launch. The memory package is imported only when a budget is given.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from dimlint.checks.registry import Finding, deployment_rule
 from dimlint.config.maxlen import derived_max_length
 from dimlint.config.normalize import is_language_model
 from dimlint.config.spec import ModelSpec
-from dimlint.deploy.fit import describe_misfit, layouts_for
-from dimlint.deploy.targets import Deployment
 from dimlint.diagnostics import Severity
+
+if TYPE_CHECKING:
+    from dimlint.deploy.targets import Deployment
 
 
 @deployment_rule(
@@ -57,6 +59,8 @@ def check_context_length(spec: ModelSpec, deployment: Deployment) -> Iterator[Fi
 def check_memory_budget(spec: ModelSpec, deployment: Deployment) -> Iterator[Finding]:
     if deployment.budget is None or spec.pointer:
         return  # judged once per document, at its top level, over all its sub-models
+    from dimlint.deploy.fit import describe_misfit, layouts_for  # only with a budget
+
     for layout in layouts_for(spec, deployment):
         message = describe_misfit(layout)
         if message is not None:

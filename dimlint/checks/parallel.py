@@ -11,22 +11,16 @@ rules of their own in each engine, and a composite config's top level has no hea
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from dimlint.checks.registry import Finding, deployment_rule
 from dimlint.config.normalize import is_language_model
 from dimlint.config.spec import ModelSpec
-from dimlint.deploy.engines import (
-    ENGINES,
-    MAX_DEGREE,
-    Refusal,
-    cp_refusals,
-    ep_refusals,
-    pp_refusals,
-    tp_refusals,
-    valid_degrees,
-)
-from dimlint.deploy.targets import Deployment, Target
 from dimlint.diagnostics import Severity
+
+if TYPE_CHECKING:
+    from dimlint.deploy.engines import Refusal
+    from dimlint.deploy.targets import Deployment, Target
 
 #: Which parallel dimension each rule is about (for the "accepted sizes" advice).
 _DIMENSION = {
@@ -53,6 +47,9 @@ def _refusals(spec: ModelSpec, target: Target, deployment: Deployment) -> list[R
     cached: list[Refusal] | None = spec.memo.get(key)
     if cached is not None:
         return cached
+    # The engines' rules are imported only when a target is given: a plain check never runs them.
+    from dimlint.deploy.engines import ENGINES, cp_refusals, ep_refusals, pp_refusals, tp_refusals
+
     engine = ENGINES[target.engine]
     found = tp_refusals(engine, spec, target.tp, target.ep)
     found += pp_refusals(engine, spec, target.pp)
@@ -77,6 +74,8 @@ def _pointer(spec: ModelSpec, field: str) -> str | None:
 
 
 def _advice(code: str, spec: ModelSpec, target: Target, deployment: Deployment) -> str:
+    from dimlint.deploy.engines import ENGINES, MAX_DEGREE, valid_degrees
+
     engine = ENGINES[target.engine]
     if code == "DL407":
         if target.cp > 1:
