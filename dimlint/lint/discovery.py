@@ -127,11 +127,15 @@ def discover(
     second names — go to ``passed_over`` with the reason, so ``--verbose`` can say what was not
     checked and why.
     """
-    first_name: dict[str, str] = {}
+    first_name: dict[object, str] = {}
 
     def is_new(path: str) -> bool:
+        # The file's identity (device, inode): one stat, where realpath would lstat every
+        # component of the path; a link that cannot be followed is known by its name.
+        key: object
         try:
-            key = os.path.realpath(path)
+            status = os.stat(path)
+            key = (status.st_dev, status.st_ino)
         except (OSError, ValueError):
             key = path
         first = first_name.setdefault(key, path)
