@@ -148,11 +148,15 @@ def kv_cache_bytes(
     block_size: int = 16,
 ) -> int:
     """Cache bytes on one GPU for ``batch`` sequences of ``context`` tokens (see module doc)."""
-    cfg = Cfg(spec)
-    per_sequence = sum(
-        _layer_elements(cfg, index, layer, context, tp, block_size) * count
-        for index, layer, count in cache_plan(cfg)
-    )
+    # Layouts that share a tp share the per-sequence count (plan asks once per tp × pp).
+    key = f"kv_elements:{context}:{tp}:{block_size}"
+    per_sequence: int | None = spec.memo.get(key)
+    if per_sequence is None:
+        cfg = Cfg(spec)
+        per_sequence = spec.memo[key] = sum(
+            _layer_elements(cfg, index, layer, context, tp, block_size) * count
+            for index, layer, count in cache_plan(cfg)
+        )
     return math.ceil(per_sequence * batch * dtype_bytes(kv_dtype))
 
 

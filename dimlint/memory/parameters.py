@@ -85,6 +85,16 @@ def model_parameters(specs: list[ModelSpec]) -> Parameters:
     if not specs:
         return Parameters(0, 0, 0, (), ())
     top = specs[0]
+    # A document's count does not change: plan and budget checks ask for it once per layout.
+    key = f"model_parameters:{len(specs)}"
+    known: Parameters | None = top.memo.get(key)
+    if known is None:
+        known = top.memo[key] = _model_parameters(specs)
+    return known
+
+
+def _model_parameters(specs: list[ModelSpec]) -> Parameters:
+    top = specs[0]
     architecture = architecture_of(top)
     learned = templated_parameters(specs, architecture)
     if learned is not None:
