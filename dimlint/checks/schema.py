@@ -59,11 +59,23 @@ def _is_type(value: Any, name: str) -> bool:
     return False
 
 
+class _QuickChecks(dict[str, Any]):
+    """A compiled predicate per schema property, compiled when a config first states it (one
+    config states a few dozen of the schema's properties)."""
+
+    def __missing__(self, key: str) -> Any:
+        check = self[key] = _compile(schema()["properties"][key])
+        return check
+
+
 @functools.cache
-def _quick_checks() -> dict[str, Any]:
-    """A compiled predicate per schema property (the schema is read once per process)."""
-    properties: dict[str, Any] = schema()["properties"]
-    return {key: _compile(subschema) for key, subschema in properties.items()}
+def _quick_checks() -> _QuickChecks:
+    return _QuickChecks()
+
+
+@functools.cache
+def _compiled_definition(name: str) -> Any:
+    return _compile(schema()["$defs"][name])
 
 
 def _compile(subschema: dict[str, Any]) -> Any:
@@ -73,7 +85,7 @@ def _compile(subschema: dict[str, Any]) -> Any:
     questions tens of thousands of times."""
     if "$ref" in subschema:
         reference = subschema["$ref"]
-        target = _compile(schema()["$defs"][reference.rsplit("/", 1)[-1]])
+        target = _compiled_definition(reference.rsplit("/", 1)[-1])
         if reference in ("#/$defs/required_dimension", "#/$defs/optional_dimension"):
             nullable = reference.endswith("optional_dimension")
 
@@ -187,7 +199,8 @@ def _repair(value: Any, expected: str) -> tuple[str, Applicability] | None:
 )
 def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
     checks = _quick_checks()
-    doubtful = [key for key, value in spec.raw.items() if key in checks and not checks[key](value)]
+    stated = schema()["properties"]
+    doubtful = [key for key, value in spec.raw.items() if key in stated and not checks[key](value)]
     if not doubtful:
         return
     if is_template(spec):

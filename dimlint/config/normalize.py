@@ -218,8 +218,25 @@ def normalize(
     arch = architectures.lookup(model_type) if model_type else None
     spec = ModelSpec(path, pointer, obj, model_type, arch is not None)
 
+    prefix = f"{pointer}/"
+    fields = spec.__dict__  # one store per field instead of a setattr call
     for name, keys, minimum, default in _field_plan(model_type if arch else None):
-        setattr(spec, name, _resolve_int(spec, name, keys, minimum, default))
+        for key, token in keys:
+            if key in obj:
+                value = obj[key]
+                if (
+                    value.__class__ is int
+                    and minimum <= value <= MAX_DIMENSION
+                    and (value or name != "head_dim" or "kv_lora_rank" not in obj)
+                ):
+                    fields[name] = Located(value, key, prefix + token)
+                else:
+                    _note_unusable(spec, name, value)
+                    fields[name] = None
+                break
+        else:
+            if default is not None:
+                fields[name] = default
     _resolve_special_cases(spec, arch)
 
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
@@ -251,8 +268,9 @@ def _child(pointer: str, key: str) -> str:
 @functools.cache
 def _field_plan(
     model_type: str | None,
-) -> tuple[tuple[str, tuple[str, ...], int, Located[int] | None], ...]:
-    """Per model type, once: each field's keys in lookup order, minimum, and default.
+) -> tuple[tuple[str, tuple[tuple[str, str], ...], int, Located[int] | None], ...]:
+    """Per model type, once: each field's keys in lookup order (with each key's escaped
+    pointer token), minimum, and default.
 
     The type's own spelling (gpt2's ``n_embd``) comes first, then the standard name, then the
     spellings of remote-code models. Computed once per type because every config of a corpus
@@ -275,33 +293,20 @@ def _field_plan(
             value = arch.defaults.get(own_key)
             if is_dimension(value) and value >= minimum:
                 default = Located(value, own_key, None, "default")
-        plan.append((name, keys, minimum, default))
+        tokens = tuple((key, escape_pointer_token(key)) for key in keys)
+        plan.append((name, tokens, minimum, default))
     return tuple(plan)
 
 
-def _resolve_int(
-    spec: ModelSpec,
-    name: str,
-    keys: tuple[str, ...],
-    minimum: int,
-    default: Located[int] | None,
-) -> Located[int] | None:
-    obj = spec.raw
-    for key in keys:
-        if key not in obj:
-            continue
-        value = obj[key]
-        if value is None:
-            return None  # explicit null: transformers keeps None (derived, or "no window")
-        if isinstance(value, list | dict):
-            return None  # per-stage widths (Swin, OpenELM) or per-stack counts (LXMERT)
-        if name == "head_dim" and value == 0 and "kv_lora_rank" in obj:
-            return None  # latent-attention configs write head_dim 0 for "unused"
-        if value.__class__ is not int or value < minimum or value > MAX_DIMENSION:
-            spec.invalid.add(name)
-            return None
-        return Located(value, key, _child(spec.pointer, key))
-    return default
+def _note_unusable(spec: ModelSpec, name: str, value: Any) -> None:
+    """A stated value that gives no dimension: a wrong type or range is recorded for DL003;
+    null (transformers keeps None: derived, or "no window"), per-stage lists (Swin, OpenELM),
+    per-stack objects (LXMERT) and latent attention's ``head_dim`` 0 ("unused") are not."""
+    if value is None or isinstance(value, list | dict):
+        return
+    if name == "head_dim" and value == 0 and "kv_lora_rank" in spec.raw:
+        return
+    spec.invalid.add(name)
 
 
 def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
