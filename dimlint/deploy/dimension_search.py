@@ -146,15 +146,20 @@ def _current(dims: Dims, name: Field) -> int | float | None:
     return getattr(dims, name)  # type: ignore[no-any-return]
 
 
+#: Position of each field in a :class:`Dims` tuple.
+_POSITION = {name: index for index, name in enumerate(Dims._fields)}
+
+
 def _apply(dims: Dims, changed: dict[Field, int | float]) -> Dims:
-    values: dict[str, int | float | None] = {}
+    """``dims`` with ``changed`` (built as a tuple: the search makes thousands of these)."""
+    values: list[object] = list(dims)
     for name, value in changed.items():
         if name == "rotary":
-            key = "rotary_dim" if dims.rotary_dim is not None else "rotary_fraction"
-            values[key] = value
+            name_in_dims = "rotary_dim" if dims.rotary_dim is not None else "rotary_fraction"
+            values[_POSITION[name_in_dims]] = value
         else:
-            values[name] = value
-    return dims.with_values(**values)
+            values[_POSITION[name]] = value
+    return Dims._make(values)
 
 
 def _near_multiples(value: int, multiples: Iterable[int]) -> set[int]:
