@@ -17,7 +17,6 @@ from dimlint.lint.pipeline import lint_bytes
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
 from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
-from dimlint.lint.walkfilter import not_ours
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
@@ -165,6 +164,8 @@ def _collect(
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
         if path in walked:
+            from dimlint.lint.walkfilter import not_ours  # only for a file met by a walk
+
             reason = not_ours(path, result, data)
             if reason is not None:
                 result.diagnostics, result.skipped = [], reason

@@ -277,25 +277,39 @@ def _field_plan(
     walks the same 21 fields.
     """
     arch = architectures.lookup(model_type) if model_type else None
+    if arch is None:
+        return _UNTYPED_PLAN
     plan = []
+    own_widths = OWN_WIDTH_KEYS.get(model_type or "", {})
     for name, (standard, spellings) in INT_FIELDS.items():
-        own_key = arch.attribute(standard) if arch else standard
-        own_key = OWN_WIDTH_KEYS.get(model_type or "", {}).get(name, own_key)
+        own_key = own_widths.get(name, arch.attribute(standard))
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
         legacy = LEGACY_FIRST.get(name)
-        if arch is not None and legacy is not None and legacy in arch.fields:
+        if legacy is not None and legacy in arch.fields:
             keys = (legacy, *(key for key in keys if key != legacy))
         # Standard names are read even where they are not declared fields: modeling code reads
         # them with getattr (GLM-4.5's head_dim is not a Glm4MoeConfig field, yet it is used).
         minimum = 0 if name in ZERO_ALLOWED else 1
         default: Located[int] | None = None
-        if arch is not None:
-            value = arch.defaults.get(own_key)
-            if is_dimension(value) and value >= minimum:
-                default = Located(value, own_key, None, "default")
-        tokens = tuple((key, escape_pointer_token(key)) for key in keys)
-        plan.append((name, tokens, minimum, default))
+        value = arch.defaults.get(own_key)
+        if is_dimension(value) and value >= minimum:
+            default = Located(value, own_key, None, "default")
+        plan.append((name, _tokens(keys), minimum, default))
     return tuple(plan)
+
+
+def _tokens(keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each key with its JSON-pointer token (escaped only when it needs it)."""
+    return tuple(
+        (key, escape_pointer_token(key) if "~" in key or "/" in key else key) for key in keys
+    )
+
+
+#: The plan of a config whose model type transformers does not know: standard names first.
+_UNTYPED_PLAN: tuple[tuple[str, tuple[tuple[str, str], ...], int, None], ...] = tuple(
+    (name, _tokens((standard, *spellings)), 0 if name in ZERO_ALLOWED else 1, None)
+    for name, (standard, spellings) in INT_FIELDS.items()
+)
 
 
 def _note_unusable(spec: ModelSpec, name: str, value: Any) -> None:

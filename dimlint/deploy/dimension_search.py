@@ -84,11 +84,11 @@ def suggest(
     before = evaluate(dims)
     base_params = approximate_parameters(dims, layers, gated, experts)
     alternatives = {name: _candidates(dims, name)[1:] for name in free}
-    scored: list[tuple[tuple[int, int, int, int, int, float], Suggestion]] = []
+    scored: list[_Scored] = []
     # Fewer changed keys first: once a level yields enough clean repairs, more changes can only
     # rank lower, so the search stops there.
     for count in range(1, len(free) + 1):
-        if sum(1 for key, _ in scored if key[0] == 0) >= limit:
+        if sum(1 for key, _, _ in scored if key[0] == 0) >= limit:
             break
         for names in itertools.combinations(free, count):
             for values in itertools.product(*(alternatives[name] for name in names)):
@@ -101,8 +101,20 @@ def suggest(
                     (layers, gated, experts),
                     scored,
                 )
-    scored.sort(key=lambda item: item[0])
-    return [suggestion for _, suggestion in scored[:limit]]
+    scored.sort(key=lambda item: item[0])  # stable: ties keep the order they were tried in
+    return [
+        Suggestion(
+            tuple(
+                Change(name, _current(dims, name) or 0, value) for name, value in changed.items()
+            ),
+            delta,
+        )
+        for _, changed, delta in scored[:limit]
+    ]
+
+
+#: A clean repair as the search ranks it: (rank key, the changes, relative parameter change).
+_Scored = tuple[tuple[int, int, int, int, int, float], dict[Field, int | float], float | None]
 
 
 def _score(
@@ -112,13 +124,15 @@ def _score(
     before: frozenset[Problem],
     base_params: int,
     shape: tuple[int, bool, int],
-    scored: list[tuple[tuple[int, int, int, int, int, float], Suggestion]],
+    scored: list[_Scored],
 ) -> None:
-    """Evaluate one combination of changes and keep it if it repairs ``target`` cleanly."""
+    """Evaluate one combination of changes and keep it if it repairs ``target`` cleanly (only
+    the few best become :class:`Suggestion` values)."""
     layers, gated, experts = shape
     candidate = _apply(dims, changed)
     after = evaluate(candidate)
-    if any(p.code == target.code and p.field == target.field for p in after):
+    code, field = target.code, target.field
+    if any(p.code == code and p.field == field for p in after):
         return
     new = after - before
     if any(p.severity is Severity.ERROR for p in new):
@@ -134,10 +148,7 @@ def _score(
     cost = abs(delta) if delta is not None else 0.0
     band = int(cost * 100)
     key = (len(new), len(changed), len(after), band, int(target.field not in changed), cost)
-    changes = tuple(
-        Change(name, _current(dims, name) or 0, value) for name, value in changed.items()
-    )
-    scored.append((key, Suggestion(changes, delta)))
+    scored.append((key, changed, delta))
 
 
 def _current(dims: Dims, name: Field) -> int | float | None:
