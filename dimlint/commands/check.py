@@ -163,8 +163,8 @@ def _collect(
     roots = _roots(existing) if args.fix and not args.diff else ()
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
-        if path in walked:
-            from dimlint.lint.walkfilter import not_ours  # only for a file met by a walk
+        if path in walked and result.document is None:  # a walked file that did not parse
+            from dimlint.lint.walkfilter import not_ours
 
             reason = not_ours(path, result, data)
             if reason is not None:

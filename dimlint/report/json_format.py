@@ -48,8 +48,46 @@ def to_dict(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def render(diagnostics: Sequence[Diagnostic], sources: dict[str, str]) -> str:
+    """The report: what ``dumps_indented([to_dict(d) …])`` writes, each finding's text put
+    together directly (a corpus report has hundreds of findings; a test compares the two)."""
     del sources
-    return dumps_indented([to_dict(d) for d in diagnostics]) + "\n"
+    if not diagnostics:
+        return "[]\n"
+    rules = all_rules()
+    parts = [_finding_text(d, rules[d.code].name, rules[d.code].url) for d in diagnostics]
+    return "[\n" + ",\n".join(parts) + "\n]\n"
+
+
+def _finding_text(diagnostic: Diagnostic, name: str, url: str) -> str:
+    quote = encode_basestring
+    fix = diagnostic.fix
+    if fix is None:
+        fix_text = "null"
+    else:
+        edits = ",\n".join(
+            f"        {{\n{_position_text(edit.span, '          ')},\n"
+            f'          "content": {quote(edit.content)}\n        }}'
+            for edit in fix.edits
+        )
+        fix_text = (
+            f'{{\n      "applicability": {quote(fix.applicability.value)},\n'
+            f'      "message": {quote(fix.message)},\n'
+            f'      "edits": {f"[{chr(10)}{edits}{chr(10)}      ]" if edits else "[]"}\n    }}'
+        )
+    pointer = diagnostic.pointer
+    return (
+        f'  {{\n    "code": {quote(diagnostic.code)},\n    "name": {quote(name)},\n'
+        f'    "severity": {quote(diagnostic.severity.label)},\n'
+        f'    "message": {quote(diagnostic.message)},\n    "file": {quote(diagnostic.path)},\n'
+        f"{_position_text(diagnostic.span, '    ')},\n"
+        f'    "pointer": {"null" if pointer is None else quote(pointer)},\n'
+        f'    "fix": {fix_text},\n    "url": {quote(url)}\n  }}'
+    )
+
+
+def _position_text(span: Span | None, indent: str) -> str:
+    position = _position(span)
+    return ",\n".join(f'{indent}"{key}": {value}' for key, value in position.items())
 
 
 def dumps_indented(value: Any) -> str:
