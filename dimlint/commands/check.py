@@ -6,7 +6,7 @@ import argparse
 import os
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
@@ -17,12 +17,13 @@ from dimlint.lint.pipeline import lint_bytes
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
 from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
+from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
 
 
-class Run(NamedTuple):
+class Run(Record):
     """Everything one ``check`` produced, before reporting."""
 
     diagnostics: list[Diagnostic]

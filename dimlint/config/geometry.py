@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from dimlint.diagnostics import Severity
+from dimlint.records import Record
 
 #: Tensor Cores want multiples of 8 elements (fp16/bf16); 64 is where A100 GEMMs are fastest.
 ALIGN_MIN = 8
@@ -25,7 +26,7 @@ MAX_KERNEL_HEAD_DIM = 256
 Field = Literal["hidden", "heads", "kv_heads", "head_dim", "ffn", "expert_ffn", "vocab", "rotary"]
 
 
-class Dims(NamedTuple):
+class Dims(Record):
     """The values the coupled rules read; ``None`` means unknown (the rule stays silent)."""
 
     hidden: int | None
@@ -66,7 +67,7 @@ class Dims(NamedTuple):
         return int(width * self.rotary_fraction)
 
 
-class Problem(NamedTuple):
+class Problem(Record):
     """One violated predicate: which rule, which dimension, how bad."""
 
     code: str

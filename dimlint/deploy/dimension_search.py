@@ -16,10 +16,10 @@ import functools
 import itertools
 import math
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from dimlint.config.geometry import Dims, Field, Problem, approximate_parameters, evaluate
 from dimlint.diagnostics import Severity
+from dimlint.records import Record
 
 #: Dimensions searched together: they feed one another's predicates.
 GROUPS: tuple[tuple[Field, ...], ...] = (
@@ -31,7 +31,7 @@ GROUPS: tuple[tuple[Field, ...], ...] = (
 _WINDOW = 0.25  # never suggest a value more than 25% away from the current one
 
 
-class Change(NamedTuple):
+class Change(Record):
     """One key's new value."""
 
     field: Field
@@ -39,7 +39,7 @@ class Change(NamedTuple):
     new: int | float
 
 
-class Suggestion(NamedTuple):
+class Suggestion(Record):
     """A combination of changes that clears the finding, with its cost."""
 
     changes: tuple[Change, ...]

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.diagnostics import Severity
 from dimlint.lint.patterns import path_matches
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
+from dimlint.records import Record
 
 KEYS = (
     "select",
@@ -37,7 +38,7 @@ class SettingsError(ValueError):
     """An unreadable or invalid settings file (exit code 2)."""
 
 
-class Settings(NamedTuple):
+class Settings(Record):
     """Validated settings of one file (empty when there is none)."""
 
     source: str | None = None

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import codecs
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.diagnostics import Position, Span, position_of
+from dimlint.records import Record
 from dimlint.sources import jsonspans
 
 
-class InputProblem(NamedTuple):
+class InputProblem(Record):
     """Why a file is not a readable JSON document (reported as DL001)."""
 
     message: str

@@ -17,11 +17,12 @@ import functools
 import json
 import re
 import sys
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.values import HugeInt
 from dimlint.diagnostics import Position, Span, line_starts, position_of
+from dimlint.records import Record
 
 #: Values nested deeper than this get no span: configs are shallow, and pointers to a value
 #: 200,000 levels down would cost quadratic memory.
@@ -67,7 +68,7 @@ class JsonSyntaxError(ValueError):
         self.offset = offset
 
 
-class Member(NamedTuple):
+class Member(Record):
     """Where one object member or array item sits (offsets into the text)."""
 
     key_start: int | None
@@ -76,7 +77,7 @@ class Member(NamedTuple):
     value_end: int
 
 
-class DuplicateKey(NamedTuple):
+class DuplicateKey(Record):
     """An object member overridden by a later member with the same key."""
 
     pointer: str
