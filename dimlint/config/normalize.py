@@ -200,9 +200,7 @@ def _candidates(
         model_type = obj.get("model_type")
         arch = architectures.lookup(model_type) if isinstance(model_type, str) else None
         table_subs = arch.sub_configs if arch is not None else {}
-        for key, child in obj.items():
-            if not isinstance(child, dict):
-                continue
+        for key, child in [item for item in obj.items() if isinstance(item[1], dict)]:
             known_sub = key in table_subs or key in SUB_CONFIG_KEYS
             if known_sub or "model_type" in child or _has_dimensions(child):
                 child_pointer = f"{pointer}/{escape_pointer_token(key)}"
@@ -298,6 +296,7 @@ def _field_plan(
     return tuple(plan)
 
 
+@functools.cache
 def _tokens(keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """Each key with its JSON-pointer token (escaped only when it needs it)."""
     return tuple(
