@@ -124,6 +124,7 @@ def _state_kind(cfg: Cfg) -> str:
         "rwkv": "rwkv",
         "xlstm": "xlstm",
         "recurrent_gemma": "rg_lru",
+        "lfm2_moe": "short_conv",  # LFM2's convolution blocks with MoE feed-forwards
     }.get(cfg.model_type, "")
 
 

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from dimlint.config import architectures
 from dimlint.memory.config_view import Cfg
 
 #: Spellings of each mixer kind in ``layer_types``-like lists.
@@ -104,12 +105,20 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
     sliding = _sliding_pattern(cfg)
     if sliding > 0:
         return LayerRule(lambda index: "sliding" if (index + 1) % sliding else "full", (), sliding)
-    if cfg.model_type in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and _window(cfg):
+    if _window(cfg) and _declares(cfg.model_type, "max_window_layers"):
+        # Qwen2, Qwen2-MoE, Qwen3: sliding from layer max_window_layers on. Qwen3-MoE's class
+        # has no such field (a stated one is ignored): every layer slides there.
         first = cfg.int("max_window_layers", layers)
         return LayerRule(lambda index: "sliding" if index >= first else "full", (first,))
     if _window(cfg):
         return LayerRule(lambda index: "sliding")  # Mistral-7B-v0.1, Phi-3: every layer
     return LayerRule(lambda index: "full")
+
+
+def _declares(model_type: str, field: str) -> bool:
+    """Whether transformers' config class for ``model_type`` has ``field``."""
+    record = architectures.lookup(model_type)
+    return record is not None and field in record.fields
 
 
 def mixer_counts(cfg: Cfg) -> dict[str, int]:
