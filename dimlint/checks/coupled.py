@@ -73,6 +73,9 @@ def located(spec: ModelSpec, field: Field) -> Located[int] | Located[float] | No
 
 def key_names(spec: ModelSpec) -> dict[Field, str]:
     """How the config spells each coupled dimension (``n_embd`` for gpt2's hidden…)."""
+    cached: dict[Field, str] | None = spec.memo.get("key_names")
+    if cached is not None:
+        return cached
     defaults: dict[Field, str] = {
         "hidden": "hidden_size",
         "heads": "num_attention_heads",
@@ -87,6 +90,7 @@ def key_names(spec: ModelSpec) -> dict[Field, str]:
     for field, default in defaults.items():
         source = located(spec, field)
         names[field] = source.key if source is not None else default
+    spec.memo["key_names"] = names
     return names
 
 

@@ -77,9 +77,14 @@ def _row_offsets() -> dict[str, int]:
     """Where each model type's row starts, from one regex pass over the file."""
     text = _text()
     return {
-        json.loads(match.group(1)): match.end()
+        _name(match.group(1)): match.end()
         for match in re.finditer(r'\n    ("(?:[^"\\]|\\.)*"): ', text)
     }
+
+
+def _name(token: str) -> str:
+    """A quoted model type name (escapes are rare: decoded only when present)."""
+    return token[1:-1] if "\\" not in token else str(json.loads(token))
 
 
 @functools.cache

@@ -8,6 +8,7 @@ cannot trade one finding for another.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Literal, NamedTuple
 
@@ -73,8 +74,12 @@ class Problem(NamedTuple):
     severity: Severity
 
 
+@functools.lru_cache(maxsize=4096)
 def evaluate(d: Dims) -> frozenset[Problem]:
-    """Every coupled-dimension problem of ``d``."""
+    """Every coupled-dimension problem of ``d``.
+
+    Cached: the configs of one family share their dimensions, and the fix search scores the
+    same candidate shapes for each of them."""
     found: set[Problem] = set()
     if d.hidden and d.heads and d.head_dim is None and not d.mla and d.hidden % d.heads:
         found.add(Problem("DL101", "hidden", Severity.ERROR))

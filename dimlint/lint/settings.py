@@ -195,6 +195,10 @@ def load_file(path: str) -> Settings:
     return parse(table, path)
 
 
+#: What a file without any settings file above it gets (one shared, immutable value).
+_NONE = Settings()
+
+
 @functools.cache
 def nearest(directory: str) -> Settings:
     """Settings of the nearest ``dimlint.toml`` or ``pyproject.toml`` with ``[tool.dimlint]``.
@@ -208,7 +212,7 @@ def nearest(directory: str) -> Settings:
             return own
         parent = os.path.dirname(directory)
         if parent == directory:
-            return Settings()
+            return _NONE
         directory = parent
 
 
