@@ -189,8 +189,21 @@ def _stated_list(raw: dict[str, Any], path: str) -> object:
     if "." in path:
         key, name = path.split(".", 1)
         sub = raw.get(key)
-        return sub.get(name) if isinstance(sub, dict) else None
-    return raw.get(path)
+        value = sub.get(name) if isinstance(sub, dict) else None
+    else:
+        value = raw.get(path)
+    return [_plain(item) for item in value] if isinstance(value, list) else value
+
+
+def _plain(item: object) -> object:
+    """A list item as Python holds it: ``save_pretrained`` writes a non-finite float as
+    ``{"__float__": "Infinity"}`` (strict JSON has no infinity); the table holds the float."""
+    if isinstance(item, dict) and set(item) == {"__float__"}:
+        try:
+            return float(str(item["__float__"]))
+        except ValueError:
+            return item
+    return item
 
 
 def _number(value: object) -> int | None:
@@ -227,14 +240,16 @@ def _as_the_class_reads(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
     return read
 
 
-def _unknown_numbers(raw: dict[str, Any], model_type: str) -> bool:
-    """Whether ``raw`` states an integer the config class does not declare: modeling code may
-    read such a key with ``getattr`` (Qwen3-MoE's ``head_dim``), which the default build never
-    exercised, so its effect on the shapes is unknown."""
+def _unknown_numbers(raw: dict[str, Any], model_type: str, examined: list[str]) -> bool:
+    """Whether ``raw`` states an integer the config class does not declare and the generator
+    never changed (``examined`` lists the numbers the default config holds, ``__post_init__``
+    ones such as ``qk_head_dim`` included): modeling code may read such a key with
+    ``getattr`` (Qwen3-MoE's ``head_dim``), which no build exercised, so its effect on the
+    shapes is unknown."""
     record = architectures.lookup(model_type)
     if record is None:
         return True
-    known = record.fields | architectures.base_fields()
+    known = record.fields | architectures.base_fields() | set(examined)
     return any(
         isinstance(value, int)
         and not isinstance(value, bool)
@@ -273,7 +288,7 @@ def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | N
     tensors_json = learned["classes"][class_name].get("tensors")
     if not isinstance(tensors_json, list):
         return None
-    if _unknown_numbers(raw, model_type):
+    if _unknown_numbers(raw, model_type, learned.get("examined", [])):
         return None
     raw = _as_the_class_reads(raw, model_type)
     values = _Values(raw, learned)
