@@ -53,37 +53,41 @@ class Tensor(NamedTuple):
 
 
 @functools.cache
-def _text() -> str:
+def _data() -> bytes:
+    """The table as bytes: a lookup decodes one row, not the whole 6 MB file."""
     try:
-        with open(DATA_FILE, encoding="utf-8") as handle:
+        with open(DATA_FILE, "rb") as handle:
             return handle.read()
     except OSError:
-        return ""
+        return b""
 
 
 @functools.cache
 def _row_offsets() -> dict[str, int]:
     return {
         json.loads(match.group(1)): match.end()
-        for match in re.finditer(r'\n    ("(?:[^"\\]|\\.)*"): ', _text())
+        for match in re.finditer(rb'\n    ("(?:[^"\\]|\\.)*"): ', _data())
     }
 
 
 def transformers_version() -> str:
     """The transformers release the templates were learned from ("" without the file)."""
-    match = re.search(r'"transformers_version": "([^"]*)"', _text()[:200])
-    return match.group(1) if match else ""
+    match = re.search(rb'"transformers_version": "([^"]*)"', _data()[:200])
+    return match.group(1).decode() if match else ""
 
 
 @functools.cache
 def row(model_type: str) -> dict[str, Any] | None:
     """The learned row of ``model_type``, or None when there is none."""
-    start = _row_offsets().get(model_type)
-    if start is None:
+    data = _data()
+    # One substring search finds the row (indexing every row first would cost more).
+    key = f"\n    {json.dumps(model_type)}: ".encode()
+    found = data.find(key)
+    if found < 0:
         return None
-    text = _text()
-    end = text.index("\n", start)
-    parsed: dict[str, Any] = json.loads(text[start:end].rstrip(","))
+    start = found + len(key)
+    end = data.index(b"\n", start)
+    parsed: dict[str, Any] = json.loads(data[start:end].rstrip(b","))
     return parsed
 
 

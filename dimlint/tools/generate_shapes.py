@@ -382,6 +382,7 @@ def _secondary_rows(
         parts = str(row[0]).split(".")
         for start in range(max(1, len(parts) - 1)):  # suffixes of two parts or more
             index.setdefault(f"{'.'.join(parts[start:])} {row[4]} {row[5]}", row)
+    by_name = {f"{row[0]} {row[4]}": row for row in primary if not row[6]}
     rows: list[list[Any]] = []
     failed: list[str] = []
     prefixes: Counter[tuple[str, str]] = Counter()
@@ -395,8 +396,15 @@ def _secondary_rows(
                 theirs = str(match[0])[: len(str(match[0])) - len(suffix)]
                 prefixes[(theirs, name[: len(name) - len(suffix)])] += 1
                 break
+        same = by_name.get(f"{name} {list(shape)}")
         if match is not None:
             rows.append([name, match[1], match[2], match[3], list(shape), count, False, match[7]])
+        elif same is not None and not fields_of_json(same[1]):
+            # The same tensor repeated a constant number of other times (UDOP's model builds
+            # three relative biases, its generation class two): the class's own count.
+            rows.append(
+                [name, [[count, 1, []]], same[2], same[3], list(shape), count, False, same[7]]
+            )
         elif parts[0] not in _BODY_PREFIXES:
             rows.append(
                 [
