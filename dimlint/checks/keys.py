@@ -119,24 +119,26 @@ def _by_length(fields: frozenset[str]) -> dict[int, list[str]]:
 
 
 @functools.cache
+def _letters(word: str) -> frozenset[str]:
+    """The letters of a field name (shared by every model type that has the field)."""
+    return frozenset(word)
+
+
+@functools.cache
 def closest_field(key: str, fields: frozenset[str]) -> str | None:
     """The field ``key`` is a typo of, if any (ties: the alphabetically first)."""
     best: tuple[int, str] | None = None
     buckets = _by_length(fields)
-    nearby = (
-        f
-        for size in range(len(key) - MAX_EDITS, len(key) + MAX_EDITS + 1)
-        for f in buckets.get(size, ())
-    )
-    letters = set(key)
-    for field in nearby:
-        if len(letters.symmetric_difference(field)) > 2 * MAX_EDITS:
-            continue  # cheap filter: too many distinct letters differ for two edits
-        if _word_added_or_dropped(key, field):
-            continue
-        distance = edit_distance(key, field)
-        if distance <= MAX_EDITS and (best is None or (distance, field) < best):
-            best = (distance, field)
+    letters = frozenset(key)
+    for size in range(len(key) - MAX_EDITS, len(key) + MAX_EDITS + 1):
+        for field in buckets.get(size, ()):
+            if len(letters ^ _letters(field)) > 2 * MAX_EDITS:
+                continue  # cheap filter: too many distinct letters differ for two edits
+            if _word_added_or_dropped(key, field):
+                continue
+            distance = edit_distance(key, field)
+            if distance <= MAX_EDITS and (best is None or (distance, field) < best):
+                best = (distance, field)
     return best[1] if best else None
 
 
