@@ -366,13 +366,6 @@ def _next_member_start(text: str, after_value: int) -> int:
 _MEMBER_KEY = re.compile(
     r'[ \t\n\r]*("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")[ \t\n\r]*:[ \t\n\r]*'
 )
-_STRING_TOKEN = r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
-#: A whole member with a scalar value: key, value (string, number, literal) and what follows.
-_SCALAR_MEMBER = re.compile(
-    rf"[ \t\n\r]*({_STRING_TOKEN})[ \t\n\r]*:[ \t\n\r]*"
-    rf"({_STRING_TOKEN}|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)"
-    r"[ \t\n\r]*([,}])"
-)
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]}])")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
@@ -435,25 +428,6 @@ class LazySpans:
         prefix = pointer + "/"
         while True:
             if opening == "{":
-                # A member whose value is a string, number or literal is matched whole, in one
-                # regex call; containers (and NaN, Infinity) go through the C decoder.
-                whole = _SCALAR_MEMBER.match(text, position)
-                if whole is not None:
-                    token = whole.group(1)
-                    name = token[1:-1] if "\\" not in token else _string_value(token)
-                    if "~" in name or "/" in name:
-                        name = escape_pointer_token(name)
-                    child = prefix + name
-                    members[child] = Member(
-                        whole.start(1), whole.end(1), whole.start(2), whole.end(2)
-                    )
-                    if whole.group(3) != ",":
-                        break
-                    position = whole.end()
-                    if child == wanted:
-                        self._progress[pointer] = (position, item)
-                        return
-                    continue
                 key = _MEMBER_KEY.match(text, position)
                 if key is None:
                     break
