@@ -148,8 +148,8 @@ def discover(
     for path in paths:
         if os.path.isdir(path):
             root = os.path.realpath(path)
-            for found, beside, passed in _walk(path, excluded):
-                reason = passed or (_link_into(found, root) if os.path.islink(found) else None)
+            for found, beside, passed, link in _walk(path, excluded):
+                reason = passed or (_link_into(found, root) if link else None)
                 if reason is not None:
                     passed_over(found, reason)
                 elif found not in yielded and is_new(found):
@@ -199,9 +199,10 @@ def _ancestor_rules(root: str) -> list[_IgnoreRules]:
 
 def _walk(
     root: str, excluded: Callable[[str], bool]
-) -> Iterator[tuple[str, tuple[str, ...], str | None]]:
+) -> Iterator[tuple[str, tuple[str, ...], str | None, bool]]:
     """Files to check, each with its companions (only a ``config.json`` has any), and the JSON
-    files passed over, each with the reason."""
+    files passed over, each with the reason; and whether the name is a symlink (known from
+    the directory listing, without another system call)."""
     stack: list[tuple[str, list[_IgnoreRules]]] = [(root, _ancestor_rules(root))]
     while stack:
         directory, inherited = stack.pop()
@@ -213,7 +214,7 @@ def _walk(
             entries = sorted(os.scandir(directory), key=lambda e: e.name, reverse=True)
         except OSError:
             continue
-        files: list[tuple[str, tuple[str, ...], str | None]] = []
+        files: list[tuple[str, tuple[str, ...], str | None, bool]] = []
         # weights are often git-ignored, but the config must still match them
         beside = companions([entry.name for entry in entries])
         for entry in entries:
@@ -229,9 +230,10 @@ def _walk(
                 ):
                     stack.append((entry.path, rules))
             elif _candidate(entry):
-                files.append((entry.path, beside if entry.name == "config.json" else (), None))
+                companions_of = beside if entry.name == "config.json" else ()
+                files.append((entry.path, companions_of, None, entry.is_symlink()))
             elif entry.name in NOT_CONFIGS:
-                files.append((entry.path, (), _not_config_reason(entry.name)))
+                files.append((entry.path, (), _not_config_reason(entry.name), False))
         yield from reversed(files)
 
 
