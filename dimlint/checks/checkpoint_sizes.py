@@ -19,6 +19,7 @@ from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 from dimlint.memory.expected_tensors import COMMON_BUFFERS, Plan, quantization
+from dimlint.memory.load_names import fold
 from dimlint.sources.checkpoint import Checkpoint
 from dimlint.sources.safetensors import DTYPE_BITS, FLOAT_DTYPES
 
@@ -88,10 +89,18 @@ def dtype_findings(specs: list[ModelSpec], checkpoint: Checkpoint) -> Iterator[F
 
 
 def total_findings(
-    specs: list[ModelSpec], checkpoint: Checkpoint, parameters: int
+    specs: list[ModelSpec],
+    checkpoint: Checkpoint,
+    parameters: int,
+    buffers: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
-    """DL611 (warning) for families without a tensor plan: the parameter totals differ."""
-    stored = sum(t.numel for n, t in checkpoint.tensors.items() if not _BUFFERS.search(n))
+    """DL611 (warning) for families without a tensor plan: the parameter totals differ.
+    ``buffers``: folded names of the persistent buffers the model saves (not parameters)."""
+    stored = sum(
+        t.numel
+        for n, t in checkpoint.tensors.items()
+        if not _BUFFERS.search(n) and (not buffers or fold(n) not in buffers)
+    )
     if stored == parameters:
         return
     spec = specs[0]
@@ -104,8 +113,9 @@ def total_findings(
         "DL611",
         f"the checkpoint holds {stored:,} values but the config implies {parameters:,}"
         f" parameters ({difference:+,}){hint}: tensors are missing or extra for this config."
-        f" dimlint does not know the tensor names of {spec.model_type or 'this model'}, so it"
-        " compares totals only; loading it with transformers names the tensors.",
+        f" dimlint cannot match the tensor names of {spec.model_type or 'this model'} with"
+        " certainty, so it compares totals only; loading it with transformers names the"
+        " tensors.",
         spec.pointer,
         Severity.WARNING,
     )
