@@ -559,3 +559,11 @@ def test_table_records_its_transformers_version() -> None:
     import transformers
 
     assert load_names.transformers_version() == transformers.__version__
+
+
+@pytest.mark.parametrize("model_type", ["olmoe", "t5", "wav2vec2"])
+def test_table_rows_match_transformers(model_type: str) -> None:
+    """The generated rows are what the generator learns from the installed transformers."""
+    from dimlint.tools.generate_load_names import learn
+
+    assert json.loads(json.dumps(learn(model_type))) == load_names.row(model_type)

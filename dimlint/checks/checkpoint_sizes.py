@@ -19,7 +19,6 @@ from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 from dimlint.memory.expected_tensors import COMMON_BUFFERS, Plan, quantization
-from dimlint.memory.load_names import fold
 from dimlint.sources.checkpoint import Checkpoint
 from dimlint.sources.safetensors import DTYPE_BITS, FLOAT_DTYPES
 
@@ -92,14 +91,12 @@ def total_findings(
     specs: list[ModelSpec],
     checkpoint: Checkpoint,
     parameters: int,
-    buffers: frozenset[str] = frozenset(),
+    skip: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
     """DL611 (warning) for families without a tensor plan: the parameter totals differ.
-    ``buffers``: folded names of the persistent buffers the model saves (not parameters)."""
+    ``skip``: stored names that are not parameters (saved buffers, tied copies)."""
     stored = sum(
-        t.numel
-        for n, t in checkpoint.tensors.items()
-        if not _BUFFERS.search(n) and (not buffers or fold(n) not in buffers)
+        t.numel for n, t in checkpoint.tensors.items() if not _BUFFERS.search(n) and n not in skip
     )
     if stored == parameters:
         return

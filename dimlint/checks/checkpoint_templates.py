@@ -9,9 +9,11 @@ how many tensors of each group (layers, DL611) and groups present on one side on
 The comparison refuses to guess. :func:`template_findings` returns None — and the checkpoint is
 compared by its parameter total instead — when the names cannot be mapped with certainty: a
 loading transform it cannot replay touches a key, fewer than half of the expected names are
-found, or tensors the model expects are missing while others it does not know are present (a
-spelling the table does not know looks exactly like that). A false error on a checkpoint that
-loads is worse than a total-only comparison.
+found, or tensors the model expects are missing (or fewer than expected) while others it does
+not know are present (a spelling the table does not know, or a layout the template was not
+fitted with, looks exactly like that), or a stored shape differs in a way no single config
+value explains. A false error on a checkpoint that loads is worse than a total-only
+comparison.
 """
 
 from __future__ import annotations
@@ -69,8 +71,9 @@ def template_findings(
     unexplained_missing = [
         name for name in missing if not _conditions(plan, name) and not _ignored(ignore, name)
     ]
+    short = [name for name in groups if len(groups[name]) < _wanted(plan, name)]
     found = len(expected_names) - len(missing)
-    if found * 2 < len(expected_names) or (unknown_extras and unexplained_missing):
+    if found * 2 < len(expected_names) or (unknown_extras and (unexplained_missing or short)):
         return None
     findings: list[Finding] = []
     if complete:
@@ -96,6 +99,10 @@ def template_findings(
                 )
             )
     return findings
+
+
+def _wanted(plan: TemplatePlan, name: str) -> int:
+    return sum(tensor.repeats for tensor in plan.tensors if tensor.name == name)
 
 
 def _ignored(ignore: re.Pattern[str] | None, name: str) -> bool:
@@ -128,6 +135,9 @@ def _groups(mapped: Mapped, plan: TemplatePlan) -> dict[str, list[tuple[str, tup
     copies: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
     for name, shape in mapped.shapes.items():
         folded = fold(name)
+        original = naming.tied.get(name)
+        if original is not None and original in mapped.shapes:
+            continue  # a tied copy stored beside its original: loading ties it again
         if folded in expected_names:
             groups.setdefault(folded, []).append((name, shape))
         elif folded in naming.aliases:

@@ -127,7 +127,9 @@ def _checkpoint(
         and checkpoint.complete
         and _counted_from_template(top)
     ):
-        found.extend(total_findings(specs, checkpoint, parameters, _buffers(top)))
+        found.extend(
+            total_findings(specs, checkpoint, parameters, _not_parameters(top, checkpoint))
+        )
     if "DL612" in enabled:
         found.extend(dtype_findings(specs, checkpoint))
     index = checkpoint.index_json
@@ -138,29 +140,19 @@ def _checkpoint(
 
 
 def _counted_from_template(top: ModelSpec) -> bool:
-    """Whether the parameter count comes from the model type's shape template (exact as
-    transformers builds it, the template validated on a second build when the table was
-    generated). Counts from the family recipes are not compared with the checkpoint's total:
-    away from the causal LMs they were measured on (wav2vec2, Swin, composite VLMs) they
-    can be off, and a wrong total is a false DL611."""
-    from dimlint.memory import load_names, templates
-    from dimlint.memory.template_plan import architecture_of
+    """Whether the parameter count comes from the model type's shape template, exact as
+    transformers builds it (:func:`dimlint.memory.template_plan.total_is_exact`). Counts
+    from the family recipes are not compared with the checkpoint's total: away from the
+    causal LMs they were measured on (wav2vec2, Swin, composite VLMs) they can be off, and a
+    wrong total is a false DL611."""
+    from dimlint.memory.template_plan import total_is_exact
 
-    model_type = top.model_type
-    learned = templates.row(model_type) if model_type else None
-    if model_type is None or learned is None:
-        return False
-    architecture = architecture_of(top)
-    class_name = templates.class_for(learned, architecture)
-    return (
-        class_name is not None
-        and load_names.validated(model_type, class_name)
-        and templates.template_tensors(top.raw, architecture) is not None
-    )
+    return total_is_exact(top)
 
 
-def _buffers(top: ModelSpec) -> frozenset[str]:
-    """The persistent buffers the model type's class saves beside its parameters."""
+def _not_parameters(top: ModelSpec, checkpoint: Checkpoint) -> frozenset[str]:
+    """Stored names the model type's class does not count as parameters (saved buffers, tied
+    copies beside their original)."""
     from dimlint.memory import load_names, templates
     from dimlint.memory.template_plan import architecture_of
 
@@ -169,7 +161,9 @@ def _buffers(top: ModelSpec) -> frozenset[str]:
     if model_type is None or learned is None:
         return frozenset()
     class_name = templates.class_for(learned, architecture_of(top))
-    return load_names.buffers_of(model_type, class_name) if class_name else frozenset()
+    if class_name is None:
+        return frozenset()
+    return load_names.not_parameters(model_type, class_name, checkpoint.tensors)
 
 
 def _from_template(

@@ -159,6 +159,9 @@ class Naming(NamedTuple):
     buffers: frozenset[str]
     #: Folded tied names → the folded parameter they share storage with.
     aliases: dict[str, str]
+    #: The same by exact name (UDOP's ``decoder.relative_bias.biases.0`` folds onto a
+    #: parameter's own name: only the exact name tells the tied copy apart).
+    tied: dict[str, str]
     #: Regexes of keys the class tells the loader to ignore when unexpected or missing.
     ignore: re.Pattern[str] | None
 
@@ -182,6 +185,7 @@ def naming(model_type: str, class_name: str) -> Naming | None:
         str(entry.get("base", "")),
         frozenset(entry.get("buffers", [])),
         dict(entry.get("aliases", {})),
+        dict(entry.get("tied", {})),
         ignore,
     )
 
@@ -194,13 +198,22 @@ def validated(model_type: str, class_name: str) -> bool:
     return isinstance(entry, dict) and entry.get("validated") is True
 
 
-def buffers_of(model_type: str, class_name: str) -> frozenset[str]:
-    """Folded names of the persistent buffers ``class_name`` saves with its weights (BART's
-    ``final_logits_bias``): stored, yet not parameters. Empty when unknown."""
+def not_parameters(model_type: str, class_name: str, stored: Iterable[str]) -> frozenset[str]:
+    """The names in ``stored`` that are not parameters of ``class_name``: persistent buffers
+    it saves with its weights (BART's ``final_logits_bias``) and tied copies whose original
+    is stored too. Empty when unknown."""
     learned = row(model_type)
     entry = learned.get(class_name) if learned is not None else None
-    buffers = entry.get("buffers") if isinstance(entry, dict) else None
-    return frozenset(str(name) for name in buffers) if isinstance(buffers, list) else frozenset()
+    if not isinstance(entry, dict):
+        return frozenset()
+    names = frozenset(stored)
+    buffers = frozenset(str(name) for name in entry.get("buffers", []))
+    tied = entry.get("tied", {})
+    return frozenset(
+        name
+        for name in names
+        if fold(name) in buffers or (isinstance(tied, dict) and tied.get(name) in names)
+    )
 
 
 class Mapped(NamedTuple):

@@ -18,6 +18,7 @@ transformers when the table was generated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -120,6 +121,32 @@ def architecture_of(spec: ModelSpec) -> str:
     return ""
 
 
+#: List-valued keys that may lay out layers or towers (``moe_layers: [1]`` makes layer 0 of a
+#: two-layer Llama-4 dense, where the default build had experts in every layer).
+_STRUCTURE_LIST = re.compile(r"(layers|experts|blocks|depths|heads|sizes|dims|pattern)$")
+#: Layer kinds that differ in their attention mask only, not in their parameters.
+_ATTENTION_KINDS = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
+
+
+def _unlearned_lists(raw: dict[str, Any], learned: dict[str, Any]) -> bool:
+    """Whether the config states a structural list the generator did not learn (its row's
+    ``lists`` guard names the ones it did): the template was fitted without it."""
+    guarded = set(learned.get("lists", {}))
+    sources = [("", raw)] + [
+        (f"{key}.", value) for key, value in raw.items() if isinstance(value, dict)
+    ]
+    for prefix, source in sources:
+        for key, value in source.items():
+            if not isinstance(value, list) or f"{prefix}{key}" in guarded:
+                continue
+            if key == "layer_types":
+                if not set(map(str, value)) <= _ATTENTION_KINDS:
+                    return True
+            elif _STRUCTURE_LIST.search(key):
+                return True
+    return False
+
+
 def template_plan(spec: ModelSpec) -> TemplatePlan | None:
     """The plan of ``spec`` from its model type's template; None when there is none usable."""
     raw = spec.raw
@@ -135,6 +162,8 @@ def template_plan(spec: ModelSpec) -> TemplatePlan | None:
         return None
     naming = load_names.naming(model_type, class_name)
     if naming is None:
+        return None
+    if _unlearned_lists(raw, learned):
         return None
     tensors = templates.template_tensors(raw, architecture)
     if tensors is None:
@@ -159,3 +188,21 @@ def template_plan(spec: ModelSpec) -> TemplatePlan | None:
         return None  # the evaluated tensors do not follow the row: do not guess
     values = templates._Values(templates._as_the_class_reads(raw, model_type), learned)
     return TemplatePlan(model_type, class_name, expected, switched_off, naming, values.get)
+
+
+def total_is_exact(spec: ModelSpec) -> bool:
+    """Whether the template gives this config's parameter total as transformers builds it:
+    the template applies, it was confirmed on a second build when the table was generated,
+    and the config states no structural list the template was not fitted with."""
+    raw = spec.raw
+    model_type = raw.get("model_type")
+    learned = templates.row(model_type) if isinstance(model_type, str) else None
+    if learned is None or not isinstance(model_type, str) or _unlearned_lists(raw, learned):
+        return False
+    architecture = architecture_of(spec)
+    class_name = templates.class_for(learned, architecture)
+    return (
+        class_name is not None
+        and load_names.validated(model_type, class_name)
+        and templates.template_tensors(raw, architecture) is not None
+    )

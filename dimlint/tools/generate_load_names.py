@@ -11,8 +11,8 @@ checkpoint's names onto the template's:
   (kind, compiled regex, source patterns, target patterns, scope, base prefix, operations);
   ``opaque`` for the renaming classes with their own matching logic;
 * ``buffers``: persistent buffers (saved with the weights, not parameters), folded;
-* ``aliases``: tied parameters (``lm_head.weight`` ↔ ``embed_tokens.weight``, T5's encoder
-  embedding ↔ ``shared``): a checkpoint may hold them or not;
+* ``aliases``/``tied``: tied parameters (``lm_head.weight`` ↔ ``embed_tokens.weight``, T5's
+  encoder embedding ↔ ``shared``), folded and by exact name: a checkpoint may hold them or not;
 * ``ignore``: the class's ``_keys_to_ignore_on_load_unexpected``/``_missing`` regexes;
 * ``roundtrip``: whether the names and shapes ``save_pretrained`` writes for this build
   (transformers' ``revert_weight_conversion`` on the meta state dict) map back to the model's
@@ -87,6 +87,11 @@ def learn_class(model: Any) -> dict[str, Any]:
         for name, parameter in every.items()
         if name not in unique and id(parameter) in by_id
     }
+    tied = {
+        name: by_id[id(parameter)]
+        for name, parameter in every.items()
+        if name not in unique and id(parameter) in by_id
+    }
     buffers = sorted({load_names.fold(name) for name in state if name not in every})
     transforms = [_serialize(t) for t in get_model_conversion_mapping(model, add_legacy=False)]
     ignore = _patterns(getattr(model, "_keys_to_ignore_on_load_unexpected", None))
@@ -96,6 +101,7 @@ def learn_class(model: Any) -> dict[str, Any]:
         "transforms": transforms,
         "buffers": buffers,
         "aliases": dict(sorted(aliases.items())),
+        "tied": dict(sorted(tied.items())),
         "ignore": sorted(set(ignore)),
     }
     try:
@@ -143,7 +149,12 @@ def _naming_of(entry: dict[str, Any]) -> load_names.Naming | None:
         entry["why"] = "regex"
         return None
     return load_names.Naming(
-        transforms, entry["base"], frozenset(entry["buffers"]), entry["aliases"], None
+        transforms,
+        entry["base"],
+        frozenset(entry["buffers"]),
+        entry["aliases"],
+        entry["tied"],
+        None,
     )
 
 
