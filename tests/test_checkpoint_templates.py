@@ -132,6 +132,17 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
     # No template plan for these (the template does not apply to a scaled-down config, or was
     # not confirmed on a second build): they must stay silent all the same.
     "electra": ("ElectraForMaskedLM", {**ENCODER, "embedding_size": 128}),
+    # A structural list the template was not fitted with: layer 0 dense, layer 1 MoE.
+    "llama4_text": (
+        "Llama4ForCausalLM",
+        {
+            **SMALL,
+            "head_dim": 16,
+            "num_local_experts": 4,
+            "intermediate_size_mlp": 128,
+            "moe_layers": [1],
+        },
+    ),
     "opt": (
         "OPTForCausalLM",
         {
