@@ -1,16 +1,17 @@
 """The values that cross module boundaries: severities, positions, findings and their fixes.
 
-Everything here is immutable (``NamedTuple``) so that a rule cannot mutate a finding after another
-part of the pipeline (filtering, fixing, reporting) has looked at it. NamedTuples rather than
-frozen dataclasses because a linter run on one file is dominated by start-up, and defining a
-dataclass costs about a millisecond and a half at import time (``bench/`` measures it).
+Everything here is immutable (named tuples, :class:`dimlint.records.Record`) so that a rule cannot
+mutate a finding after another part of the pipeline (filtering, fixing, reporting) has looked at
+it. Named tuples rather than frozen dataclasses because a linter run on one file is dominated by
+start-up, and defining a dataclass costs about a millisecond and a half at import time.
 """
 
 from __future__ import annotations
 
 import enum
 import re
-from typing import NamedTuple
+
+from dimlint.records import Record
 
 #: Where lines end, for every position dimlint reports and every code frame it prints: ``\n``,
 #: ``\r\n`` and a lone ``\r`` (as Python, editors and LSP count them). ``str.splitlines`` also
@@ -73,14 +74,14 @@ class Applicability(enum.Enum):
     DISPLAY = "display"
 
 
-class Position(NamedTuple):
+class Position(Record):
     """A 1-based line and column, columns counted in Unicode code points."""
 
     line: int
     column: int
 
 
-class Span(NamedTuple):
+class Span(Record):
     """A half-open range of the source, both as character offsets and as positions."""
 
     start: int
@@ -89,14 +90,14 @@ class Span(NamedTuple):
     end_pos: Position
 
 
-class Edit(NamedTuple):
+class Edit(Record):
     """Replace the characters ``[start, end)`` of the original text with ``content``."""
 
     span: Span
     content: str
 
 
-class Fix(NamedTuple):
+class Fix(Record):
     """A set of non-overlapping edits that together repair one finding."""
 
     applicability: Applicability
@@ -104,7 +105,7 @@ class Fix(NamedTuple):
     edits: tuple[Edit, ...]
 
 
-class Diagnostic(NamedTuple):
+class Diagnostic(Record):
     """One finding: a rule, where it is, what is wrong, and optionally how to repair it."""
 
     code: str

@@ -533,3 +533,38 @@ def test_console_script_in_a_subprocess() -> None:
         assert findings[0]["file"] == "examples/broken-llama/config.json"
         assert (findings[0]["line"], findings[0]["column"]) == (4, 18)
         assert {f["code"] for f in findings} == {"DL101", "DL102", "DL201", "DL202", "DL302"}
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["check", "--help"],
+        ["mem", "--help"],
+        ["plan", "--help"],
+        ["shapes", "--help"],
+        ["suggest", "--help"],
+        ["rule", "--help"],
+        ["check", "--output-format", "nope", "x"],
+        ["mem", "--tp", "zero", "x"],
+        ["rule"],
+    ],
+)
+def test_one_subcommand_parser_answers_like_the_whole_one(arguments: list[str]) -> None:
+    """``main`` builds only the subcommand named first (start-up time): its help, usage line
+    and errors must be those of the full command line."""
+    import contextlib
+
+    from dimlint.cli import build_parser
+
+    answers = []
+    for parser in (build_parser(arguments[0]), build_parser()):
+        out, err = io.StringIO(), io.StringIO()
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            pytest.raises(SystemExit) as exit_request,
+        ):
+            parser.parse_args(arguments)
+        answers.append((exit_request.value.code, out.getvalue(), err.getvalue()))
+    assert answers[0] == answers[1]
+    assert answers[0][1] or answers[0][2]

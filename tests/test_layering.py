@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "dimlint"
 
 #: Bottom to top. A module may import from its own layer and the layers before it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("dimlint.diagnostics", "dimlint.errors"),
+    ("dimlint.diagnostics", "dimlint.errors", "dimlint.records"),
     ("dimlint.config",),
     ("dimlint.sources",),
     ("dimlint.memory",),

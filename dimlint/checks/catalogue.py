@@ -69,7 +69,9 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
+
+from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
@@ -103,7 +105,7 @@ class CatalogueError(ValueError):
     """A rule file that does not follow the format above (the message names file and line)."""
 
 
-class Marker(NamedTuple):
+class Marker(Record):
     """An expected finding: 1-based line and columns in the example with markers removed.
 
     ``end_column`` is exclusive, like :class:`dimlint.diagnostics.Span`'s ``end_pos``.
@@ -115,7 +117,7 @@ class Marker(NamedTuple):
     end_column: int
 
 
-class Beside(NamedTuple):
+class Beside(Record):
     """A file written beside an example's ``config.json`` (a ``json file="NAME"`` block)."""
 
     name: str
@@ -124,7 +126,7 @@ class Beside(NamedTuple):
     markers: tuple[Marker, ...]
 
 
-class Example(NamedTuple):
+class Example(Record):
     """One fenced example of a rule file."""
 
     code: str
@@ -176,7 +178,7 @@ class Example(NamedTuple):
         )
 
 
-class RuleDoc(NamedTuple):
+class RuleDoc(Record):
     """A parsed rule file."""
 
     code: str

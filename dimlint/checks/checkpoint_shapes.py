@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 from dimlint.memory.expected_tensors import Plan, Tensor
 from dimlint.memory.tensor_axes import Axis, Var, render, shape_text, solve
+from dimlint.records import Record
 from dimlint.sources.checkpoint import Checkpoint
 
 _NUMBER = re.compile(r"\.(\d+)\.")
@@ -31,7 +31,7 @@ LISTED = 3
 MTP_MARKER = "eh_proj.weight"
 
 
-class View(NamedTuple):
+class View(Record):
     """The plan in the checkpoint's naming, and the checkpoint names that matter."""
 
     expected: dict[str, Tensor]

@@ -13,12 +13,12 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 from dimlint.memory.expected_tensors import COMMON_BUFFERS, Plan, quantization
+from dimlint.records import Record
 from dimlint.sources.checkpoint import Checkpoint
 from dimlint.sources.safetensors import DTYPE_BITS, FLOAT_DTYPES
 
@@ -41,7 +41,7 @@ ESTIMATE_TOLERANCE = 0.02
 _BUFFERS = re.compile("|".join(COMMON_BUFFERS))
 
 
-class IndexFinding(NamedTuple):
+class IndexFinding(Record):
     """A finding located in the index file (``pointer`` into it), not in the config."""
 
     code: str

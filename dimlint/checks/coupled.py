@@ -39,26 +39,23 @@ def dims_of(spec: ModelSpec) -> Dims:
 
 
 def _dims(spec: ModelSpec) -> Dims:
-
-    def value(located: Located[int] | None) -> int | None:
-        return located.value if located is not None else None
-
     # Recurrent heads split an inner width, not attention: no attention rule applies to them.
     attention = not spec.recurrent
-    vocab = value(spec.vocab)
+    vocab = spec.vocab.value if spec.vocab is not None else None
     rows = spec.embedding_rows
     if rows is not None and rows.value % ALIGNED_ROWS == 0:
         vocab = None  # padded elsewhere: the GEMMs see aligned rows, the vocab is the tokenizer's
+    heads, kv_heads, head_dim = spec.heads, spec.kv_heads, spec.head_dim
     return Dims(
-        hidden=value(spec.hidden),
-        heads=value(spec.heads) if attention else None,
-        kv_heads=value(spec.kv_heads) if attention else None,
-        head_dim=value(spec.head_dim) if attention else None,
-        ffn=value(spec.ffn),
-        expert_ffn=value(spec.expert_ffn),
+        hidden=spec.hidden.value if spec.hidden is not None else None,
+        heads=heads.value if attention and heads is not None else None,
+        kv_heads=kv_heads.value if attention and kv_heads is not None else None,
+        head_dim=head_dim.value if attention and head_dim is not None else None,
+        ffn=spec.ffn.value if spec.ffn is not None else None,
+        expert_ffn=spec.expert_ffn.value if spec.expert_ffn is not None else None,
         vocab=vocab,
         rotary_fraction=spec.partial_rotary_factor.value if spec.partial_rotary_factor else None,
-        rotary_dim=value(spec.rotary_dim),
+        rotary_dim=spec.rotary_dim.value if spec.rotary_dim is not None else None,
         mla=spec.is_mla,
     )
 
@@ -73,6 +70,9 @@ def located(spec: ModelSpec, field: Field) -> Located[int] | Located[float] | No
 
 def key_names(spec: ModelSpec) -> dict[Field, str]:
     """How the config spells each coupled dimension (``n_embd`` for gpt2's hidden…)."""
+    cached: dict[Field, str] | None = spec.memo.get("key_names")
+    if cached is not None:
+        return cached
     defaults: dict[Field, str] = {
         "hidden": "hidden_size",
         "heads": "num_attention_heads",
@@ -87,6 +87,7 @@ def key_names(spec: ModelSpec) -> dict[Field, str]:
     for field, default in defaults.items():
         source = located(spec, field)
         names[field] = source.key if source is not None else default
+    spec.memo["key_names"] = names
     return names
 
 

@@ -176,9 +176,10 @@ def _known_anywhere() -> frozenset[str]:
 def check_unknown_keys(spec: ModelSpec) -> Iterator[Finding]:
     arch = architectures.lookup(spec.model_type) if spec.model_type else None
     own = _own_fields(spec.model_type if arch else None)
-    known_anywhere = _known_anywhere()
     for key in spec.raw:
-        if key in own or key in known_anywhere or key.startswith("_") or len(key) < 6:
+        if key in own or key.startswith("_") or len(key) < 6:
+            continue
+        if key in _known_anywhere():  # read only when a key is not the type's own field
             continue
         intended = closest_field(key, own)
         if intended is None or not _same_kind(spec, key, intended):

@@ -14,10 +14,11 @@ given. Without targets or budgets nothing changes for any rule, and no deploymen
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal
 
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Applicability, Severity
+from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 FixKind = Literal["always", "sometimes", "never"]
 
 
-class PlannedFix(NamedTuple):
+class PlannedFix(Record):
     """A fix expressed against the document: new text for values named by JSON pointer."""
 
     applicability: Applicability
@@ -37,7 +38,7 @@ class PlannedFix(NamedTuple):
     raw_edits: tuple[tuple[int, int, str], ...] = ()
 
 
-class Finding(NamedTuple):
+class Finding(Record):
     """What a check reports; ``anchor`` is the pointer of the value to point at."""
 
     code: str
@@ -52,7 +53,7 @@ SpecCheck = Callable[[ModelSpec], Iterable[Finding]]
 DeployedCheck = Callable[[ModelSpec, "Deployment"], Iterable[Finding]]
 
 
-class Rule(NamedTuple):
+class Rule(Record):
     """Metadata and check function of one rule."""
 
     code: str

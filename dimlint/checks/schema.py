@@ -59,51 +59,75 @@ def _is_type(value: Any, name: str) -> bool:
     return False
 
 
+class _QuickChecks(dict[str, Any]):
+    """A compiled predicate per schema property, compiled when a config first states it (one
+    config states a few dozen of the schema's properties)."""
+
+    def __missing__(self, key: str) -> Any:
+        check = self[key] = _compile(schema()["properties"][key])
+        return check
+
+
 @functools.cache
-def _quick_checks() -> dict[str, Any]:
-    """A compiled predicate per schema property (the schema is read once per process)."""
-    properties: dict[str, Any] = schema()["properties"]
-    return {key: _compile(subschema) for key, subschema in properties.items()}
+def _quick_checks() -> _QuickChecks:
+    return _QuickChecks()
+
+
+@functools.cache
+def _compiled_definition(name: str) -> Any:
+    return _compile(schema()["$defs"][name])
 
 
 def _compile(subschema: dict[str, Any]) -> Any:
-    def check(value: Any) -> bool:
-        return quick_valid(value, subschema)
+    """A predicate for the keywords the shipped schema uses; False means "ask jsonschema".
 
-    if subschema.get("$ref") in ("#/$defs/required_dimension", "#/$defs/optional_dimension"):
-        nullable = subschema["$ref"].endswith("optional_dimension")
-
-        def dimension(value: Any) -> bool:
-            if value.__class__ is int:
-                return bool(1 <= value <= MAX_DIMENSION)
-            return (nullable and value is None) or check(value)
-
-        return dimension
-    return check
-
-
-def quick_valid(value: Any, subschema: dict[str, Any]) -> bool:
-    """Evaluate the keywords the shipped schema uses; False means "ask jsonschema"."""
+    The schema is walked once here rather than on every value: a corpus asks the same
+    questions tens of thousands of times."""
     if "$ref" in subschema:
-        name = subschema["$ref"].rsplit("/", 1)[-1]
-        return quick_valid(value, schema()["$defs"][name])
+        reference = subschema["$ref"]
+        target = _compiled_definition(reference.rsplit("/", 1)[-1])
+        if reference in ("#/$defs/required_dimension", "#/$defs/optional_dimension"):
+            nullable = reference.endswith("optional_dimension")
+
+            def dimension(value: Any) -> bool:
+                if value.__class__ is int:
+                    return bool(1 <= value <= MAX_DIMENSION)
+                return (nullable and value is None) or bool(target(value))
+
+            return dimension
+        return target
     if "anyOf" in subschema:
-        return any(quick_valid(value, option) for option in subschema["anyOf"])
+        options = tuple(_compile(option) for option in subschema["anyOf"])
+        return lambda value: any(option(value) for option in options)
     types = subschema.get("type")
-    if types is not None:
-        names = [types] if isinstance(types, str) else types
-        if not any(_is_type(value, name) for name in names):
+    names = () if types is None else ((types,) if isinstance(types, str) else tuple(types))
+    bounds = tuple(
+        (keyword, subschema[keyword])
+        for keyword in ("minimum", "maximum", "exclusiveMinimum")
+        if keyword in subschema
+    )
+    items = _compile(subschema["items"]) if "items" in subschema else None
+    extra = subschema.get("additionalProperties")
+    members = _compile(extra) if isinstance(extra, dict) else None
+
+    def check(value: Any) -> bool:
+        if names and not any(_is_type(value, name) for name in names):
             return False
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if "minimum" in subschema and value < subschema["minimum"]:
-            return False
-        if "maximum" in subschema and value > subschema["maximum"]:
-            return False
-        if "exclusiveMinimum" in subschema and value <= subschema["exclusiveMinimum"]:
-            return False
-    if isinstance(value, list) and "items" in subschema:
-        return all(quick_valid(item, subschema["items"]) for item in value)
-    return True
+        if bounds and isinstance(value, int | float) and not isinstance(value, bool):
+            for keyword, bound in bounds:
+                if keyword == "minimum" and value < bound:
+                    return False
+                if keyword == "maximum" and value > bound:
+                    return False
+                if keyword == "exclusiveMinimum" and value <= bound:
+                    return False
+        if items is not None and isinstance(value, list):
+            return all(items(item) for item in value)
+        if members is not None and isinstance(value, dict):
+            return all(members(member) for member in value.values())
+        return True
+
+    return check
 
 
 @functools.cache
@@ -175,7 +199,8 @@ def _repair(value: Any, expected: str) -> tuple[str, Applicability] | None:
 )
 def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
     checks = _quick_checks()
-    doubtful = [key for key, value in spec.raw.items() if key in checks and not checks[key](value)]
+    stated = schema()["properties"]
+    doubtful = [key for key, value in spec.raw.items() if key in stated and not checks[key](value)]
     if not doubtful:
         return
     if is_template(spec):
@@ -252,19 +277,18 @@ def _expected(subschema: dict[str, Any], key: str) -> str:
 
 def is_template(spec: ModelSpec) -> bool:
     """Every required dimension the config states is null: a template to be filled in."""
-    nulls = [name for name in REQUIRED_FIELDS if _explicit_null(spec, name)]
-    stated = [
-        name
-        for name in REQUIRED_FIELDS
-        if getattr(spec, name) is not None and getattr(spec, name).in_file
-    ]
-    return len(nulls) >= 2 and not stated
+    for name in REQUIRED_FIELDS:
+        located = getattr(spec, name)
+        if located is not None and located.in_file:
+            return False  # a stated size: not a template (the common case, decided first)
+    return sum(1 for name in REQUIRED_FIELDS if _explicit_null(spec, name)) >= 2
 
 
 def _has_sub_configs(spec: ModelSpec) -> bool:
-    return any(
-        isinstance(value, dict) and _looks_nested_config(value) for value in spec.raw.values()
-    )
+    for value in spec.raw.values():
+        if value.__class__ is dict and _looks_nested_config(value):
+            return True
+    return False
 
 
 def _looks_nested_config(value: dict[str, Any]) -> bool:

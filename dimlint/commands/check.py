@@ -6,7 +6,7 @@ import argparse
 import os
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from dimlint.checks import all_rules
 from dimlint.diagnostics import Diagnostic, Severity
@@ -17,13 +17,13 @@ from dimlint.lint.pipeline import lint_bytes
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
 from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
-from dimlint.lint.walkfilter import not_ours
+from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
 
 
-class Run(NamedTuple):
+class Run(Record):
     """Everything one ``check`` produced, before reporting."""
 
     diagnostics: list[Diagnostic]
@@ -33,9 +33,13 @@ class Run(NamedTuple):
     missing: list[str]
 
 
+#: The settings of every file under ``--no-config`` (one object, so its selection is built once).
+_NO_SETTINGS = Settings()
+
+
 def _settings_for(path: str, args: argparse.Namespace, explicit: Settings | None) -> Settings:
     if args.no_config:
-        return Settings()
+        return _NO_SETTINGS
     if explicit is not None:
         return explicit
     try:
@@ -149,22 +153,29 @@ def _collect(
         if args.verbose:
             err.write(f"dimlint: skipped {path}: {reason}\n")
 
+    #: The selection of each settings object seen (most runs have one): built once, not per file.
+    selections: dict[int, tuple[Settings, Selection]] = {}
     for target in discover(existing, cwd_settings.excludes, passed_over):
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
-        selection = settings.selection(args.select, args.extend_select, args.ignore)
-        selection = selection._replace(
-            deployment=_deployment_for(settings, args),
-            companions=_companions(target.companions, args),
-        )
+        known = selections.get(id(settings))
+        if known is None:
+            selection = settings.selection(args.select, args.extend_select, args.ignore)
+            selection = selection._replace(deployment=_deployment_for(settings, args))
+            selections[id(settings)] = known = (settings, selection)
+        selection = known[1]
+        if target.companions:
+            selection = selection._replace(companions=_companions(target.companions, args))
         jobs.append((target.path, selection))
         if not target.explicit:
             walked.add(target.path)
     roots = _roots(existing) if args.fix and not args.diff else ()
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
-        if path in walked:
+        if path in walked and result.document is None:  # a walked file that did not parse
+            from dimlint.lint.walkfilter import not_ours
+
             reason = not_ours(path, result, data)
             if reason is not None:
                 result.diagnostics, result.skipped = [], reason

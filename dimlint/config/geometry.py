@@ -8,10 +8,12 @@ cannot trade one finding for another.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from dimlint.diagnostics import Severity
+from dimlint.records import Record
 
 #: Tensor Cores want multiples of 8 elements (fp16/bf16); 64 is where A100 GEMMs are fastest.
 ALIGN_MIN = 8
@@ -24,7 +26,7 @@ MAX_KERNEL_HEAD_DIM = 256
 Field = Literal["hidden", "heads", "kv_heads", "head_dim", "ffn", "expert_ffn", "vocab", "rotary"]
 
 
-class Dims(NamedTuple):
+class Dims(Record):
     """The values the coupled rules read; ``None`` means unknown (the rule stays silent)."""
 
     hidden: int | None
@@ -65,7 +67,7 @@ class Dims(NamedTuple):
         return int(width * self.rotary_fraction)
 
 
-class Problem(NamedTuple):
+class Problem(Record):
     """One violated predicate: which rule, which dimension, how bad."""
 
     code: str
@@ -73,8 +75,12 @@ class Problem(NamedTuple):
     severity: Severity
 
 
+@functools.lru_cache(maxsize=4096)
 def evaluate(d: Dims) -> frozenset[Problem]:
-    """Every coupled-dimension problem of ``d``."""
+    """Every coupled-dimension problem of ``d``.
+
+    Cached: the configs of one family share their dimensions, and the fix search scores the
+    same candidate shapes for each of them."""
     found: set[Problem] = set()
     if d.hidden and d.heads and d.head_dim is None and not d.mla and d.hidden % d.heads:
         found.add(Problem("DL101", "hidden", Severity.ERROR))

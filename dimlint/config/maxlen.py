@@ -12,9 +12,10 @@ default context both use this.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.config.spec import ModelSpec
+from dimlint.records import Record
 
 #: vLLM's ``possible_keys``, in its order.
 POSITION_KEYS = (
@@ -32,7 +33,7 @@ POSITION_KEYS = (
 PRESCALED_ROPE = ("su", "longrope", "llama3")
 
 
-class MaxLength(NamedTuple):
+class MaxLength(Record):
     """The derived length, the key it came from, and how rope scaling changed it."""
 
     value: int

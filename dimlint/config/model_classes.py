@@ -43,14 +43,22 @@ def transformers_version() -> str:
     return str(json.loads(header[start : header.index("\n", start)].rstrip(",")))
 
 
-def classes_of(model_type: str) -> list[str]:
-    """The classes transformers registers for ``model_type`` (a scan: for messages only)."""
+@functools.cache
+def classes_of(model_type: str) -> tuple[str, ...]:
+    """The classes transformers registers for ``model_type`` (for messages only): only the
+    lines where the quoted type occurs are parsed, found with ``str.find``."""
+    text = _text()
     needle = json.dumps(model_type)
-    found = []
-    for line in _text().splitlines():
-        head, sep, tail = line.partition(": ")
+    found: list[str] = []
+    start = text.find(needle)
+    while start >= 0:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        head, sep, tail = text[line_start:line_end].partition(": ")
         if sep and needle in tail and head.strip().startswith('"'):
             types = json.loads(tail.rstrip(","))
             if isinstance(types, list) and model_type in types:
                 found.append(str(json.loads(head.strip())))
-    return found
+        start = text.find(needle, line_end)
+    return tuple(found)

@@ -200,9 +200,7 @@ def _candidates(
         model_type = obj.get("model_type")
         arch = architectures.lookup(model_type) if isinstance(model_type, str) else None
         table_subs = arch.sub_configs if arch is not None else {}
-        for key, child in obj.items():
-            if not isinstance(child, dict):
-                continue
+        for key, child in [item for item in obj.items() if isinstance(item[1], dict)]:
             known_sub = key in table_subs or key in SUB_CONFIG_KEYS
             if known_sub or "model_type" in child or _has_dimensions(child):
                 child_pointer = f"{pointer}/{escape_pointer_token(key)}"
@@ -218,8 +216,25 @@ def normalize(
     arch = architectures.lookup(model_type) if model_type else None
     spec = ModelSpec(path, pointer, obj, model_type, arch is not None)
 
+    prefix = f"{pointer}/"
+    fields = spec.__dict__  # one store per field instead of a setattr call
     for name, keys, minimum, default in _field_plan(model_type if arch else None):
-        setattr(spec, name, _resolve_int(spec, name, keys, minimum, default))
+        for key, token in keys:
+            if key in obj:
+                value = obj[key]
+                if (
+                    value.__class__ is int
+                    and minimum <= value <= MAX_DIMENSION
+                    and (value or name != "head_dim" or "kv_lora_rank" not in obj)
+                ):
+                    fields[name] = Located(value, key, prefix + token)
+                else:
+                    _note_unusable(spec, name, value)
+                    fields[name] = None
+                break
+        else:
+            if default is not None:
+                fields[name] = default
     _resolve_special_cases(spec, arch)
 
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
@@ -251,57 +266,60 @@ def _child(pointer: str, key: str) -> str:
 @functools.cache
 def _field_plan(
     model_type: str | None,
-) -> tuple[tuple[str, tuple[str, ...], int, Located[int] | None], ...]:
-    """Per model type, once: each field's keys in lookup order, minimum, and default.
+) -> tuple[tuple[str, tuple[tuple[str, str], ...], int, Located[int] | None], ...]:
+    """Per model type, once: each field's keys in lookup order (with each key's escaped
+    pointer token), minimum, and default.
 
     The type's own spelling (gpt2's ``n_embd``) comes first, then the standard name, then the
     spellings of remote-code models. Computed once per type because every config of a corpus
     walks the same 21 fields.
     """
     arch = architectures.lookup(model_type) if model_type else None
+    if arch is None:
+        return _UNTYPED_PLAN
     plan = []
+    own_widths = OWN_WIDTH_KEYS.get(model_type or "", {})
     for name, (standard, spellings) in INT_FIELDS.items():
-        own_key = arch.attribute(standard) if arch else standard
-        own_key = OWN_WIDTH_KEYS.get(model_type or "", {}).get(name, own_key)
+        own_key = own_widths.get(name, arch.attribute(standard))
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
         legacy = LEGACY_FIRST.get(name)
-        if arch is not None and legacy is not None and legacy in arch.fields:
+        if legacy is not None and legacy in arch.fields:
             keys = (legacy, *(key for key in keys if key != legacy))
         # Standard names are read even where they are not declared fields: modeling code reads
         # them with getattr (GLM-4.5's head_dim is not a Glm4MoeConfig field, yet it is used).
         minimum = 0 if name in ZERO_ALLOWED else 1
         default: Located[int] | None = None
-        if arch is not None:
-            value = arch.defaults.get(own_key)
-            if is_dimension(value) and value >= minimum:
-                default = Located(value, own_key, None, "default")
-        plan.append((name, keys, minimum, default))
+        value = arch.defaults.get(own_key)
+        if is_dimension(value) and value >= minimum:
+            default = Located(value, own_key, None, "default")
+        plan.append((name, _tokens(keys), minimum, default))
     return tuple(plan)
 
 
-def _resolve_int(
-    spec: ModelSpec,
-    name: str,
-    keys: tuple[str, ...],
-    minimum: int,
-    default: Located[int] | None,
-) -> Located[int] | None:
-    obj = spec.raw
-    for key in keys:
-        if key not in obj:
-            continue
-        value = obj[key]
-        if value is None:
-            return None  # explicit null: transformers keeps None (derived, or "no window")
-        if isinstance(value, list | dict):
-            return None  # per-stage widths (Swin, OpenELM) or per-stack counts (LXMERT)
-        if name == "head_dim" and value == 0 and "kv_lora_rank" in obj:
-            return None  # latent-attention configs write head_dim 0 for "unused"
-        if value.__class__ is not int or value < minimum or value > MAX_DIMENSION:
-            spec.invalid.add(name)
-            return None
-        return Located(value, key, _child(spec.pointer, key))
-    return default
+@functools.cache
+def _tokens(keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each key with its JSON-pointer token (escaped only when it needs it)."""
+    return tuple(
+        (key, escape_pointer_token(key) if "~" in key or "/" in key else key) for key in keys
+    )
+
+
+#: The plan of a config whose model type transformers does not know: standard names first.
+_UNTYPED_PLAN: tuple[tuple[str, tuple[tuple[str, str], ...], int, None], ...] = tuple(
+    (name, _tokens((standard, *spellings)), 0 if name in ZERO_ALLOWED else 1, None)
+    for name, (standard, spellings) in INT_FIELDS.items()
+)
+
+
+def _note_unusable(spec: ModelSpec, name: str, value: Any) -> None:
+    """A stated value that gives no dimension: a wrong type or range is recorded for DL003;
+    null (transformers keeps None: derived, or "no window"), per-stage lists (Swin, OpenELM),
+    per-stack objects (LXMERT) and latent attention's ``head_dim`` 0 ("unused") are not."""
+    if value is None or isinstance(value, list | dict):
+        return
+    if name == "head_dim" and value == 0 and "kv_lora_rank" in spec.raw:
+        return
+    spec.invalid.add(name)
 
 
 def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:

@@ -67,30 +67,31 @@ class ModelSpec:
 
     A field is ``None`` when the config neither states it nor has a usable default, or when the
     stated value is invalid (DL003 reports that; other rules then stay silent about it).
-    Normalization fills it in; rules only read it.
+    Normalization fills it in; rules only read it. The dimension fields default to the class's
+    ``None`` (an instance stores only the values found: a corpus builds thousands of specs).
     """
 
-    hidden: Located[int] | None
-    heads: Located[int] | None
-    kv_heads: Located[int] | None
-    head_dim: Located[int] | None
-    ffn: Located[int] | None
-    layers: Located[int] | None
-    vocab: Located[int] | None
-    max_positions: Located[int] | None
-    rotary_dim: Located[int] | None
-    experts: Located[int] | None
-    experts_per_token: Located[int] | None
-    expert_groups: Located[int] | None
-    topk_groups: Located[int] | None
-    shared_experts: Located[int] | None
-    expert_ffn: Located[int] | None
-    q_lora_rank: Located[int] | None
-    kv_lora_rank: Located[int] | None
-    qk_rope_head_dim: Located[int] | None
-    qk_nope_head_dim: Located[int] | None
-    v_head_dim: Located[int] | None
-    sliding_window: Located[int] | None
+    hidden: Located[int] | None = None
+    heads: Located[int] | None = None
+    kv_heads: Located[int] | None = None
+    head_dim: Located[int] | None = None
+    ffn: Located[int] | None = None
+    layers: Located[int] | None = None
+    vocab: Located[int] | None = None
+    max_positions: Located[int] | None = None
+    rotary_dim: Located[int] | None = None
+    experts: Located[int] | None = None
+    experts_per_token: Located[int] | None = None
+    expert_groups: Located[int] | None = None
+    topk_groups: Located[int] | None = None
+    shared_experts: Located[int] | None = None
+    expert_ffn: Located[int] | None = None
+    q_lora_rank: Located[int] | None = None
+    kv_lora_rank: Located[int] | None = None
+    qk_rope_head_dim: Located[int] | None = None
+    qk_nope_head_dim: Located[int] | None = None
+    v_head_dim: Located[int] | None = None
+    sliding_window: Located[int] | None = None
 
     def __init__(
         self, path: str, pointer: str, raw: dict[str, Any], model_type: str | None, known_type: bool
@@ -100,8 +101,6 @@ class ModelSpec:
         self.raw = raw
         self.model_type = model_type
         self.known_type = known_type
-        for name in INT_FIELD_NAMES:
-            setattr(self, name, None)
         self.partial_rotary_factor: Located[float] | None = None
         self.use_sliding_window: Located[bool] | None = None
         self.layer_types: Located[list[Any]] | None = None

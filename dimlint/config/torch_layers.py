@@ -8,10 +8,10 @@ rule.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dimlint.records import Record
 
 
-class LayerKind(NamedTuple):
+class LayerKind(Record):
     """The positional parameters of a torch.nn layer and which of them DL101/DL201 read."""
 
     params: tuple[str, ...]
@@ -48,7 +48,7 @@ LAYERS: dict[str, LayerKind] = {
 }
 
 
-class Layer(NamedTuple):
+class Layer(Record):
     """One layer call: its kind and the integer arguments known statically."""
 
     kind: str

@@ -41,12 +41,6 @@ RECURRENT_TYPES = re.compile(r"mamba|rwkv|hawk|mingru|minlstm|xlstm|\brnn\b|\bgr
 #: gpt-neox block types that are not attention.
 NEOX_RECURRENT_BLOCKS = frozenset({"mamba", "rwkv"})
 
-#: A rounding of the vocabulary written in model code: ``next_multiple_of_n(vocab_size, n=128)``,
-#: ``find_multiple(config.vocab_size, 64)``, ``round_up(vocab_size, 128)``, ``pad_vocab(...)``.
-CODE_ROUNDING = re.compile(
-    r"\b\w*(?:multiple|round_up|ceil_to|pad_vocab|pad_to)\w*\(\s*(?:[A-Za-z_]\w*\.)*vocab_size\b"
-)
-
 
 def _positive_int(value: Any) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:

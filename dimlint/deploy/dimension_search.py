@@ -12,13 +12,14 @@ the smallest parameter change.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from dimlint.config.geometry import Dims, Field, Problem, approximate_parameters, evaluate
 from dimlint.diagnostics import Severity
+from dimlint.records import Record
 
 #: Dimensions searched together: they feed one another's predicates.
 GROUPS: tuple[tuple[Field, ...], ...] = (
@@ -30,7 +31,7 @@ GROUPS: tuple[tuple[Field, ...], ...] = (
 _WINDOW = 0.25  # never suggest a value more than 25% away from the current one
 
 
-class Change(NamedTuple):
+class Change(Record):
     """One key's new value."""
 
     field: Field
@@ -38,7 +39,7 @@ class Change(NamedTuple):
     new: int | float
 
 
-class Suggestion(NamedTuple):
+class Suggestion(Record):
     """A combination of changes that clears the finding, with its cost."""
 
     changes: tuple[Change, ...]
@@ -83,11 +84,11 @@ def suggest(
     before = evaluate(dims)
     base_params = approximate_parameters(dims, layers, gated, experts)
     alternatives = {name: _candidates(dims, name)[1:] for name in free}
-    scored: list[tuple[tuple[int, int, int, int, int, float], Suggestion]] = []
+    scored: list[_Scored] = []
     # Fewer changed keys first: once a level yields enough clean repairs, more changes can only
     # rank lower, so the search stops there.
     for count in range(1, len(free) + 1):
-        if sum(1 for key, _ in scored if key[0] == 0) >= limit:
+        if sum(1 for key, _, _ in scored if key[0] == 0) >= limit:
             break
         for names in itertools.combinations(free, count):
             for values in itertools.product(*(alternatives[name] for name in names)):
@@ -100,8 +101,20 @@ def suggest(
                     (layers, gated, experts),
                     scored,
                 )
-    scored.sort(key=lambda item: item[0])
-    return [suggestion for _, suggestion in scored[:limit]]
+    scored.sort(key=lambda item: item[0])  # stable: ties keep the order they were tried in
+    return [
+        Suggestion(
+            tuple(
+                Change(name, _current(dims, name) or 0, value) for name, value in changed.items()
+            ),
+            delta,
+        )
+        for _, changed, delta in scored[:limit]
+    ]
+
+
+#: A clean repair as the search ranks it: (rank key, the changes, relative parameter change).
+_Scored = tuple[tuple[int, int, int, int, int, float], dict[Field, int | float], float | None]
 
 
 def _score(
@@ -111,13 +124,15 @@ def _score(
     before: frozenset[Problem],
     base_params: int,
     shape: tuple[int, bool, int],
-    scored: list[tuple[tuple[int, int, int, int, int, float], Suggestion]],
+    scored: list[_Scored],
 ) -> None:
-    """Evaluate one combination of changes and keep it if it repairs ``target`` cleanly."""
+    """Evaluate one combination of changes and keep it if it repairs ``target`` cleanly (only
+    the few best become :class:`Suggestion` values)."""
     layers, gated, experts = shape
     candidate = _apply(dims, changed)
     after = evaluate(candidate)
-    if any(p.code == target.code and p.field == target.field for p in after):
+    code, field = target.code, target.field
+    if any(p.code == code and p.field == field for p in after):
         return
     new = after - before
     if any(p.severity is Severity.ERROR for p in new):
@@ -133,10 +148,7 @@ def _score(
     cost = abs(delta) if delta is not None else 0.0
     band = int(cost * 100)
     key = (len(new), len(changed), len(after), band, int(target.field not in changed), cost)
-    changes = tuple(
-        Change(name, _current(dims, name) or 0, value) for name, value in changed.items()
-    )
-    scored.append((key, Suggestion(changes, delta)))
+    scored.append((key, changed, delta))
 
 
 def _current(dims: Dims, name: Field) -> int | float | None:
@@ -145,15 +157,20 @@ def _current(dims: Dims, name: Field) -> int | float | None:
     return getattr(dims, name)  # type: ignore[no-any-return]
 
 
+#: Position of each field in a :class:`Dims` tuple.
+_POSITION = {name: index for index, name in enumerate(Dims._fields)}
+
+
 def _apply(dims: Dims, changed: dict[Field, int | float]) -> Dims:
-    values: dict[str, int | float | None] = {}
+    """``dims`` with ``changed`` (built as a tuple: the search makes thousands of these)."""
+    values: list[object] = list(dims)
     for name, value in changed.items():
         if name == "rotary":
-            key = "rotary_dim" if dims.rotary_dim is not None else "rotary_fraction"
-            values[key] = value
+            name_in_dims = "rotary_dim" if dims.rotary_dim is not None else "rotary_fraction"
+            values[_POSITION[name_in_dims]] = value
         else:
-            values[name] = value
-    return dims.with_values(**values)
+            values[_POSITION[name]] = value
+    return Dims._make(values)
 
 
 def _near_multiples(value: int, multiples: Iterable[int]) -> set[int]:
@@ -169,10 +186,22 @@ def _near_multiples(value: int, multiples: Iterable[int]) -> set[int]:
 
 
 def _near_divisors(total: int, around: int, count: int = 3) -> set[int]:
-    divisors = [d for d in range(1, total + 1) if total % d == 0] if total <= 1 << 20 else []
+    divisors = _divisors(total) if total <= 1 << 20 else ()
     lower = sorted((d for d in divisors if d < around), reverse=True)[:count]
     upper = sorted(d for d in divisors if d > around)[:count]
     return {d for d in lower + upper if around / 2 <= d <= around * 2}
+
+
+@functools.lru_cache(maxsize=256)
+def _divisors(total: int) -> tuple[int, ...]:
+    """Every divisor of ``total``, pairing each one up to its square root with its cofactor
+    (a few dozen steps for a hidden size of 8192, instead of 8192)."""
+    found: set[int] = set()
+    for low in range(1, math.isqrt(total) + 1):
+        if total % low == 0:
+            found.add(low)
+            found.add(total // low)
+    return tuple(sorted(found))
 
 
 def _candidates(dims: Dims, name: Field) -> list[int | float]:

@@ -44,9 +44,10 @@ the installed 5.24 sources):
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from dimlint.config.spec import ModelSpec
+from dimlint.records import Record
 
 #: vLLM's and SGLang's ``DEFAULT_VOCAB_PADDING_SIZE``.
 VLLM_VOCAB_PADDING = 64
@@ -54,7 +55,7 @@ VLLM_VOCAB_PADDING = 64
 ExpertSplit = Literal["tp_unless_ep", "tp_over_ep", "tp", "none"]
 
 
-class Engine(NamedTuple):
+class Engine(Record):
     """How one engine splits a model over GPUs."""
 
     name: str
@@ -147,7 +148,7 @@ ENGINES: dict[str, Engine] = {
 PLAN_ENGINES = ("vllm", "sglang", "megatron", "hf")
 
 
-class Refusal(NamedTuple):
+class Refusal(Record):
     """Why an engine refuses a degree: the rule that reports it, where, and a sentence."""
 
     code: str
@@ -161,7 +162,7 @@ class Refusal(NamedTuple):
         return self.reason.split(": ", 1)[0]
 
 
-class Quantization(NamedTuple):
+class Quantization(Record):
     """What of ``quantization_config`` constrains tensor-parallel shards."""
 
     method: str

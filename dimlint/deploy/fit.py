@@ -13,12 +13,13 @@ KV cache inside that fraction.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dimlint.config.maxlen import derived_max_length
 from dimlint.config.spec import ModelSpec
 from dimlint.deploy.engines import ENGINES, valid_degrees
 from dimlint.deploy.targets import Deployment, Target
+from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.memory import GPU, MemoryEstimate
@@ -29,7 +30,7 @@ DEFAULT_CONTEXT = 2048
 MAX_SUGGESTED_TP = 64
 
 
-class Setting(NamedTuple):
+class Setting(Record):
     """What is served: context, batch and number formats."""
 
     context: int
@@ -38,7 +39,7 @@ class Setting(NamedTuple):
     kv_dtype: str
 
 
-class Layout(NamedTuple):
+class Layout(Record):
     """One way of placing the model on the budget's GPUs."""
 
     #: The ``--target`` it comes from; None for the default (largest accepted tp ≤ GPUs).

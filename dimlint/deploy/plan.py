@@ -11,17 +11,18 @@ smallest layout that does. The result is the ``--output-format json`` document o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dimlint.config.spec import ModelSpec
 from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, valid_degrees
 from dimlint.deploy.fit import Setting, resolve_setting
+from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.memory import GPU
 
 
-class PlanRequest(NamedTuple):
+class PlanRequest(Record):
     """What ``plan`` was asked; None means the model's own (context, formats)."""
 
     gpu: str | None = None
@@ -61,7 +62,7 @@ def _gpu(name: str) -> GPU:
     return gpu_named(name)  # a ValueError that lists the known GPUs
 
 
-class Plan(NamedTuple):
+class Plan(Record):
     """The JSON document, and the refusals' first clauses for the table."""
 
     data: dict[str, Any]

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
+
+from dimlint.records import Record
 
 #: Engines with parallel layouts, and the keys each accepts (``megatron:tp=4,pp=2,ep=8,cp=2``).
 ENGINE_KEYS: dict[str, tuple[str, ...]] = {
@@ -39,7 +41,7 @@ class TargetError(ValueError):
     """A target, budget or deployment setting that cannot be understood (exit code 2)."""
 
 
-class Target(NamedTuple):
+class Target(Record):
     """One deployment target: an engine with its parallel sizes, or a kernel/format."""
 
     engine: str
@@ -62,7 +64,7 @@ class Target(NamedTuple):
         return self.tp * self.pp * self.cp
 
 
-class Deployment(NamedTuple):
+class Deployment(Record):
     """Everything the target-dependent rules may read; absent values are ``None``."""
 
     targets: tuple[Target, ...] = ()

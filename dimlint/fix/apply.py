@@ -14,15 +14,15 @@ import difflib
 import os
 import stat
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
 from dimlint.diagnostics import Applicability, Diagnostic, Edit
 from dimlint.lint.results import FileResult
+from dimlint.records import Record
 
 MAX_ROUNDS = 10
 
 
-class FixOutcome(NamedTuple):
+class FixOutcome(Record):
     """The fixed bytes (None when nothing changed), the findings fixed, and what remains."""
 
     original: bytes

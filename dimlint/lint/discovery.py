@@ -11,8 +11,8 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import NamedTuple
 
+from dimlint.records import Record
 from dimlint.sources.filenames import TOKENIZER_FILES, is_weight_file
 
 SKIP_DIRS = frozenset(
@@ -38,7 +38,7 @@ def companions(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted(n for n in names if n in TOKENIZER_FILES or is_weight_file(n)))
 
 
-class _Pattern(NamedTuple):
+class _Pattern(Record):
     glob: str
     negated: bool
     dir_only: bool
@@ -95,7 +95,7 @@ class _IgnoreRules:
         return verdict
 
 
-class Target(NamedTuple):
+class Target(Record):
     """A file to check; ``explicit`` when the user named it.
 
     ``companions``: for a ``config.json``, the checkpoint and tokenizer files beside it (names

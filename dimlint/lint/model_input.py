@@ -12,7 +12,7 @@ of every command.
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.config.normalize import specs_for_document
 from dimlint.config.spec import ModelSpec
@@ -22,6 +22,7 @@ from dimlint.errors import RejectedInput, UsageError
 from dimlint.lint.pipeline import lint_bytes, lint_path
 from dimlint.lint.selection import Selection
 from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
+from dimlint.records import Record
 from dimlint.sources.jsonfile import JsonDocument
 from dimlint.sources.source import Source
 
@@ -29,7 +30,7 @@ from dimlint.sources.source import Source
 INPUT_CODES = ("DL001", "DL002", "DL003", "DL004", "DL005")
 
 
-class ModelInput(NamedTuple):
+class ModelInput(Record):
     """A config that passed the input rules: its file, specs and the settings that apply."""
 
     path: str

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from dimlint.checks import all_rules
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from dimlint.lint.selection import Selection
+from dimlint.records import Record
 from dimlint.sources.python.file import PythonDocument
 
 _DIRECTIVE = re.compile(
@@ -28,13 +28,13 @@ _DIRECTIVE = re.compile(
 _CODE = re.compile(r"[A-Z]+[0-9]+")
 
 
-class Code(NamedTuple):
+class Code(Record):
     code: str
     start: int
     end: int
 
 
-class Directive(NamedTuple):
+class Directive(Record):
     """One ``# noqa`` comment (offsets into the file's text)."""
 
     line: int

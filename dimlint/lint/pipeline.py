@@ -74,13 +74,28 @@ def read_file(path: str) -> bytes | InputProblem:
         size = status.st_size
         if size > MAX_FILE_BYTES:
             return InputProblem(f"the file is {size / 2**20:.0f} MiB; model configs are a few KB")
-        with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            return handle.read()
+        return _read_all(descriptor, size)
     except OSError as error:
         reason = error.strerror or str(error)
         return InputProblem(f"cannot read the file: {reason}")
     finally:
         os.close(descriptor)
+
+
+def _read_all(descriptor: int, size: int) -> bytes:
+    """Every byte of an open regular file: one ``os.read`` for a file that does not change
+    while it is read, more when it grows (no file object is built for a few KB)."""
+    first = os.read(descriptor, size + 1)
+    if len(first) <= size:
+        return first  # the whole file (a regular file reads short only at its end)
+    chunks, total = [first], len(first)
+    while total <= MAX_FILE_BYTES:
+        chunk = os.read(descriptor, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def lint_file(path: str, selection: Selection) -> FileResult:

@@ -20,11 +20,11 @@ Diagnostics of Python files carry ``pointer=None``: their pointers are synthetic
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks.registry import REGISTRY
-from dimlint.config.trainingkeys import CODE_ROUNDING
 from dimlint.diagnostics import Diagnostic, Position, Span
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection
@@ -34,6 +34,13 @@ from dimlint.sources.python.prefilter import may_have_configs
 if TYPE_CHECKING:
     from dimlint.lint.python_findings import Pending
     from dimlint.sources.python.scan import Scan
+
+
+#: A rounding of the vocabulary written in model code: ``next_multiple_of_n(vocab_size, n=128)``,
+#: ``find_multiple(config.vocab_size, 64)``, ``round_up(vocab_size, 128)``, ``pad_vocab(...)``.
+CODE_ROUNDING = re.compile(
+    r"\b\w*(?:multiple|round_up|ceil_to|pad_vocab|pad_to)\w*\(\s*(?:[A-Za-z_]\w*\.)*vocab_size\b"
+)
 
 
 def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:

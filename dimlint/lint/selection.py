@@ -9,12 +9,13 @@ prefix such as ``DL2`` means "the usual DL2 rules", not "also the folklore note"
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from dimlint.checks import all_rules
 from dimlint.checks.registry import Rule
 from dimlint.diagnostics import Severity
 from dimlint.lint.patterns import path_matches
+from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
@@ -49,7 +50,7 @@ def validate_codes(entries: Iterable[str]) -> None:
 _ENABLED: dict[tuple[tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]], frozenset[str]] = {}
 
 
-class Selection(NamedTuple):
+class Selection(Record):
     """The resolved rule set for one file."""
 
     select: tuple[str, ...] | None = None

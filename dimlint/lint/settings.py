@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.diagnostics import Severity
 from dimlint.lint.patterns import path_matches
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
+from dimlint.records import Record
 
 KEYS = (
     "select",
@@ -37,7 +38,7 @@ class SettingsError(ValueError):
     """An unreadable or invalid settings file (exit code 2)."""
 
 
-class Settings(NamedTuple):
+class Settings(Record):
     """Validated settings of one file (empty when there is none)."""
 
     source: str | None = None
@@ -195,6 +196,10 @@ def load_file(path: str) -> Settings:
     return parse(table, path)
 
 
+#: What a file without any settings file above it gets (one shared, immutable value).
+_NONE = Settings()
+
+
 @functools.cache
 def nearest(directory: str) -> Settings:
     """Settings of the nearest ``dimlint.toml`` or ``pyproject.toml`` with ``[tool.dimlint]``.
@@ -208,7 +213,7 @@ def nearest(directory: str) -> Settings:
             return own
         parent = os.path.dirname(directory)
         if parent == directory:
-            return Settings()
+            return _NONE
         directory = parent
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
+from dimlint.records import Record
 from dimlint.sources.filenames import TOKENIZER_FILES
 from dimlint.sources.folder import Beside, LocalFiles
 from dimlint.sources.jsonfile import InputProblem
@@ -30,7 +31,7 @@ MAX_TOKENIZER_BYTES = 256 * 1024 * 1024
 ALIGNMENT = 64
 
 
-class TokenId(NamedTuple):
+class TokenId(Record):
     """The highest id of one file, the token it belongs to, and where it was found."""
 
     id: int

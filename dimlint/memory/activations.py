@@ -37,13 +37,13 @@ dropout. MoE layers count their top-k experts' MLPs and the router's logits.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.decoder_families import traits_for
 from dimlint.memory.decoder_params import is_gated, top_k
 from dimlint.memory.decoder_traits import Decoder
 from dimlint.memory.layer_kinds import moe_count
+from dimlint.records import Record
 
 #: ``mem --attention`` choices; transformers (and Megatron with TransformerEngine) default to a
 #: fused kernel that keeps no score matrix.
@@ -66,7 +66,7 @@ ROTARY_DEFAULTS = {"gpt_neox": 0.25}
 PLAIN_ACTIVATION_WIDTHS = {"gelu_new": 5, "relu": 1, "quick_gelu": 3}
 
 
-class LayerBytes(NamedTuple):
+class LayerBytes(Record):
     """Per token, bytes one decoder layer keeps for backward: by part, for the peak and tests."""
 
     norms: float

@@ -9,13 +9,13 @@ the config can switch (``attention_bias``…) names the config key; a fixed one 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dimlint.records import Record
 
 #: A trait that is fixed (bool) or read from the named boolean config key.
 Flag = bool | str
 
 
-class Decoder(NamedTuple):
+class Decoder(Record):
     """Switches of a Llama-like decoder. Defaults are Llama's."""
 
     #: per-layer norm: ``rms`` (one vector), ``ln`` (weight + bias), ``none`` (non-parametric)

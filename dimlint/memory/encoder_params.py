@@ -11,14 +11,13 @@ Which head and pooler exist follows ``architectures``: ``BertModel`` has a poole
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.param_tally import Tally
+from dimlint.records import Record
 
 
-class Encoder(NamedTuple):
+class Encoder(Record):
     #: the LM head: ``transform`` (dense + LayerNorm + tied decoder + bias), ``bias`` (tied
     #: decoder + bias only), ``electra`` (generator head), ``rembert`` (untied, own width)
     head: str = "transform"

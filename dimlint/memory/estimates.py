@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.activations import (
@@ -41,6 +40,7 @@ from dimlint.memory.dtypes import dtype_bytes
 from dimlint.memory.kvcache import kv_cache_bytes
 from dimlint.memory.parameters import Parameters, model_parameters
 from dimlint.memory.weights import weight_bytes
+from dimlint.records import Record
 
 GIB = 1024**3
 
@@ -65,7 +65,7 @@ OPTIMIZER_BYTES = {
 }
 
 
-class MemoryEstimate(NamedTuple):
+class MemoryEstimate(Record):
     """Bytes per GPU. ``activations`` and ``overhead`` are estimates (label them so).
 
     For training, ``weights`` holds the model states — weights, gradients and optimizer
@@ -79,7 +79,7 @@ class MemoryEstimate(NamedTuple):
     total: int
 
 
-class TrainingStates(NamedTuple):
+class TrainingStates(Record):
     """Model-state bytes per GPU during training."""
 
     weights: int

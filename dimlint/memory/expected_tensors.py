@@ -14,7 +14,6 @@ checkpoint is compared by its parameter total only.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
@@ -31,6 +30,7 @@ from dimlint.memory.tensor_names import (
     NORMS,
     Names,
 )
+from dimlint.records import Record
 
 #: Buffers any family's older checkpoints may hold (rotary frequencies were persistent once).
 COMMON_BUFFERS = (r"(^|\.)rotary_emb\.inv_freq$",)
@@ -47,7 +47,7 @@ MAX_TENSORS = 200_000
 MTP_KEYS = ("num_nextn_predict_layers",)
 
 
-class Tensor(NamedTuple):
+class Tensor(Record):
     """One tensor the config implies (``present``), or would imply with ``flag`` flipped."""
 
     name: str
@@ -59,7 +59,7 @@ class Tensor(NamedTuple):
     present: bool = True
 
 
-class Plan(NamedTuple):
+class Plan(Record):
     """Everything the comparison needs to know about one config's checkpoint."""
 
     model_type: str

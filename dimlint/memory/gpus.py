@@ -7,7 +7,7 @@ where its figure comes from; ``estimate`` marks those not read off a device repo
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dimlint.records import Record
 
 MIB = 1024 * 1024
 
@@ -15,7 +15,7 @@ MIB = 1024 * 1024
 GPU_MEMORY_UTILIZATION = 0.9
 
 
-class GPU(NamedTuple):
+class GPU(Record):
     """One device model: its catalogue name and the memory it reports, in bytes."""
 
     name: str

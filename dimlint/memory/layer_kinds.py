@@ -14,9 +14,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.memory.config_view import Cfg
+from dimlint.records import Record
 
 #: Spellings of each mixer kind in ``layer_types``-like lists.
 MIXER_KINDS = {
@@ -49,7 +50,7 @@ MIXER_KINDS = {
 }
 
 
-class LayerRule(NamedTuple):
+class LayerRule(Record):
     """A per-layer property as a function of the layer index, with what makes it vary: the
     indices where it may change (``breaks``) and a period it repeats with between them. That
     is what lets :func:`layer_groups` count 10**18 layers without visiting them."""
@@ -167,7 +168,7 @@ def _window(cfg: Cfg) -> int:
     return cfg.first_int("sliding_window", "attention_window_size", "sliding_window_size")
 
 
-class CacheLayer(NamedTuple):
+class CacheLayer(Record):
     """What one layer keeps per sequence while generating.
 
     ``kind``: ``kv`` (keys and values per token, up to ``window`` tokens when set), ``latent``

@@ -13,16 +13,15 @@ for every causal-LM model type of the installed transformers.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.count_dispatch import count_spec, wrapper_for
 from dimlint.memory.param_tally import Tally
 from dimlint.memory.templated import templated_parameters
+from dimlint.records import Record
 
 
-class Parameters(NamedTuple):
+class Parameters(Record):
     """Parameter counts of one model (or of a whole document, summed over its sub-models).
 
     ``active`` is what one token touches: everything but the routed experts it does not

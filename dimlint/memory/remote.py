@@ -34,12 +34,13 @@ as a Llama-like decoder and reported as an *estimate* (``Parameters.exact`` fals
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.memory.decoder_traits import Decoder
+from dimlint.records import Record
 
 
-class RemoteFamily(NamedTuple):
+class RemoteFamily(Record):
     """What one remote-code family's modeling code builds from its config."""
 
     traits: Decoder

@@ -10,14 +10,13 @@ full model adds the encoder, sharing the token embedding with the decoder and th
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.param_tally import Tally
+from dimlint.records import Record
 
 
-class Seq2Seq(NamedTuple):
+class Seq2Seq(Record):
     #: extra position rows (BART's learned embedding is offset by 2); ``None``: no parameter
     position_offset: int | None = 2
     #: LayerNorm right after the embeddings

@@ -11,8 +11,6 @@ the per-layer sums, plus the model-level stages, give :func:`count_parameters`' 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from dimlint.config.spec import ModelSpec
 from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
@@ -31,11 +29,12 @@ from dimlint.memory.decoder_traits import Decoder
 from dimlint.memory.layer_kinds import cache_layer, layer_groups, mixer_rule, moe_rule
 from dimlint.memory.mixer_params import MIXERS
 from dimlint.memory.parameters import count_parameters
+from dimlint.records import Record
 
 Shape = tuple[str | int, ...]
 
 
-class Stage(NamedTuple):
+class Stage(Record):
     """One step of the walk: what it is, the tensor it produces, and its parameters."""
 
     name: str
@@ -44,7 +43,7 @@ class Stage(NamedTuple):
     note: str = ""
 
 
-class Walk(NamedTuple):
+class Walk(Record):
     """The stages of one layer and the model-level totals they add up to."""
 
     layer: int

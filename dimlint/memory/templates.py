@@ -25,9 +25,10 @@ import os
 import re
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.config import architectures
+from dimlint.records import Record
 
 DATA_FILE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "shapes.json"
@@ -36,7 +37,7 @@ DATA_FILE = os.path.join(
 Term = tuple[Fraction, tuple[tuple[str, int], ...]]
 
 
-class Tensor(NamedTuple):
+class Tensor(Record):
     """One parameter tensor family of a model: ``repeats`` tensors of ``shape``."""
 
     name: str

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from dimlint.records import Record
 
 #: ``coefficient × product of the named values``.
 Term = tuple[int, tuple[str, ...]]
 
 
-class Var(NamedTuple):
+class Var(Record):
     """A config value a shape depends on: its value, and where it comes from."""
 
     name: str
@@ -44,7 +45,7 @@ class Var(NamedTuple):
         return self.say(self.value)
 
 
-class Axis(NamedTuple):
+class Axis(Record):
     """One dimension of a tensor: the sum of its terms."""
 
     terms: tuple[Term, ...]

@@ -11,10 +11,10 @@ knowledge of :mod:`dimlint.memory` (see :mod:`dimlint.memory.expected_tensors`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dimlint.records import Record
 
 
-class Names(NamedTuple):
+class Names(Record):
     """Module names of one family; ``style`` says how its attention projections are laid out.
 
     Styles: ``split`` (separate q/k/v, or one fused ``qkv`` of ``(heads + 2·kv)·head_dim`` rows

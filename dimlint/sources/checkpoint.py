@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
+from dimlint.records import Record
 from dimlint.sources.filenames import is_weight_file
 from dimlint.sources.folder import Beside, LocalFiles
 from dimlint.sources.jsonfile import InputProblem
@@ -32,7 +33,7 @@ from dimlint.sources.safetensors import TensorInfo, is_lfs_pointer
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 
 
-class Index(NamedTuple):
+class Index(Record):
     """A parsed ``*.safetensors.index.json``."""
 
     path: str
@@ -43,7 +44,7 @@ class Index(NamedTuple):
     total_parameters: int | None
 
 
-class Checkpoint(NamedTuple):
+class Checkpoint(Record):
     """What the headers (and the index) say about the weights beside a config."""
 
     folder: str

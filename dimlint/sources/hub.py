@@ -30,9 +30,10 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.errors import UsageError
+from dimlint.records import Record
 from dimlint.sources.jsonfile import InputProblem
 from dimlint.sources.safetensors import Header, length_problem, parse_header
 
@@ -60,7 +61,7 @@ class HubError(UsageError):
     """A Hub model that cannot be read: one line naming it and what to do (exit code 2)."""
 
 
-class HubId(NamedTuple):
+class HubId(Record):
     """A model on the Hub: ``org/name`` and an optional revision (branch, tag or commit)."""
 
     repo: str
@@ -99,7 +100,7 @@ def _split(text: str, repo_pattern: re.Pattern[str]) -> HubId | None:
     return HubId(repo, revision or None)
 
 
-class HubSnapshot(NamedTuple):
+class HubSnapshot(Record):
     """One revision of a Hub model as far as dimlint reads it.
 
     It is also the :class:`dimlint.sources.folder.Beside` of its ``config.json``: small files

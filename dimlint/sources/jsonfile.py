@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import codecs
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.diagnostics import Position, Span, position_of
+from dimlint.records import Record
 from dimlint.sources import jsonspans
 
 
-class InputProblem(NamedTuple):
+class InputProblem(Record):
     """Why a file is not a readable JSON document (reported as DL001)."""
 
     message: str
@@ -150,7 +151,9 @@ def _wide_encoding(data: bytes) -> tuple[str, str] | None:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16", "UTF-16 encoded"
     sample = data[:4096]
-    if len(sample) >= 4 and len(sample) % 2 == 0:
+    # Without a zero among the first two bytes it is neither UTF-16-LE nor -BE (the test below
+    # needs every second byte zero): most files are decided here, without slicing.
+    if len(sample) >= 4 and len(sample) % 2 == 0 and 0 in sample[:2]:
         even, odd = sample[0::2], sample[1::2]
         if odd.count(0) == len(odd) and 0 not in even:
             return "utf-16-le", "UTF-16 encoded (without a byte-order mark)"

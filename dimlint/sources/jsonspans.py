@@ -17,11 +17,12 @@ import functools
 import json
 import re
 import sys
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.values import HugeInt
 from dimlint.diagnostics import Position, Span, line_starts, position_of
+from dimlint.records import Record
 
 #: Values nested deeper than this get no span: configs are shallow, and pointers to a value
 #: 200,000 levels down would cost quadratic memory.
@@ -67,7 +68,7 @@ class JsonSyntaxError(ValueError):
         self.offset = offset
 
 
-class Member(NamedTuple):
+class Member(Record):
     """Where one object member or array item sits (offsets into the text)."""
 
     key_start: int | None
@@ -76,7 +77,7 @@ class Member(NamedTuple):
     value_end: int
 
 
-class DuplicateKey(NamedTuple):
+class DuplicateKey(Record):
     """An object member overridden by a later member with the same key."""
 
     pointer: str
@@ -87,21 +88,34 @@ class DuplicateKey(NamedTuple):
     later: Member
 
 
+#: Positions found by scanning the text before building a table of line starts: a few findings
+#: per file cost less that way, and a table bounds the work on a huge file with many findings.
+_SCANS_BEFORE_TABLE = 16
+
+
 class SpanIndex:
     """Every pointer's member span, the duplicate keys, and line bookkeeping for positions."""
 
-    __slots__ = ("_line_starts", "duplicates", "members", "text")
+    __slots__ = ("_line_starts", "_lookups", "duplicates", "members", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.members: dict[str, Member] = {}
         self.duplicates: list[DuplicateKey] = []
         self._line_starts: list[int] | None = None
+        self._lookups = 0
 
     def position(self, offset: int) -> Position:
         """1-based line and column (in code points) of a character offset."""
         if self._line_starts is None:
-            self._line_starts = line_starts(self.text)
+            text = self.text
+            self._lookups += 1
+            if "\r" not in text and self._lookups <= _SCANS_BEFORE_TABLE:
+                # ``\n`` is then the only line break: two C-level scans of the text before the
+                # offset, instead of a table of every line start built in Python.
+                line_start = text.rfind("\n", 0, offset) + 1
+                return Position(text.count("\n", 0, offset) + 1, offset - line_start + 1)
+            self._line_starts = line_starts(text)
         line = bisect.bisect_right(self._line_starts, offset)
         return Position(line, offset - self._line_starts[line - 1] + 1)
 
@@ -348,8 +362,9 @@ def _next_member_start(text: str, after_value: int) -> int:
     return offset
 
 
-_STRING = re.compile(
-    r'[ \t\n\r]*("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")[ \t\n\r]*:'
+#: A member's key up to the first character of its value (whitespace on both sides of ``:``).
+_MEMBER_KEY = re.compile(
+    r'[ \t\n\r]*("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")[ \t\n\r]*:[ \t\n\r]*'
 )
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]}])")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -402,29 +417,36 @@ class LazySpans:
         if progress is None:
             return  # already scanned to the end
         position, item = progress
-        decode = self._decoder.raw_decode
-        members = self.index.members
-        while True:
+        if position == container.value_start + 1:
             closing = _SEPARATOR.match(text, position)
             if closing is not None and closing.group(1) in "]}":
-                break
+                self._progress[pointer] = None  # an empty container
+                return
+        # The C parser accepted the text, so after a comma another member always follows.
+        decode = self._decoder.raw_decode
+        members = self.index.members
+        prefix = pointer + "/"
+        while True:
             if opening == "{":
-                key = _STRING.match(text, position)
+                key = _MEMBER_KEY.match(text, position)
                 if key is None:
                     break
-                name = _string_value(key.group(1))
-                key_start: int | None = key.start(1)
-                key_end: int | None = key.end(1)
-                position = key.end()
-                child = f"{pointer}/{escape_pointer_token(name)}"
+                token = key.group(1)
+                name = token[1:-1] if "\\" not in token else _string_value(token)
+                if "~" in name or "/" in name:
+                    name = escape_pointer_token(name)
+                child = prefix + name
+                value_start = key.end()
+                _, value_end = decode(text, value_start)
+                members[child] = Member(key.start(1), key.end(1), value_start, value_end)
             else:
-                key_start, key_end = None, None
-                child = f"{pointer}/{item}"
+                child = f"{prefix}{item}"
                 item += 1
-            value_start = _WHITESPACE.match(text, position)
-            assert value_start is not None
-            _, value_end = decode(text, value_start.end())
-            members[child] = Member(key_start, key_end, value_start.end(), value_end)
+                value = _WHITESPACE.match(text, position)
+                assert value is not None
+                value_start = value.end()
+                _, value_end = decode(text, value_start)
+                members[child] = Member(None, None, value_start, value_end)
             separator = _SEPARATOR.match(text, value_end)
             if separator is None or separator.group(1) != ",":
                 break

@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
+from dimlint.records import Record
 from dimlint.sources.jsonfile import InputProblem
 
 #: The safetensors format caps headers at 100 MB; anything larger is not a header.
@@ -40,7 +41,7 @@ LFS_POINTER = "a Git LFS pointer, not the weights (run git lfs pull)"
 _LFS_MAGIC = b"version https://git-lfs"
 
 
-class TensorInfo(NamedTuple):
+class TensorInfo(Record):
     """One tensor of a header: where its bytes are is kept only to validate the file."""
 
     name: str
@@ -58,7 +59,7 @@ class TensorInfo(NamedTuple):
         return self.numel * DTYPE_BITS.get(self.dtype, 0) // 8
 
 
-class Header(NamedTuple):
+class Header(Record):
     """The parsed header of one file, and how many bytes reading it took."""
 
     path: str

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from dimlint.errors import UsageError
+from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.sources.hub import HubSnapshot
@@ -32,7 +33,7 @@ class ConfigObject(Protocol):
 Source = str | os.PathLike[str] | Mapping[str, Any] | ConfigObject
 
 
-class Loaded(NamedTuple):
+class Loaded(Record):
     """A config that is not a local file: the path its findings name and its bytes."""
 
     path: str

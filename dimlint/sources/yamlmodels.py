@@ -24,9 +24,10 @@ heads and TP 8 cannot shard its heads: DL401).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.config.normalize import has_dimensions
+from dimlint.records import Record
 from dimlint.sources.yamlfile import escape
 
 #: How deep sections and parallel sizes are searched (nanotron's is at depth 2).
@@ -58,7 +59,7 @@ PARALLEL_KEYS: dict[str, tuple[str, ...]] = {
 SHORT_PARALLEL_SECTIONS = ("parallelism",)
 
 
-class Section(NamedTuple):
+class Section(Record):
     """One model config inside a YAML file; ``ancestors`` are the mappings enclosing it."""
 
     pointer: str
@@ -66,7 +67,7 @@ class Section(NamedTuple):
     ancestors: tuple[dict[str, Any], ...]
 
 
-class ParallelSize(NamedTuple):
+class ParallelSize(Record):
     """A parallel degree the file states, and where."""
 
     key: str

@@ -10,10 +10,12 @@ search; every shape printed is recounted by :mod:`dimlint.memory`, as ``mem`` do
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
+
+from dimlint.records import Record
 
 
-class Family(NamedTuple):
+class Family(Record):
     """One family's conventions."""
 
     name: str
@@ -76,7 +78,7 @@ MLA_Q_RANK = 1536
 MLA_Q_FROM = 4096
 
 
-class Shape(NamedTuple):
+class Shape(Record):
     """Every dimension of one candidate."""
 
     hidden: int

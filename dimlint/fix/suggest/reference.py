@@ -10,7 +10,9 @@ import functools
 import json
 import math
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+from dimlint.records import Record
 
 TABLE = Path(__file__).resolve().parents[2] / "data" / "released_shapes.json"
 #: Released models within this factor of the requested size set the depth/width range.
@@ -21,7 +23,7 @@ MIN_MODELS = 8
 TRIM = 0.0
 
 
-class Released(NamedTuple):
+class Released(Record):
     name: str
     model_type: str
     params: int

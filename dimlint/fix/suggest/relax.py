@@ -18,11 +18,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from dimlint.fix.suggest.families import Shape, closed_form
 from dimlint.fix.suggest.request import MoE, Request
 from dimlint.fix.suggest.search import Candidate, Outcome, enumerate_shapes, search, verify
+from dimlint.records import Record
 
 #: Configs verified per relaxation: enough to find one that passes, bounded in time.
 RELAX_LIMIT = 12
@@ -32,14 +32,14 @@ _BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4}
 MAX_GPUS = 64
 
 
-class Relaxation(NamedTuple):
+class Relaxation(Record):
     change: str
     request: Request
     #: The best candidate of the relaxed request.
     best: Candidate
 
 
-class Impossible(NamedTuple):
+class Impossible(Record):
     constraint: str
     message: str
     relaxations: list[Relaxation]

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.errors import UsageError
+from dimlint.records import Record
 
 FAMILIES = ("llama", "qwen2", "mistral", "gemma2", "deepseek_v3")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kKmMbBtT]?)\s*$")
 _SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 
 
-class MoE(NamedTuple):
+class MoE(Record):
     """``--moe experts=64,top_k=8,shared=1``."""
 
     experts: int
@@ -27,7 +28,7 @@ class MoE(NamedTuple):
     shared: int = 0
 
 
-class Request(NamedTuple):
+class Request(Record):
     """One ``suggest`` request; None means "the search chooses"."""
 
     params: int

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.deploy.targets import Deployment, Target, deployment
 from dimlint.diagnostics import Diagnostic, Severity
@@ -45,6 +45,7 @@ from dimlint.fix.suggest.families import (
 )
 from dimlint.fix.suggest.reference import aspect_range
 from dimlint.fix.suggest.request import Request
+from dimlint.records import Record
 
 #: Parameter distances within one band rank as equal; the next criteria decide.
 BAND = 0.01
@@ -69,7 +70,7 @@ VERIFY_LIMIT = 600
 PASSING_PER_REQUESTED = 4
 
 
-class Plan(NamedTuple):
+class Plan(Record):
     """A request resolved: the family, deployment and ranges the search uses."""
 
     request: Request
@@ -89,7 +90,7 @@ class Plan(NamedTuple):
     tie: bool
 
 
-class Candidate(NamedTuple):
+class Candidate(Record):
     """One verified shape."""
 
     shape: Shape
@@ -117,7 +118,7 @@ class Candidate(NamedTuple):
         return not self.blocking and not self.over_budget
 
 
-class Outcome(NamedTuple):
+class Outcome(Record):
     plan: Plan
     candidates: list[Candidate]
     #: Shapes verified and refused (for explanations and for the diagnosis of failures).
@@ -281,7 +282,7 @@ def _width_options(exact: float, multiple: int, low: float, high: float) -> list
     return [w for w in (above - multiple, above) if low <= w <= high and w > 0]
 
 
-class _Geometry(NamedTuple):
+class _Geometry(Record):
     """What one (hidden, heads, KV heads, head dim) costs, per layer and once."""
 
     embedding: int

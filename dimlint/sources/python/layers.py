@@ -8,16 +8,15 @@ arguments. Arguments are read by keyword or by position, in the order of the tor
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import libcst as cst
 
 from dimlint.config.torch_layers import LAYERS, Layer
+from dimlint.records import Record
 from dimlint.sources.python.scan import Frames, Scan, dotted_name
 from dimlint.sources.python.values import Evaluator, KeyKind, Member
 
 
-class LayerSite(NamedTuple):
+class LayerSite(Record):
     """A layer call, its members by synthetic pointer (``/embed_dim``), and the check input."""
 
     call: cst.Call

@@ -25,12 +25,13 @@ from, so that findings and fixes land on the source text. What differs from JSON
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.config.geometry import llama_ffn
 from dimlint.config.normalize import INT_FIELDS, specs_for_document
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import INT_FIELD_NAMES, READ_ONLY, Located, ModelSpec
+from dimlint.records import Record
 from dimlint.sources.python.configs import ALL_DIMENSION_KEYS, Candidate
 from dimlint.sources.python.values import UNKNOWN, Member, Value, is_number
 
@@ -59,7 +60,7 @@ LITGPT_GATED = {"LLaMAMLP": True, "GemmaMLP": True, "LLaMAMoE": True, "GptNeoxML
 META_FFN_NAME = "FeedForward hidden_dim"
 
 
-class CandidateSpecs(NamedTuple):
+class CandidateSpecs(Record):
     """The specs of one candidate and what each synthetic pointer stands for."""
 
     specs: list[ModelSpec]

@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import libcst as cst
 
+from dimlint.records import Record
 from dimlint.sources.python.scan import Frame, Frames, Scan
 
 
@@ -40,7 +41,7 @@ UNKNOWN = Unknown()
 KeyKind = Literal["identifier", "string"]
 
 
-class Value(NamedTuple):
+class Value(Record):
     """A static value (or UNKNOWN), the literal a fix edits, and the members of a dict value."""
 
     value: Any
@@ -48,7 +49,7 @@ class Value(NamedTuple):
     members: tuple[Member, ...] = ()
 
 
-class Member(NamedTuple):
+class Member(Record):
     """One key of a config: where its key and value are written, and what the value is.
 
     ``use`` is the expression written at this place (a finding points at it); ``value.edit`` is
