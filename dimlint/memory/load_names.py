@@ -31,7 +31,9 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
+
+from dimlint.records import Record
 
 DATA_FILE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "load_names.json"
@@ -150,7 +152,7 @@ class Transform:
         return (prefix + renamed if prefix is not None else renamed), source
 
 
-class Naming(NamedTuple):
+class Naming(Record):
     """What loading does to the checkpoint names of one class."""
 
     transforms: list[Transform]
@@ -216,7 +218,7 @@ def not_parameters(model_type: str, class_name: str, stored: Iterable[str]) -> f
     )
 
 
-class Mapped(NamedTuple):
+class Mapped(Record):
     """Checkpoint tensors under the model's names."""
 
     #: model name → shape (converted tensors: the shape after merging).

@@ -21,13 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory import load_names, templates
+from dimlint.records import Record
 
 
-class Expected(NamedTuple):
+class Expected(Record):
     """``count`` tensors named ``name`` (folded) of ``shape``, and the expressions behind them."""
 
     name: str
@@ -67,7 +68,7 @@ def trusted(expression: list[Any]) -> bool:
     return all(exponent >= 0 for _, _, factors in expression for _, exponent in factors)
 
 
-class TemplatePlan(NamedTuple):
+class TemplatePlan(Record):
     """The expected tensors of one config, and how to read a checkpoint against them."""
 
     model_type: str
