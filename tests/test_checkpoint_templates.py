@@ -376,6 +376,7 @@ def test_expert_deleted(fresh: Any) -> None:
         ("olmo2", "model.layers.1.post_attention_layernorm.weight"),
         ("bert", "bert.encoder.layer.1.output.dense.weight"),
         ("t5", "decoder.block.1.layer.2.DenseReluDense.wo.weight"),
+        ("t5", "decoder.block.1.layer.1.layer_norm.weight"),
         ("granitemoe", "model.layers.1.self_attn.k_proj.weight"),
     ],
 )
@@ -550,6 +551,20 @@ def test_composite_missing_vision_layer(gemma3: tuple[Path, Path, Path], tmp_pat
     assert found
     assert all(f["code"] == "DL611" for f in found)
     assert any(f"encoder.layers.{last}." in f["message"] for f in found)
+
+
+def test_composite_deleted_tensor_named_as_stored(
+    gemma3: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    folder = Path(shutil.copytree(gemma3[2], tmp_path / "gemma3"))
+    body = header(folder / "model.safetensors")
+    shapes = {name: entry["shape"] for name, entry in body.items() if name != "__metadata__"}
+    victim = "language_model.model.layers.5.mlp.down_proj.weight"
+    assert victim in shapes
+    _write_sparse(folder, {n: s for n, s in shapes.items() if n != victim})
+    (finding,) = _tensor_findings(folder)
+    assert finding["code"] == "DL611"
+    assert f"lacks {victim} " in finding["message"]
 
 
 def test_released_names_map_onto_the_model() -> None:

@@ -85,7 +85,7 @@ def template_findings(
         if "DL610" in enabled:
             findings.extend(finding for finding, _ in shapes)
     if "DL611" in enabled:
-        findings.extend(_count_findings(plan, groups, spec))
+        findings.extend(_count_findings(plan, groups, mapped, spec))
         findings.extend(_missing_findings(plan, missing, ignore, spec))
         findings.extend(_switched_findings(plan, switched, spec))
         if unknown_extras:
@@ -401,7 +401,10 @@ def _explain(
 
 
 def _count_findings(
-    plan: TemplatePlan, groups: dict[str, list[tuple[str, tuple[int, ...]]]], spec: ModelSpec
+    plan: TemplatePlan,
+    groups: dict[str, list[tuple[str, tuple[int, ...]]]],
+    mapped: Mapped,
+    spec: ModelSpec,
 ) -> Iterator[Finding]:
     """Groups holding more or fewer tensors than the config implies: whole layers (one
     finding, with the layer count that explains it) or single tensors of a layer."""
@@ -433,10 +436,9 @@ def _count_findings(
     for folded, (want, have) in off.items():
         if folded in covered:
             continue
-        parsed = _numbers(folded, [name for name, _ in groups[folded]])
-        numbers, pattern = parsed if parsed is not None else (None, folded)
-        if have < want and numbers is not None and max(numbers, default=-1) < want:
-            absent = [pattern.replace("*", str(n), 1) for n in range(want) if n not in numbers]
+        named = _absent_and_beyond(folded, [name for name, _ in groups[folded]], want, mapped)
+        absent, beyond = named if named is not None else ([], [])
+        if have < want and absent:
             yield Finding(
                 "DL611",
                 f"the checkpoint lacks {_listing(absent)} ({have} of the {want} tensors of"
@@ -445,11 +447,10 @@ def _count_findings(
                 " and the model computes garbage.",
                 spec.pointer,
             )
-        elif have > want and numbers is not None:
-            beyond = [pattern.replace("*", str(n), 1) for n in sorted(numbers) if n >= want]
+        elif have > want and beyond:
             yield Finding(
                 "DL611",
-                f"the checkpoint holds {_listing(beyond) or folded} beyond the {want} tensors of"
+                f"the checkpoint holds {_listing(beyond)} beyond the {want} tensors of"
                 f" {folded} the config implies: transformers does not load"
                 f" {'it' if len(beyond) == 1 else 'them'}.",
                 spec.pointer,
@@ -461,6 +462,51 @@ def _count_findings(
                 " transformers initialises missing ones randomly and drops extra ones.",
                 spec.pointer,
             )
+
+
+def _absent_and_beyond(
+    folded: str, names: list[str], want: int, mapped: Mapped
+) -> tuple[list[str], list[str]] | None:
+    """Which tensors of a group are missing, or stored beyond the count the config implies,
+    in the checkpoint's spelling. The index at the first ``*`` is the one counted; the other
+    ``*`` take the values the stored names have (T5's ``block.*.layer.2``). None when the
+    names do not follow that pattern."""
+    parts = folded.split(".")
+    stars = [position for position, part in enumerate(parts) if part == "*"]
+    if not stars:
+        return None
+    combos: dict[tuple[str, ...], dict[int, str]] = {}
+    for name in names:
+        pieces = name.split(".")
+        if len(pieces) != len(parts) or not all(pieces[p].isdigit() for p in stars):
+            return None
+        others = tuple(pieces[p] for p in stars[1:])
+        combos.setdefault(others, {})[int(pieces[stars[0]])] = name
+    if want % len(combos):
+        return None
+    per = want // len(combos)
+    absent: list[str] = []
+    beyond: list[str] = []
+    for stored in combos.values():
+        sibling = next(iter(stored.values()))
+        for number in range(per):
+            if number not in stored:
+                absent.append(_spelled(sibling, stars[0], number, mapped))
+        beyond.extend(mapped.sources.get(stored[n], [stored[n]])[0] for n in stored if n >= per)
+    return absent, beyond
+
+
+def _spelled(sibling: str, position: int, number: int, mapped: Mapped) -> str:
+    """The checkpoint name a missing tensor would have: its stored sibling's, with the index
+    changed (the model's name when the sibling's spelling does not show the index once)."""
+    index = sibling.split(".")[position]
+    pieces = sibling.split(".")
+    pieces[position] = str(number)
+    model_name = ".".join(pieces)
+    sources = mapped.sources.get(sibling, [])
+    if len(sources) == 1 and sources[0].count(f".{index}.") == 1:
+        return sources[0].replace(f".{index}.", f".{number}.")
+    return model_name
 
 
 def _layer_counts(
@@ -492,30 +538,6 @@ def _layer_counts(
         if len(names) > 1 and set(readers) <= set(names):
             found[(field, value)] = names
     return found
-
-
-def _numbers(folded: str, names: list[str]) -> tuple[set[int], str] | None:
-    """The index each name has where ``folded`` has its first ``*``, and ``folded`` with its
-    other ``*`` filled in as every stored name has them (T5's ``block.*.layer.2``); None
-    when the names do not follow one such pattern."""
-    parts = folded.split(".")
-    stars = [position for position, part in enumerate(parts) if part == "*"]
-    if not stars:
-        return None
-    found: set[int] = set()
-    others: set[tuple[str, ...]] = set()
-    for name in names:
-        pieces = name.split(".")
-        if len(pieces) != len(parts) or not all(pieces[p].isdigit() for p in stars):
-            return None
-        found.add(int(pieces[stars[0]]))
-        others.add(tuple(pieces[p] for p in stars[1:]))
-    if len(found) != len(names) or len(others) != 1:
-        return None
-    filled = list(parts)
-    for position, value in zip(stars[1:], others.pop(), strict=True):
-        filled[position] = value
-    return found, ".".join(filled)
 
 
 def _missing_findings(
