@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
+from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problem_of, problems_of
 from dimlint.checks.registry import Finding, grades, rule
 from dimlint.config.geometry import ALIGN_BEST, ALIGN_MIN, VOCAB_MULTIPLE, Field, alignment_targets
 from dimlint.config.spec import ModelSpec
@@ -124,7 +124,7 @@ def is_ctc_vocabulary(spec: ModelSpec) -> bool:
 
 
 def _vocab_findings(spec: ModelSpec, training: str | None) -> Iterator[Finding]:
-    problem = next((p for p in problems_of(spec) if p.code == "DL202"), None)
+    problem = problem_of(spec, "DL202")
     if problem is None or spec.vocab is None or is_ctc_vocabulary(spec):
         return
     vocab = spec.vocab.value

@@ -5,18 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problems_of
+from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problem_of
 from dimlint.checks.registry import Finding, grades, rule
-from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM, Problem
+from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
-
-
-def _problem(spec: ModelSpec, code: str) -> Problem | None:
-    return next((p for p in problems_of(spec) if p.code == code), None)
 
 
 @rule(
@@ -27,7 +23,7 @@ def _problem(spec: ModelSpec, code: str) -> Problem | None:
     fix="sometimes",
 )
 def check_head_divisibility(spec: ModelSpec) -> Iterator[Finding]:
-    problem = _problem(spec, "DL101")
+    problem = problem_of(spec, "DL101")
     if problem is None or spec.hidden is None or spec.heads is None:
         return
     names = key_names(spec)
@@ -53,7 +49,7 @@ def check_head_divisibility(spec: ModelSpec) -> Iterator[Finding]:
     fix="sometimes",
 )
 def check_kv_heads(spec: ModelSpec) -> Iterator[Finding]:
-    problem = _problem(spec, "DL102")
+    problem = problem_of(spec, "DL102")
     if problem is None or spec.heads is None or spec.kv_heads is None:
         return
     names = key_names(spec)
@@ -83,7 +79,7 @@ def check_kv_heads(spec: ModelSpec) -> Iterator[Finding]:
     fix="sometimes",
 )
 def check_rotary(spec: ModelSpec) -> Iterator[Finding]:
-    problem = _problem(spec, "DL103")
+    problem = problem_of(spec, "DL103")
     rotary = dims_of(spec).rotary_width
     if problem is None or rotary is None:
         return
@@ -113,7 +109,7 @@ def check_rotary(spec: ModelSpec) -> Iterator[Finding]:
     "The head dim exceeds 256 or is not a multiple of 8: fast attention kernels refuse or pad it.",
 )
 def check_head_dim_kernel(spec: ModelSpec) -> Iterator[Finding]:
-    problem = _problem(spec, "DL104")
+    problem = problem_of(spec, "DL104")
     width = dims_of(spec).head_width
     if problem is None or width is None:
         return

@@ -29,6 +29,18 @@ def problems_of(spec: ModelSpec) -> frozenset[Problem]:
     return found
 
 
+def problem_of(spec: ModelSpec, code: str) -> Problem | None:
+    """The problem ``code`` of ``spec`` (the coupled rules other than DL201 raise at most one),
+    from a per-spec table so that each rule does not scan the set again."""
+    table: dict[str, Problem] | None = spec.memo.get("problems_by_code")
+    if table is None:
+        table = {}
+        for problem in problems_of(spec):
+            table.setdefault(problem.code, problem)
+        spec.memo["problems_by_code"] = table
+    return table.get(code)
+
+
 def dims_of(spec: ModelSpec) -> Dims:
     """The coupled values of ``spec`` (explicit head dim only; None where unknown)."""
     cached: Dims | None = spec.memo.get("dims")

@@ -348,21 +348,14 @@ def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
 def _resolve_fraction(spec: ModelSpec, arch: Architecture | None) -> Located[float] | None:
     """The rotated fraction of each head: top-level, or (transformers 5) in rope_parameters."""
     obj = spec.raw
-    places: list[tuple[dict[str, Any], str, str]] = [
-        (obj, key, _child(spec.pointer, key))
-        for key in ("partial_rotary_factor", "rotary_pct", "rotary_percentage")
-    ]
+    places: list[tuple[dict[str, Any], str, str]] = []
     if spec.rope_scaling is not None and spec.rope_scaling.pointer is not None:
-        rope_pointer = spec.rope_scaling.pointer
-        places.insert(
-            0,
-            (
-                spec.rope_scaling.value,
-                "partial_rotary_factor",
-                _child(rope_pointer, "partial_rotary_factor"),
-            ),
-        )
-    for container, key, pointer in places:
+        places.append((spec.rope_scaling.value, "partial_rotary_factor", spec.rope_scaling.pointer))
+    places.extend(
+        (obj, key, spec.pointer)
+        for key in ("partial_rotary_factor", "rotary_pct", "rotary_percentage")
+    )
+    for container, key, parent in places:
         if key in container:
             value = container[key]
             if (
@@ -370,7 +363,7 @@ def _resolve_fraction(spec: ModelSpec, arch: Architecture | None) -> Located[flo
                 and not isinstance(value, bool)
                 and 0 < value <= 1  # also False for NaN, before isfinite sees a huge int
             ):
-                return Located(float(value), key, pointer)
+                return Located(float(value), key, _child(parent, key))
             if value is not None:
                 spec.invalid.add("partial_rotary_factor")
             return None
@@ -461,7 +454,7 @@ def _is_gated(spec: ModelSpec) -> bool | None:
         return True
     model_type = (spec.model_type or "").lower()
     tower = is_tower(spec)
-    if not tower and any(model_type.startswith(family) for family in GATED_FAMILIES):
+    if not tower and model_type.startswith(GATED_FAMILIES):
         return True
     if act in {"silu", "swish"}:
         return True

@@ -31,6 +31,9 @@ class Encoder(Record):
     causal_pooler: bool = False
     #: RoFormer's sinusoidal table is a parameter of max positions × head dim
     sinusoidal_param: bool = False
+    #: attention sees the whole input, so there is no KV cache unless ``is_decoder`` makes
+    #: the stack causal (GIT's text decoder is causal whatever the flag says)
+    bidirectional: bool = True
 
 
 ENCODERS: dict[str, Encoder] = {
@@ -50,7 +53,7 @@ ENCODERS: dict[str, Encoder] = {
     "xlm-roberta": Encoder(),
     "xlm-roberta-xl": Encoder(final_norm=True, embed_norm=False),
     "xmod": Encoder(),
-    "git": Encoder(head="git", token_types=False),
+    "git": Encoder(head="git", token_types=False, bidirectional=False),
     "layoutlm": Encoder(),
     "nezha": Encoder(),
     "mpnet": Encoder(),

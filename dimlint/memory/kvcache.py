@@ -10,10 +10,18 @@ Per layer (see :func:`dimlint.memory.layer_kinds.cache_plan`):
   per token, the whole latent on every rank (DeepSeek-V3 in bf16: 70,272 B/token);
 * linear-attention and state-space layers: a constant state per sequence (convolution window
   plus recurrent state), sharded over tp by heads;
-* layers that reuse an earlier layer's KV (Gemma-3n/4) and MLP-only layers: nothing.
+* layers that reuse an earlier layer's KV (Gemma-3n/4), cross-attention layers and MLP-only
+  layers: nothing;
+* DeepSeek sparse-attention indexers (V3.2, GLM-5): ``index_head_dim`` more elements per token
+  on the layers that have one, in the cache's dtype as transformers keeps them;
+* encoder-decoder models: the decoder's self-attention (``decoder_layers`` ×
+  ``decoder_attention_heads``); their cross-attention caches hold encoder tokens and are not
+  counted;
+* BERT-style encoders: nothing unless ``is_decoder`` makes them causal; GPT-1 and XLM keep no
+  cache at all; XLNet keeps each layer's input (``mems``, ``d_model`` wide, up to
+  ``mem_len`` tokens); CPM-Ant's ``prompt_length`` prompt tokens sit in every sequence's cache.
 
 Token counts are rounded up to whole blocks (vLLM's default 16 tokens) per sequence.
-Cross-attention caches of encoder-decoder models are not counted (they hold encoder tokens).
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.decoder_families import traits_for
 from dimlint.memory.dtypes import dtype_bytes
+from dimlint.memory.encoder_params import ENCODERS
 from dimlint.memory.layer_kinds import CacheLayer, cache_plan
 from dimlint.memory.mixer_params import (
     delta_dims,
@@ -37,17 +46,63 @@ from dimlint.memory.mixer_params import (
 #: Families whose every attention layer is local (Griffin's MQA blocks).
 LOCAL_ATTENTION = frozenset({"recurrent_gemma"})
 
+#: Families whose transformers implementation keeps no cache (each step recomputes the whole
+#: prefix) and that no serving engine runs: GPT-1, XLM.
+NO_CACHE = frozenset({"openai-gpt", "xlm"})
+
+#: Self-attention blocks per decoder layer where there is more than one: LongCat-Flash runs two
+#: MLA blocks in every layer (its config derives ``num_hidden_layers = 2 * num_layers``).
+ATTENTION_BLOCKS = {"longcat_flash": 2}
+
+#: KV-head multipliers of sliding-window layers: MiMo-V2-Flash's sliding layers have twice
+#: ``num_key_value_heads`` (``MiMoV2FlashAttention``), a rule of the code, not of the config.
+SLIDING_KV_HEADS = {"mimo_v2_flash": 2}
+
+#: Prompt tokens a family prepends to every input, by the key that counts them (CPM-Ant).
+PROMPT_TOKENS = {"cpmant": "prompt_length"}
+
 
 def kv_heads_per_gpu(kv_heads: int, tp: int) -> int:
     """KV heads one rank holds: ``max(1, kv/tp)``, replicated once ``tp`` exceeds them."""
     return max(1, math.ceil(kv_heads / max(1, tp)))
 
 
-def _kv_width(cfg: Cfg, tp: int) -> int:
-    """Elements per token per layer for keys + values on one rank."""
+def _kv_width(cfg: Cfg, tp: int, sliding: bool = False) -> int:
+    """Elements per token per layer for keys + values on one rank (sliding layers with their
+    own ``swa_*`` head counts use those: Inkling)."""
     head_dim = cfg.head_dim
     v_head_dim = cfg.int("v_head_dim") or head_dim
-    return kv_heads_per_gpu(cfg.kv_heads, tp) * (head_dim + v_head_dim)
+    kv_heads = cfg.kv_heads
+    if sliding:
+        head_dim = cfg.int("swa_head_dim") or head_dim
+        v_head_dim = cfg.int("swa_v_head_dim") or (cfg.int("swa_head_dim") or v_head_dim)
+        kv_heads = cfg.int("swa_num_key_value_heads") or kv_heads
+        kv_heads *= SLIDING_KV_HEADS.get(cfg.model_type, 1)
+    return kv_heads_per_gpu(kv_heads, tp) * (head_dim + v_head_dim)
+
+
+def _no_cache(cfg: Cfg) -> bool:
+    """Models that keep nothing between steps (module doc)."""
+    if cfg.model_type in NO_CACHE:
+        return True
+    encoder = ENCODERS.get(cfg.model_type)
+    return encoder is not None and encoder.bidirectional and cfg.get("is_decoder") is not True
+
+
+def _special_width(cfg: Cfg, tp: int) -> tuple[int, int | None] | None:
+    """(elements per token, window) of the families whose cache is not one entry per decoder
+    layer: XLNet's memories and encoder-decoder models (the decoder's self-attention); None
+    for the others."""
+    if cfg.model_type == "xlnet":
+        return cfg.layers * cfg.hidden, cfg.int("mem_len") or None
+    if cfg.get("is_encoder_decoder") is not True:
+        return None
+    layers = cfg.first_int("decoder_layers", "num_decoder_layers", default=cfg.layers)
+    heads = cfg.first_int(
+        "decoder_attention_heads", "num_decoder_attention_heads", default=cfg.heads
+    )
+    head_dim = cfg.int("d_kv") or (cfg.hidden // heads if heads else 0)
+    return layers * kv_heads_per_gpu(heads, tp) * 2 * head_dim, None
 
 
 def _latent_width(cfg: Cfg) -> int:
@@ -69,6 +124,7 @@ def _state_kind(cfg: Cfg) -> str:
         "rwkv": "rwkv",
         "xlstm": "xlstm",
         "recurrent_gemma": "rg_lru",
+        "lfm2_moe": "short_conv",  # LFM2's convolution blocks with MoE feed-forwards
     }.get(cfg.model_type, "")
 
 
@@ -121,6 +177,18 @@ def _tokens(context: int, window: int | None, block_size: int) -> int:
     return math.ceil(held / block) * block
 
 
+def _copies(cfg: Cfg, index: int) -> int:
+    """How many caches layer ``index`` keeps: Dory runs its recurrent stage (the
+    ``n_recurrent_layers`` after the ``n_input_layers``) ``n_recurrent_loops`` times and, in
+    its default ``per_loop`` mode, keeps one cache per loop (``last_loop`` keeps one)."""
+    loops = cfg.int("n_recurrent_loops")
+    if loops <= 1 or cfg.get("recurrent_kv_cache_mode", "per_loop") != "per_loop":
+        return 1
+    start = cfg.int("n_input_layers")
+    stage = cfg.int("n_recurrent_layers") or cfg.layers - start - cfg.int("n_output_layers")
+    return loops if start <= index < start + stage else 1
+
+
 def _layer_elements(
     cfg: Cfg, index: int, layer: CacheLayer, context: int, tp: int, block_size: int
 ) -> int:
@@ -129,10 +197,14 @@ def _layer_elements(
     if cfg.model_type in LOCAL_ATTENTION and layer.kind == "kv":
         window = cfg.int("attention_window_size") or window
     extra = state_elements(own, tp) if layer.state else 0
+    tokens = _tokens(context, window, block_size)
+    if layer.indexer:
+        extra += own.int("index_head_dim") * tokens
+    blocks = ATTENTION_BLOCKS.get(cfg.model_type, 1)
     if layer.kind == "kv":
-        return _kv_width(own, tp) * _tokens(context, window, block_size) + extra
+        return blocks * _kv_width(own, tp, layer.sliding) * tokens + extra
     if layer.kind == "latent":
-        return _latent_width(own) * _tokens(context, window, block_size) + extra
+        return blocks * _latent_width(own) * tokens + extra
     if layer.kind == "state":
         return state_elements(own, tp)
     return 0
@@ -153,10 +225,20 @@ def kv_cache_bytes(
     per_sequence: int | None = spec.memo.get(key)
     if per_sequence is None:
         cfg = Cfg(spec)
-        per_sequence = spec.memo[key] = sum(
-            _layer_elements(cfg, index, layer, context, tp, block_size) * count
-            for index, layer, count in cache_plan(cfg)
-        )
+        context += cfg.int(PROMPT_TOKENS.get(cfg.model_type, ""))
+        special = _special_width(cfg, tp)
+        if _no_cache(cfg):
+            per_sequence = 0
+        elif special is not None:
+            per_sequence = special[0] * _tokens(context, special[1], block_size)
+        else:
+            per_sequence = sum(
+                _layer_elements(cfg, index, layer, context, tp, block_size)
+                * count
+                * _copies(cfg, index)
+                for index, layer, count in cache_plan(cfg)
+            )
+        spec.memo[key] = per_sequence
     return math.ceil(per_sequence * batch * dtype_bytes(kv_dtype))
 
 
@@ -166,12 +248,21 @@ def kv_bytes_per_token(spec: ModelSpec, kv_dtype: str, tp: int = 1) -> float:
     ``(free bytes - kv_cache_bytes(context=0)) / kv_bytes_per_token`` bounds the context.
     """
     cfg = Cfg(spec)
+    if _no_cache(cfg):
+        return 0.0
+    special = _special_width(cfg, tp)
+    if special is not None:
+        return 0.0 if special[1] is not None else special[0] * dtype_bytes(kv_dtype)
     elements = 0
+    blocks = ATTENTION_BLOCKS.get(cfg.model_type, 1)
     for index, layer, count in cache_plan(cfg):
         if layer.window is not None or (cfg.model_type in LOCAL_ATTENTION and layer.kind == "kv"):
             continue
+        own = cfg.at_layer(index)
+        indexer = own.int("index_head_dim") if layer.indexer else 0
+        copies = count * _copies(cfg, index)
         if layer.kind == "kv":
-            elements += _kv_width(cfg.at_layer(index), tp) * count
+            elements += (blocks * _kv_width(own, tp) + indexer) * copies
         elif layer.kind == "latent":
-            elements += _latent_width(cfg.at_layer(index)) * count
+            elements += (blocks * _latent_width(own) + indexer) * copies
     return elements * dtype_bytes(kv_dtype)

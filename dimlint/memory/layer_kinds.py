@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from dimlint.config import architectures
 from dimlint.memory.config_view import Cfg
 from dimlint.records import Record
 
@@ -80,6 +81,8 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
         if stated:
             # block_types is a repeating pattern (RecurrentGemma); the others are per layer
             return _repeating([MIXER_KINDS.get(str(i).lower(), str(i).lower()) for i in stated])
+    if cfg.model_type in STATE_ONLY:
+        return LayerRule(lambda index: "mamba")
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and pattern:
         return _repeating([MIXER_KINDS.get(char.lower(), char) for char in pattern])
@@ -103,12 +106,20 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
     sliding = _sliding_pattern(cfg)
     if sliding > 0:
         return LayerRule(lambda index: "sliding" if (index + 1) % sliding else "full", (), sliding)
-    if cfg.model_type in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and _window(cfg):
+    if _window(cfg) and _declares(cfg.model_type, "max_window_layers"):
+        # Qwen2, Qwen2-MoE, Qwen3: sliding from layer max_window_layers on. Qwen3-MoE's class
+        # has no such field (a stated one is ignored): every layer slides there.
         first = cfg.int("max_window_layers", layers)
         return LayerRule(lambda index: "sliding" if index >= first else "full", (first,))
     if _window(cfg):
         return LayerRule(lambda index: "sliding")  # Mistral-7B-v0.1, Phi-3: every layer
     return LayerRule(lambda index: "full")
+
+
+def _declares(model_type: str, field: str) -> bool:
+    """Whether transformers' config class for ``model_type`` has ``field``."""
+    record = architectures.lookup(model_type)
+    return record is not None and field in record.fields
 
 
 def mixer_counts(cfg: Cfg) -> dict[str, int]:
@@ -126,6 +137,9 @@ def mixer_kinds(cfg: Cfg) -> list[str]:
     rule = mixer_rule(cfg)
     return [rule.at(index) for index in range(cfg.layers)]
 
+
+#: Families whose every layer is a recurrent or state-space block (no attention at all).
+STATE_ONLY = frozenset({"mamba", "falcon_mamba", "mamba2", "rwkv", "xlstm"})
 
 #: Hybrids whose older configs carry no ``layer_types``: one full-attention layer every N.
 LINEAR_INTERVALS = {
@@ -173,14 +187,19 @@ class CacheLayer(Record):
 
     ``kind``: ``kv`` (keys and values per token, up to ``window`` tokens when set), ``latent``
     (MLA: one compressed vector per token), ``state`` (a constant recurrent/conv state), or
-    ``none`` (an MLP-only layer, or one that reuses an earlier layer's KV). ``state`` marks
-    layers that keep a recurrent state besides their KV (Falcon-H1 runs attention and Mamba
-    side by side; Zamba's hybrid layers add the shared attention block to a Mamba layer).
+    ``none`` (an MLP-only layer, a cross-attention layer, or one that reuses an earlier
+    layer's KV). ``state`` marks layers that keep a recurrent state besides their KV (Falcon-H1
+    runs attention and Mamba side by side; Zamba's hybrid layers add the shared attention block
+    to a Mamba layer). ``sliding`` marks sliding-window layers (MiMo-V2 gives them their own
+    head counts, ``swa_*``); ``indexer`` layers also keep the keys of a DeepSeek sparse
+    attention indexer, ``index_head_dim`` per token.
     """
 
     kind: str
     window: int | None
     state: bool = False
+    sliding: bool = False
+    indexer: bool = False
 
 
 #: Families whose attention layers also carry a Mamba state (all of them, or the hybrid ones).
@@ -192,6 +211,8 @@ def cache_layer(cfg: Cfg, index: int, kind: str) -> CacheLayer:
     shared = cfg.int("num_kv_shared_layers")
     if shared > 0 and index >= cfg.layers - shared:
         return CacheLayer("none", None)
+    if index in _indices(cfg.list("cross_attention_layers")):
+        return CacheLayer("none", None)  # Mllama: their keys are the image's, not the text's
     if kind in ("full", "sliding", "chunked", "hybrid"):
         limit = None
         window = _window(cfg)
@@ -201,10 +222,27 @@ def cache_layer(cfg: Cfg, index: int, kind: str) -> CacheLayer:
         elif kind == "chunked" and chunk:
             limit = chunk
         kv = "latent" if cfg.at_layer(index).spec.is_mla else "kv"
-        return CacheLayer(kv, limit, cfg.model_type in PARALLEL_STATE)
+        state = cfg.model_type in PARALLEL_STATE
+        return CacheLayer(kv, limit, state, kind == "sliding", _has_indexer(cfg, index))
     if kind in ("mlp", "moe"):
         return CacheLayer("none", None)
     return CacheLayer("state", None)
+
+
+def _has_indexer(cfg: Cfg, index: int) -> bool:
+    """Whether layer ``index`` caches DeepSeek sparse-attention indexer keys: ``layer_types``
+    says ``indexed_attention`` (or the config has an indexer and no ``layer_types``, as older
+    DeepSeek-V3.2 configs), and ``indexer_types`` does not mark it ``shared`` (HY-V4 layers
+    that reuse an earlier layer's top-k keep no indexer keys of their own)."""
+    if cfg.int("index_head_dim") <= 0:
+        return False
+    shared = cfg.list("indexer_types")
+    if shared and str(shared[index % len(shared)]) == "shared":
+        return False
+    kinds = cfg.list("layer_types")
+    if kinds:
+        return str(kinds[index % len(kinds)]) == "indexed_attention"
+    return True
 
 
 def cache_plan(cfg: Cfg) -> list[tuple[int, CacheLayer, int]]:

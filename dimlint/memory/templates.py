@@ -54,37 +54,41 @@ class Tensor(Record):
 
 
 @functools.cache
-def _text() -> str:
+def _data() -> bytes:
+    """The table as bytes: a lookup decodes one row, not the whole 6 MB file."""
     try:
-        with open(DATA_FILE, encoding="utf-8") as handle:
+        with open(DATA_FILE, "rb") as handle:
             return handle.read()
     except OSError:
-        return ""
+        return b""
 
 
 @functools.cache
 def _row_offsets() -> dict[str, int]:
     return {
         json.loads(match.group(1)): match.end()
-        for match in re.finditer(r'\n    ("(?:[^"\\]|\\.)*"): ', _text())
+        for match in re.finditer(rb'\n    ("(?:[^"\\]|\\.)*"): ', _data())
     }
 
 
 def transformers_version() -> str:
     """The transformers release the templates were learned from ("" without the file)."""
-    match = re.search(r'"transformers_version": "([^"]*)"', _text()[:200])
-    return match.group(1) if match else ""
+    match = re.search(rb'"transformers_version": "([^"]*)"', _data()[:200])
+    return match.group(1).decode() if match else ""
 
 
 @functools.cache
 def row(model_type: str) -> dict[str, Any] | None:
     """The learned row of ``model_type``, or None when there is none."""
-    start = _row_offsets().get(model_type)
-    if start is None:
+    data = _data()
+    # One substring search finds the row (indexing every row first would cost more).
+    key = f"\n    {json.dumps(model_type)}: ".encode()
+    found = data.find(key)
+    if found < 0:
         return None
-    text = _text()
-    end = text.index("\n", start)
-    parsed: dict[str, Any] = json.loads(text[start:end].rstrip(","))
+    start = found + len(key)
+    end = data.index(b"\n", start)
+    parsed: dict[str, Any] = json.loads(data[start:end].rstrip(b","))
     return parsed
 
 
@@ -190,8 +194,21 @@ def _stated_list(raw: dict[str, Any], path: str) -> object:
     if "." in path:
         key, name = path.split(".", 1)
         sub = raw.get(key)
-        return sub.get(name) if isinstance(sub, dict) else None
-    return raw.get(path)
+        value = sub.get(name) if isinstance(sub, dict) else None
+    else:
+        value = raw.get(path)
+    return [_plain(item) for item in value] if isinstance(value, list) else value
+
+
+def _plain(item: object) -> object:
+    """A list item as Python holds it: ``save_pretrained`` writes a non-finite float as
+    ``{"__float__": "Infinity"}`` (strict JSON has no infinity); the table holds the float."""
+    if isinstance(item, dict) and set(item) == {"__float__"}:
+        try:
+            return float(str(item["__float__"]))
+        except ValueError:
+            return item
+    return item
 
 
 def _number(value: object) -> int | None:
@@ -228,14 +245,16 @@ def _as_the_class_reads(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
     return read
 
 
-def _unknown_numbers(raw: dict[str, Any], model_type: str) -> bool:
-    """Whether ``raw`` states an integer the config class does not declare: modeling code may
-    read such a key with ``getattr`` (Qwen3-MoE's ``head_dim``), which the default build never
-    exercised, so its effect on the shapes is unknown."""
+def _unknown_numbers(raw: dict[str, Any], model_type: str, examined: list[str]) -> bool:
+    """Whether ``raw`` states an integer the config class does not declare and the generator
+    never changed (``examined`` lists the numbers the default config holds, ``__post_init__``
+    ones such as ``qk_head_dim`` included): modeling code may read such a key with
+    ``getattr`` (Qwen3-MoE's ``head_dim``), which no build exercised, so its effect on the
+    shapes is unknown."""
     record = architectures.lookup(model_type)
     if record is None:
         return True
-    known = record.fields | architectures.base_fields()
+    known = record.fields | architectures.base_fields() | set(examined)
     return any(
         isinstance(value, int)
         and not isinstance(value, bool)
@@ -274,7 +293,7 @@ def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | N
     tensors_json = learned["classes"][class_name].get("tensors")
     if not isinstance(tensors_json, list):
         return None
-    if _unknown_numbers(raw, model_type):
+    if _unknown_numbers(raw, model_type, learned.get("examined", [])):
         return None
     raw = _as_the_class_reads(raw, model_type)
     values = _Values(raw, learned)

@@ -117,7 +117,7 @@ def decode(data: bytes) -> tuple[str | None, list[InputProblem]]:
             return data.decode(encoding), [InputProblem(message, recoverable=True)]
         except UnicodeDecodeError:
             return None, [InputProblem(message)]
-    if b"\x00" in data[:8192]:
+    if data.find(b"\x00", 0, 8192) >= 0:
         return None, [InputProblem("the file is binary (it contains NUL bytes), not JSON")]
     if data.startswith(codecs.BOM_UTF8):
         problems.append(

@@ -14,7 +14,11 @@ listed as ``fixed``: a config that sets it to another value falls back to the ha
 
 The run-time side (:mod:`dimlint.memory.templates`) evaluates the result without transformers.
 
-Usage: ``python -m dimlint.tools.generate_shapes [--output PATH] [--only TYPE…] [--check]``
+Usage: ``python -m dimlint.tools.generate_shapes [--output PATH] [--only TYPE…] [--cache FILE]
+[--limit SECONDS] [--refresh]``. A full run builds every model type dozens of times (about
+an hour on two busy cores); ``--cache`` keeps each learned row in a JSON-lines file and resumes
+from it, ``--only`` relearns the named types into it, ``--refresh`` recomputes the config-only
+parts of every cached row and renders the table.
 """
 
 from __future__ import annotations
@@ -376,23 +380,31 @@ def _secondary_rows(
         if row[6]:
             continue
         parts = str(row[0]).split(".")
-        for start in range(max(1, len(parts) - 2)):
+        for start in range(max(1, len(parts) - 1)):  # suffixes of two parts or more
             index.setdefault(f"{'.'.join(parts[start:])} {row[4]} {row[5]}", row)
+    by_name = {f"{row[0]} {row[4]}": row for row in primary if not row[6]}
     rows: list[list[Any]] = []
     failed: list[str] = []
     prefixes: Counter[tuple[str, str]] = Counter()
     for (name, _), (shape, count) in sorted(groups.items()):
         parts = name.split(".")
         match: list[Any] | None = None
-        for start in range(max(1, len(parts) - 2)):
+        for start in range(max(1, len(parts) - 1)):
             suffix = ".".join(parts[start:])
             match = index.get(f"{suffix} {list(shape)} {count}")
             if match is not None:
                 theirs = str(match[0])[: len(str(match[0])) - len(suffix)]
                 prefixes[(theirs, name[: len(name) - len(suffix)])] += 1
                 break
+        same = by_name.get(f"{name} {list(shape)}")
         if match is not None:
             rows.append([name, match[1], match[2], match[3], list(shape), count, False, match[7]])
+        elif same is not None and not fields_of_json(same[1]):
+            # The same tensor repeated a constant number of other times (UDOP's model builds
+            # three relative biases, its generation class two): the class's own count.
+            rows.append(
+                [name, [[count, 1, []]], same[2], same[3], list(shape), count, False, same[7]]
+            )
         elif parts[0] not in _BODY_PREFIXES:
             rows.append(
                 [
@@ -504,24 +516,38 @@ def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
             if pinned:
                 record["pinned"] = pinned[:5]
         templates[class_name] = record
-    used: set[str] = set(learned.fixed) | set(learned.toggled)
-    for entry in templates.values():
-        for fitted in entry.get("tensors", []):  # type: ignore[attr-defined]
+    row["classes"] = templates
+    row["primary"] = primary
+    row["fixed"] = sorted(learned.fixed)
+    row["lists"] = guard_lists(built[primary][0], config, built[primary][1])
+    refresh(row, config)
+    return row
+
+
+def refresh(row: dict[str, Any], config: Any) -> None:
+    """Recompute the parts of ``row`` that need only the config class, no model build: the
+    fields its templates read (``defaults``), their class defaults (``declared``), how the
+    class derives the derived ones (``derived``), and ``examined``: every top-level number the
+    default config holds (declared or set by ``__post_init__``, such as DeepSeek's
+    ``qk_head_dim``), each of which field learning changed once, so a config stating it is
+    understood; a number outside this list may be read by modeling code unseen."""
+    derived = _derived(config)
+    base_values = _values(config)
+    used: set[str] = set(row.get("fixed", []))
+    for entry in row.get("classes", {}).values():
+        for fitted in entry.get("tensors", []):
             used |= set(fitted[4]) if len(fitted) > 4 else set()
             used |= fields_of_json(fitted[1])
             for expression in fitted[2]:
                 used |= fields_of_json(expression)
+            used |= {str(condition[0]) for condition in fitted[3]}
     derivations = derive(config, sorted(used & derived))
     for expression in derivations.values():
         used |= fields_of_json(expression)
-    row["classes"] = templates
-    row["primary"] = primary
     row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
     row["declared"] = _declared_of(config, sorted(used))
     row["derived"] = derivations
-    row["fixed"] = sorted(learned.fixed)
-    row["lists"] = guard_lists(built[primary][0], config, built[primary][1])
-    return row
+    row["examined"] = sorted(path for path in base_values if "." not in path)
 
 
 def derive(config: Any, paths: Sequence[str]) -> dict[str, object]:
@@ -572,11 +598,43 @@ def _declared_of(config: Any, paths: Sequence[str]) -> dict[str, object]:
     return declared
 
 
+class _OverBudget(Exception):
+    """A model type ran past its wall-clock limit."""
+
+
+def _bounded_learn(model_type: str, limit_s: float) -> dict[str, object]:
+    """:func:`learn` under a hard wall-clock limit (``SIGALRM``, where the platform has it):
+    one type whose default builds slowly (or a class that waits on something) must not stall
+    the table; it gets an ``error`` row and the run-time falls back to the family recipes."""
+    import signal
+
+    if not hasattr(signal, "SIGALRM") or limit_s <= 0:
+        return learn(model_type)
+
+    def expire(signum: int, frame: object) -> None:
+        raise _OverBudget
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, limit_s)
+    try:
+        return learn(model_type)
+    except _OverBudget:
+        return {"classes": {}, "unbuilt": {}, "error": f"over {limit_s:.0f}s"}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def generate(
-    only: Sequence[str] = (), progress: bool = False, cache: Path | None = None
+    only: Sequence[str] = (),
+    progress: bool = False,
+    cache: Path | None = None,
+    limit_s: float = 300.0,
 ) -> dict[str, object]:
     """Learn every model type of the installed transformers (or those in ``only``); with
-    ``cache``, rows already in that JSON-lines file are reused and new ones appended."""
+    ``cache``, rows already in that JSON-lines file are reused and new ones appended (a type
+    named in ``only`` is relearned and its new row appended, which wins on reading). Each type
+    is bounded by ``limit_s`` seconds of wall clock."""
     import transformers
     from transformers.models.auto import configuration_auto
     from transformers.utils import logging
@@ -585,21 +643,45 @@ def generate(
     names = configuration_auto.CONFIG_MAPPING_NAMES  # type: ignore[attr-defined]
     rows: dict[str, object] = {}
     if cache is not None and cache.exists():
-        for line in cache.read_text(encoding="utf-8").splitlines():
-            name, row = json.loads(line)
-            rows[name] = row
+        rows.update(_cached(cache))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for model_type in only or sorted(names):
-            if model_type in rows:
+            if model_type in rows and not only:
                 continue
             start = time.monotonic()
-            rows[model_type] = learn(model_type)
+            rows[model_type] = _bounded_learn(model_type, limit_s)
             if cache is not None:
                 with cache.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps([model_type, rows[model_type]]) + "\n")
             if progress:
                 print(f"{model_type} {time.monotonic() - start:.1f}s", file=sys.stderr, flush=True)
+    return {"transformers_version": transformers.__version__, "model_types": rows}
+
+
+def _cached(cache: Path) -> dict[str, Any]:
+    """The rows of a JSON-lines cache (a later line for a type wins)."""
+    rows: dict[str, Any] = {}
+    for line in cache.read_text(encoding="utf-8").splitlines():
+        name, row = json.loads(line)
+        rows[name] = row
+    return rows
+
+
+def refreshed(cache: Path) -> dict[str, object]:
+    """The table of the cached rows with :func:`refresh` applied to each: a change to what is
+    derived from configs alone reaches every row in minutes, without rebuilding models."""
+    import transformers
+    from transformers import AutoConfig
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    rows = _cached(cache)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model_type, row in rows.items():
+            if row.get("classes"):
+                refresh(row, AutoConfig.for_model(model_type))
     return {"transformers_version": transformers.__version__, "model_types": rows}
 
 
@@ -624,9 +706,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--cache", type=Path, help="JSON-lines file of rows to resume from")
+    parser.add_argument(
+        "--limit", type=float, default=300.0, help="wall-clock seconds per model type"
+    )
+    parser.add_argument(
+        "--refresh",
+        action="store_true",
+        help="rebuild no model: recompute the config-only parts of the cached rows and render",
+    )
     args = parser.parse_args(argv)
     start = time.monotonic()
-    table = generate(args.only, progress=True, cache=args.cache)
+    if args.refresh:
+        if args.cache is None:
+            parser.error("--refresh needs --cache")
+        table = refreshed(args.cache)
+    else:
+        table = generate(args.only, progress=True, cache=args.cache, limit_s=args.limit)
     if args.only and args.cache is None:
         print(render(table))
         return 0
