@@ -18,6 +18,10 @@ checkpoint's names onto the template's:
   (transformers' ``revert_weight_conversion`` on the meta state dict) map back to the model's
   own state dict through the replay. Only rows where they do are used at run time.
 
+The rows depend on ``data/shapes.json`` (which classes have templates, and the validation of
+each): regenerate this table after regenerating that one. ``tests/test_checkpoint_templates.py``
+re-learns a few rows and fails on drift.
+
 Usage: ``python -m dimlint.tools.generate_load_names [--output PATH] [--only TYPE…]``
 """
 
