@@ -129,6 +129,7 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
         "GitForCausalLM",
         {**ENCODER, "vision_config": TOWER},  # its image and patch sizes are not learned
     ),
+    "unispeech": ("UniSpeechForCTC", {**ENCODER, "vocab_size": 32, **CONV_POSITIONS}),
     # No template plan for these (the template does not apply to a scaled-down config, or was
     # not confirmed on a second build): they must stay silent all the same.
     "electra": ("ElectraForMaskedLM", {**ENCODER, "embedding_size": 128}),
@@ -167,7 +168,6 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
         },
     ),
     "wav2vec2": ("Wav2Vec2ForCTC", {**ENCODER, "vocab_size": 32, **CONV_POSITIONS}),
-    "unispeech": ("UniSpeechForCTC", {**ENCODER, "vocab_size": 32, **CONV_POSITIONS}),
     "swin": (
         "SwinForImageClassification",
         {
@@ -234,7 +234,7 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
 #: The types above whose checkpoints are compared tensor by tensor from the template.
 TEMPLATED = (
     "olmo2", "starcoder2", "cohere", "exaone4", "helium", "stablelm", "bloom", "gptj",
-    "codegen", "olmoe", "granitemoe", "phimoe", "bert", "t5", "mt5", "vit", "git",
+    "codegen", "olmoe", "granitemoe", "phimoe", "bert", "t5", "mt5", "vit", "git", "unispeech",
 )  # fmt: skip
 TENSOR_CODES = ("DL610", "DL611")
 
