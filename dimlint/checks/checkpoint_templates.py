@@ -27,7 +27,7 @@ from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 from dimlint.memory.load_names import Mapped, fold, to_model_names
-from dimlint.memory.template_plan import Expected, TemplatePlan, templates_fields, trusted
+from dimlint.memory.template_plan import Expected, TemplatePlan, templates_fields
 from dimlint.sources.checkpoint import Checkpoint
 
 #: Checkpoint tensors that are never parameters: buffers older saves carried, and counters.
@@ -71,7 +71,11 @@ def template_findings(
     unexplained_missing = [
         name for name in missing if not _conditions(plan, name) and not _ignored(ignore, name)
     ]
-    short = [name for name in groups if len(groups[name]) < _wanted(plan, name)]
+    short = [
+        name
+        for name in groups
+        if len(groups[name]) < _wanted(plan, name) and plan.count_trusted(name)
+    ]
     found = len(expected_names) - len(missing)
     if found * 2 < len(expected_names) or (unknown_extras and (unexplained_missing or short)):
         return None
@@ -413,7 +417,7 @@ def _count_findings(
     for folded, tensors in groups.items():
         entries = by_name[folded]
         want = sum(entry.repeats for entry in entries)
-        if want != len(tensors) and all(trusted(entry.count_expression) for entry in entries):
+        if want != len(tensors) and plan.count_trusted(folded):
             off[folded] = (want, len(tensors))
     covered: set[str] = set()
     for (field, value), names in _layer_counts(plan, groups, off).items():

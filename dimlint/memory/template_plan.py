@@ -79,10 +79,34 @@ class TemplatePlan(Record):
     naming: load_names.Naming
     #: A config field's value as transformers would hold it (None: unknown).
     value: Callable[[str], int | None]
+    #: Field values of the default build the template was fitted on.
+    defaults: dict[str, Any]
 
     @property
     def names(self) -> frozenset[str]:
         return frozenset(tensor.name for tensor in self.tensors)
+
+    def count_trusted(self, name: str) -> bool:
+        """Whether the number of tensors of ``name`` can be compared with a checkpoint.
+
+        A count fitted as a constant (Evolla's eight adapter layers) was seen at the default
+        layer count only; when a sibling under the same stack counts with fields this config
+        changes (``num_hidden_layers`` 2 instead of 32), the constant may no longer hold."""
+        entries = [tensor for tensor in self.tensors if tensor.name == name]
+        if not all(trusted(entry.count_expression) for entry in entries):
+            return False
+        if any(templates_fields(entry.count_expression) for entry in entries):
+            return True
+        stack = name.split("*", 1)[0]
+        if "*" not in name:
+            return True
+        for tensor in self.tensors:
+            if tensor.name.split("*", 1)[0] != stack:
+                continue
+            for field in templates_fields(tensor.count_expression):
+                if self.value(field) != self.defaults.get(field):
+                    return False
+        return True
 
     def evaluate(self, expression: list[Any], overrides: dict[str, int]) -> int | None:
         """``expression`` with the config's values, ``overrides`` replacing some."""
@@ -188,7 +212,10 @@ def template_plan(spec: ModelSpec) -> TemplatePlan | None:
     if position != len(tensors):
         return None  # the evaluated tensors do not follow the row: do not guess
     values = templates._Values(templates._as_the_class_reads(raw, model_type), learned)
-    return TemplatePlan(model_type, class_name, expected, switched_off, naming, values.get)
+    defaults = dict(learned.get("defaults", {}))
+    return TemplatePlan(
+        model_type, class_name, expected, switched_off, naming, values.get, defaults
+    )
 
 
 def total_is_exact(spec: ModelSpec) -> bool:
