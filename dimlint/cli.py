@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -376,6 +377,15 @@ def _quiet_broken_pipe() -> None:
         pass
 
 
+#: Allocations between collections of the youngest generation, then collections between older
+#: ones (CPython's defaults: 700, 10, 10). A check allocates many short-lived containers and
+#: makes few cycles; at the defaults the collector ran hundreds of times over a 645-config
+#: corpus, 2.6% of the run's instructions (``valgrind --tool=callgrind``). It still runs, so
+#: memory stays bounded; mypy raises its thresholds the same way.
+GC_THRESHOLDS = (50_000, 50, 100)
+
+
 def main_entry() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (a process of its own: the collector can be tuned for it)."""
+    gc.set_threshold(*GC_THRESHOLDS)
     sys.exit(main())

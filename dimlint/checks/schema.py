@@ -315,8 +315,6 @@ def check_missing(spec: ModelSpec) -> Iterator[Finding]:
             None,
         )
         return
-    if _has_sub_configs(spec):
-        return  # a composite model: its sizes live in text_config, vision_config…
     missing = [
         INT_FIELDS[name][0]
         for name in REQUIRED_FIELDS
@@ -325,8 +323,8 @@ def check_missing(spec: ModelSpec) -> Iterator[Finding]:
         and not _stated(spec, name)
         and _applies(spec, name)
     ]
-    if not missing:
-        return
+    if not missing or _has_sub_configs(spec):
+        return  # (a composite model: its sizes live in text_config, vision_config…)
     names = ", ".join(missing)
     one = len(missing) == 1
     kind = f"model type {spec.model_type!r}" if spec.model_type else "this config (no model_type)"

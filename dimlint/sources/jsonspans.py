@@ -17,6 +17,7 @@ import functools
 import json
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from dimlint.config.pointers import escape_pointer_token
@@ -367,6 +368,9 @@ _MEMBER_KEY = re.compile(
     r'[ \t\n\r]*("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")[ \t\n\r]*:[ \t\n\r]*'
 )
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]}])")
+#: The C scanner behind ``json.JSONDecoder.raw_decode``, called directly: ``(value, end)`` of the
+#: value starting at an offset (the text is known to be JSON, so its error wrapping is not needed).
+_SKIP_VALUE: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder())["scan_once"]
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -381,11 +385,10 @@ class LazySpans:
     :func:`parse` instead (every object must be scanned to find them).
     """
 
-    __slots__ = ("_decoder", "_progress", "index")
+    __slots__ = ("_progress", "index")
 
     def __init__(self, text: str) -> None:
         self.index = SpanIndex(text)
-        self._decoder = json.JSONDecoder()
         #: container pointer → (next offset to scan, next array index); absent once finished
         self._progress: dict[str, tuple[int, int] | None] = {}
         start = _WHITESPACE.match(text, 0)
@@ -423,7 +426,7 @@ class LazySpans:
                 self._progress[pointer] = None  # an empty container
                 return
         # The C parser accepted the text, so after a comma another member always follows.
-        decode = self._decoder.raw_decode
+        decode = _SKIP_VALUE
         members = self.index.members
         prefix = pointer + "/"
         while True:
