@@ -420,8 +420,8 @@ def test_base_model_checkpoint_with_old_buffers(tmp_path: Path) -> None:
     assert "no tensors for layer 2 (h.2.*" in finding["message"]
 
 
-def test_unknown_family_compares_totals(tmp_path: Path) -> None:
-    """A model type without a tensor plan is compared by its parameter total (a warning)."""
+def test_template_family_compares_tensors(tmp_path: Path) -> None:
+    """A model type without a hand plan is compared tensor by tensor from its template."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 
@@ -432,6 +432,32 @@ def test_unknown_family_compares_totals(tmp_path: Path) -> None:
     )
     model.save_pretrained(folder)
     assert plan_for(_spec(folder)) is None
+    assert checkpoint_findings(folder) == []
+    edit_config(folder, num_hidden_layers=3)
+    (finding,) = checkpoint_findings(folder)
+    assert finding["code"] == "DL611"
+    assert finding["severity"] == "error"
+    assert "num_hidden_layers 2 would explain it" in finding["message"]
+
+
+def test_unmatched_names_compare_totals(tmp_path: Path) -> None:
+    """Names the loading renames do not explain (a spelling dimlint does not know) are not
+    reported one by one: the checkpoint is compared by its parameter total (a warning)."""
+    import torch
+    from safetensors.torch import load_file, save_file
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    folder = tmp_path / "starcoder2"
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(
+        AutoConfig.for_model("starcoder2", **FAMILIES["llama"])
+    )
+    model.save_pretrained(folder)
+    path = folder / "model.safetensors"
+    tensors = load_file(str(path))
+    tensors["model.final_layernorm.weight"] = tensors.pop("model.norm.weight")
+    tensors["model.final_layernorm.bias"] = tensors.pop("model.norm.bias")
+    save_file(tensors, str(path), metadata={"format": "pt"})
     assert checkpoint_findings(folder) == []
     edit_config(folder, num_hidden_layers=3)
     (finding,) = checkpoint_findings(folder)

@@ -88,10 +88,16 @@ def dtype_findings(specs: list[ModelSpec], checkpoint: Checkpoint) -> Iterator[F
 
 
 def total_findings(
-    specs: list[ModelSpec], checkpoint: Checkpoint, parameters: int
+    specs: list[ModelSpec],
+    checkpoint: Checkpoint,
+    parameters: int,
+    skip: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
-    """DL611 (warning) for families without a tensor plan: the parameter totals differ."""
-    stored = sum(t.numel for n, t in checkpoint.tensors.items() if not _BUFFERS.search(n))
+    """DL611 (warning) for families without a tensor plan: the parameter totals differ.
+    ``skip``: stored names that are not parameters (saved buffers, tied copies)."""
+    stored = sum(
+        t.numel for n, t in checkpoint.tensors.items() if not _BUFFERS.search(n) and n not in skip
+    )
     if stored == parameters:
         return
     spec = specs[0]
@@ -104,8 +110,9 @@ def total_findings(
         "DL611",
         f"the checkpoint holds {stored:,} values but the config implies {parameters:,}"
         f" parameters ({difference:+,}){hint}: tensors are missing or extra for this config."
-        f" dimlint does not know the tensor names of {spec.model_type or 'this model'}, so it"
-        " compares totals only; loading it with transformers names the tensors.",
+        f" dimlint cannot match the tensor names of {spec.model_type or 'this model'} with"
+        " certainty, so it compares totals only; loading it with transformers names the"
+        " tensors.",
         spec.pointer,
         Severity.WARNING,
     )

@@ -118,8 +118,18 @@ def _checkpoint(
             found.extend(shape_findings(plan, seen, checkpoint, top))
         if "DL611" in enabled and (checkpoint.index_json is not None or checkpoint.complete):
             found.extend(tensor_findings(plan, seen, checkpoint, top))
-    elif parameters is not None and exact and "DL611" in enabled and checkpoint.complete:
-        found.extend(total_findings(specs, checkpoint, parameters))
+    elif (compared := _from_template(checkpoint, top, enabled)) is not None:
+        found.extend(compared)
+    elif (
+        parameters is not None
+        and exact
+        and "DL611" in enabled
+        and checkpoint.complete
+        and _counted_from_template(top)
+    ):
+        found.extend(
+            total_findings(specs, checkpoint, parameters, _not_parameters(top, checkpoint))
+        )
     if "DL612" in enabled:
         found.extend(dtype_findings(specs, checkpoint))
     index = checkpoint.index_json
@@ -127,6 +137,47 @@ def _checkpoint(
         for finding in index_findings(checkpoint, specs, plan, parameters, exact):
             others.append(_in_index(index, finding, selection))
     return found
+
+
+def _counted_from_template(top: ModelSpec) -> bool:
+    """Whether the parameter count comes from the model type's shape template, exact as
+    transformers builds it (:func:`dimlint.memory.template_plan.total_is_exact`). Counts
+    from the family recipes are not compared with the checkpoint's total: away from the
+    causal LMs they were measured on (wav2vec2, Swin, composite VLMs) they can be off, and a
+    wrong total is a false DL611."""
+    from dimlint.memory.template_plan import total_is_exact
+
+    return total_is_exact(top)
+
+
+def _not_parameters(top: ModelSpec, checkpoint: Checkpoint) -> frozenset[str]:
+    """Stored names the model type's class does not count as parameters (saved buffers, tied
+    copies beside their original)."""
+    from dimlint.memory import load_names, templates
+    from dimlint.memory.template_plan import architecture_of
+
+    model_type = top.model_type
+    learned = templates.row(model_type) if model_type else None
+    if model_type is None or learned is None:
+        return frozenset()
+    class_name = templates.class_for(learned, architecture_of(top))
+    if class_name is None:
+        return frozenset()
+    return load_names.not_parameters(model_type, class_name, checkpoint.tensors)
+
+
+def _from_template(
+    checkpoint: Checkpoint, top: ModelSpec, enabled: frozenset[str]
+) -> list[Finding] | None:
+    """DL610/DL611 from the model type's shape template, for types without a hand plan;
+    None when there is no template or the names cannot be mapped with certainty."""
+    if not enabled & {"DL610", "DL611"}:
+        return None
+    from dimlint.checks.checkpoint_templates import template_findings
+    from dimlint.memory.template_plan import template_plan
+
+    plan = template_plan(top)
+    return template_findings(plan, checkpoint, top, enabled) if plan is not None else None
 
 
 def _in_index(index: Index, finding: IndexFinding, selection: Selection) -> Diagnostic:
