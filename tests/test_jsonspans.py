@@ -144,6 +144,12 @@ def test_lazy_spans_agree_with_the_full_index(case: tuple[Any, str, bool]) -> No
         assert fresh.member(pointer) == index.members[pointer], pointer
     assert lazy.member("/no such key/0") is None
     assert lazy.member("/0/no such key") is None
+    # with the parsed value, keys are found by searching the text where that is safe
+    value, _, _ = case
+    searched = LazySpans(text, value)
+    for pointer in sorted(index.members, key=len):  # parents first
+        assert searched.member(pointer) == index.members[pointer], pointer
+    assert searched.member("/no such key") is None
 
 
 # --- numbers and literals ---------------------------------------------------------------------
@@ -386,3 +392,25 @@ def test_lazy_spans_positions_match_the_full_index() -> None:
         member = lazy.member(pointer)
         assert member == index.members[pointer]
         assert lazy.index.value_span(pointer) == index.value_span(pointer)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"names": ["hidden_size"], "hidden_size": 8}',
+        '{"text_config": {"hidden_size": 4}, "hidden_size": 8}',
+        '{"hidden_size": 8, "text_config": {"hidden_size": 4}}',
+        '{"a": "hidden_size", "hidden_size" : 8}',
+        '{"model_type": "x", "x": {"x": "x"}}',
+        '{"hidden\\u005fsize": 8, "note": "\\"hidden_size\\": 9"}',
+        '{"a/b": 1, "~": {"a/b": 2}, "": 3}',
+        '{"list": [{"k": 1}, {"k": 2}], "k": 3}',
+    ],
+)
+def test_searched_keys_land_on_the_member_itself(text: str) -> None:
+    """Keys whose name also appears elsewhere (nested, as a value, escaped) are never taken
+    for the member: the search gives up and the scan decides."""
+    value, index = parse(text)
+    searched = LazySpans(text, value)
+    for pointer in sorted(index.members, key=len):
+        assert searched.member(pointer) == index.members[pointer], pointer

@@ -63,7 +63,7 @@ class JsonDocument:
         if self._index is not None or self.has_duplicates:
             return self.index
         if self._lazy is None:
-            self._lazy = jsonspans.LazySpans(self.text)
+            self._lazy = jsonspans.LazySpans(self.text, self.value)
         return self._lazy
 
     def value_span(self, pointer: str) -> Span | None:

@@ -368,6 +368,8 @@ _MEMBER_KEY = re.compile(
     r'[ \t\n\r]*("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")[ \t\n\r]*:[ \t\n\r]*'
 )
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]}])")
+#: The colon after a key and the whitespace around it.
+_COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
 #: The C scanner behind ``json.JSONDecoder.raw_decode``, called directly: ``(value, end)`` of the
 #: value starting at an offset (the text is known to be JSON, so its error wrapping is not needed).
 _SKIP_VALUE: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder())["scan_once"]
@@ -385,10 +387,13 @@ class LazySpans:
     :func:`parse` instead (every object must be scanned to find them).
     """
 
-    __slots__ = ("_progress", "index")
+    __slots__ = ("_progress", "_value", "index")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, value: Any = None) -> None:
         self.index = SpanIndex(text)
+        #: The parsed document (when given): a key the parsed object has and whose quoted name
+        #: occurs once in the object's text is found with ``str.find`` (see :meth:`_find_key`).
+        self._value = value
         #: container pointer → (next offset to scan, next array index); absent once finished
         self._progress: dict[str, tuple[int, int] | None] = {}
         start = _WHITESPACE.match(text, 0)
@@ -403,12 +408,45 @@ class LazySpans:
         found = members.get(pointer)
         if found is not None or not pointer:
             return found
-        parent, _, _ = pointer.rpartition("/")
+        parent, _, token = pointer.rpartition("/")
         container = self.member(parent)
         if container is None:
             return None
+        found = self._find_key(parent, container, token)
+        if found is not None:
+            members[pointer] = found
+            return found
         self._scan(parent, container, pointer)
         return members.get(pointer)
+
+    def _find_key(self, parent: str, container: Member, token: str) -> Member | None:
+        """The member ``token`` of the object at ``parent`` found directly, or None (then the
+        container is scanned). Only when the parsed object has that key and the object's text
+        holds no backslash: then every string is written literally, the key's quoted name is
+        in the text, and if it occurs once in the object's range that occurrence is the key (a
+        nested object's own copy would make two; a string followed by ``:`` is always a key).
+        """
+        if self._value is None:
+            return None
+        obj = _resolve(self._value, parent)
+        name = token.replace("~1", "/").replace("~0", "~") if "~" in token else token
+        if not isinstance(obj, dict) or name not in obj:
+            return None
+        text = self.index.text
+        start, end = container.value_start, container.value_end
+        if text.find("\\", start, end) >= 0:
+            return None
+        needle = f'"{name}"'
+        key_start = text.find(needle, start, end)
+        if key_start < 0 or text.find(needle, key_start + 1, end) >= 0:
+            return None
+        key_end = key_start + len(needle)
+        colon = _COLON.match(text, key_end)
+        if colon is None:
+            return None
+        value_start = colon.end()
+        _, value_end = _SKIP_VALUE(text, value_start)
+        return Member(key_start, key_end, value_start, value_end)
 
     def _scan(self, pointer: str, container: Member, wanted: str) -> None:
         """Record member spans of the container at ``pointer`` until ``wanted`` is seen."""
@@ -458,3 +496,18 @@ class LazySpans:
                 self._progress[pointer] = (position, item)
                 return
         self._progress[pointer] = None
+
+
+def _resolve(value: Any, pointer: str) -> Any:
+    """The parsed value at ``pointer`` (None when there is none)."""
+    for token in pointer.split("/")[1:]:
+        if isinstance(value, dict):
+            key = token.replace("~1", "/").replace("~0", "~") if "~" in token else token
+            value = value.get(key)
+        elif isinstance(value, list) and token.isdigit() and len(token) < 10:
+            if int(token) >= len(value):
+                return None
+            value = value[int(token)]
+        else:
+            return None
+    return value
