@@ -185,11 +185,14 @@ def _near_multiples(value: int, multiples: Iterable[int]) -> set[int]:
     return found
 
 
-def _near_divisors(total: int, around: int, count: int = 3) -> set[int]:
+@functools.lru_cache(maxsize=4096)
+def _near_divisors(total: int, around: int, count: int = 3) -> frozenset[int]:
+    """Up to ``count`` divisors of ``total`` on each side of ``around``, within a factor of 2
+    (cached: configs share their head counts, and the KV-head search asks for several)."""
     divisors = _divisors(total) if total <= 1 << 20 else ()
     lower = sorted((d for d in divisors if d < around), reverse=True)[:count]
     upper = sorted(d for d in divisors if d > around)[:count]
-    return {d for d in lower + upper if around / 2 <= d <= around * 2}
+    return frozenset(d for d in lower + upper if around / 2 <= d <= around * 2)
 
 
 @functools.lru_cache(maxsize=256)

@@ -86,8 +86,14 @@ def _finding_text(diagnostic: Diagnostic, name: str, url: str) -> str:
 
 
 def _position_text(span: Span | None, indent: str) -> str:
-    position = _position(span)
-    return ",\n".join(f'{indent}"{key}": {value}' for key, value in position.items())
+    if span is None:
+        line, column, end_line, end_column = 1, 1, 1, 1
+    else:
+        (line, column), (end_line, end_column) = span.start_pos, span.end_pos
+    return (
+        f'{indent}"line": {line},\n{indent}"column": {column},\n'
+        f'{indent}"end_line": {end_line},\n{indent}"end_column": {end_column}'
+    )
 
 
 def dumps_indented(value: Any) -> str:
