@@ -94,10 +94,20 @@ def edit_distance(a: str, b: str, limit: int = MAX_EDITS) -> int:
     for i, char_a in enumerate(a, 1):
         current = [i] + [0] * len(b)
         for j, char_b in enumerate(b, 1):
-            cost = char_a != char_b
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            # min(deletion, insertion, substitution), compared inline: this loop runs for
+            # every cell of every candidate pair, and a call to min() costs more than the cell
+            best = previous[j] + 1
+            insertion = current[j - 1] + 1
+            if insertion < best:
+                best = insertion
+            substitution = previous[j - 1] + (char_a != char_b)
+            if substitution < best:
+                best = substitution
             if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
-                current[j] = min(current[j], previous2[j - 2] + 1)
+                transposition = previous2[j - 2] + 1
+                if transposition < best:
+                    best = transposition
+            current[j] = best
         if min(current) > limit:
             return limit + 1
         previous2, previous = previous, current
