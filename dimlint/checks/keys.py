@@ -98,14 +98,14 @@ def edit_distance(a: str, b: str, limit: int = MAX_EDITS) -> int:
             # every cell of every candidate pair, and a call to min() costs more than the cell
             best = previous[j] + 1
             insertion = current[j - 1] + 1
-            if insertion < best:
+            if insertion < best:  # noqa: PLR1730 (inline on purpose, see above)
                 best = insertion
             substitution = previous[j - 1] + (char_a != char_b)
-            if substitution < best:
+            if substitution < best:  # noqa: PLR1730
                 best = substitution
             if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
                 transposition = previous2[j - 2] + 1
-                if transposition < best:
+                if transposition < best:  # noqa: PLR1730
                     best = transposition
             current[j] = best
         if min(current) > limit:
