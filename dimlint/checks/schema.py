@@ -98,7 +98,14 @@ def _compile(subschema: dict[str, Any]) -> Any:
         return target
     if "anyOf" in subschema:
         options = tuple(_compile(option) for option in subschema["anyOf"])
-        return lambda value: any(option(value) for option in options)
+
+        def any_of(value: Any) -> bool:
+            for option in options:
+                if option(value):
+                    return True
+            return False
+
+        return any_of
     types = subschema.get("type")
     names = () if types is None else ((types,) if isinstance(types, str) else tuple(types))
     bounds = tuple(
@@ -111,8 +118,12 @@ def _compile(subschema: dict[str, Any]) -> Any:
     members = _compile(extra) if isinstance(extra, dict) else None
 
     def check(value: Any) -> bool:
-        if names and not any(_is_type(value, name) for name in names):
-            return False
+        if names:
+            for name in names:
+                if _is_type(value, name):
+                    break
+            else:
+                return False
         if bounds and isinstance(value, int | float) and not isinstance(value, bool):
             for keyword, bound in bounds:
                 if keyword == "minimum" and value < bound:
