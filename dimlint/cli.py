@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -32,11 +33,17 @@ def _codes(text: str) -> tuple[str, ...]:
 
 def _formatter(prog: str) -> argparse.HelpFormatter:
     """argparse's formatter with the width given, so that it does not import shutil at start-up."""
+    return argparse.HelpFormatter(prog, width=_width())
+
+
+@functools.cache
+def _width() -> int:
+    """The terminal's width, asked once: argparse builds a formatter for every option it adds
+    (to check its metavar), and asking each time cost a system call and an exception apiece."""
     try:
-        width = os.get_terminal_size().columns - 2
+        return os.get_terminal_size().columns - 2
     except OSError:
-        width = 98
-    return argparse.HelpFormatter(prog, width=width)
+        return 98
 
 
 def _positive(text: str) -> int:
