@@ -137,12 +137,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Benchmark: min CPU seconds of {args.runs} interleaved runs"
         f" ({len(files)} corpus files; {elapsed:.0f} s in all; Python {sys.version.split()[0]}).",
         "",
-        "| input | dimlint | json.load floor | ratio (target) | AutoConfig"
+        "| input | dimlint | json.load floor | ratio (target; aim) | AutoConfig"
         " | dimlint / AutoConfig |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for label, ours, floor, auto in rows:
-        target = "≤ 2.2×" if label == "one config" else "≤ 5×"
+        # issue 11's targets, and the margin it asks to aim for
+        target = "≤ 2.5×; 2.2×" if label == "one config" else "≤ 6×; 5×"
         auto_text = f"{best[auto]:.3f} s" if auto in best else "n/a"
         auto_ratio = f"{best[ours] / best[auto]:.2f}×" if auto in best else "n/a"
         lines.append(
