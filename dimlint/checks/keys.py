@@ -89,6 +89,15 @@ def edit_distance(a: str, b: str, limit: int = MAX_EDITS) -> int:
     """Optimal-string-alignment distance, giving up (returning limit + 1) past ``limit``."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
+    # A common prefix and suffix cost no edit: the table is built for the differing middle only
+    # (a typo of a 20-letter field leaves a few letters; tests compare with the whole table).
+    start, shorter = 0, min(len(a), len(b))
+    while start < shorter and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < shorter - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    a, b = a[start : len(a) - end], b[start : len(b) - end]
     previous2: list[int] = []
     previous = list(range(len(b) + 1))
     for i, char_a in enumerate(a, 1):
