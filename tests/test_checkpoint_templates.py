@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from checkpoint_builders import checkpoint_findings, edit_config, header, read_config
+from checkpoint_builders import SMALL, checkpoint_findings, edit_config, header, read_config
 
 from dimlint.config.normalize import specs_for_document
 from dimlint.memory import load_names
@@ -31,15 +31,6 @@ from dimlint.memory.template_plan import template_plan
 pytest.importorskip("transformers", reason="the checkpoints are built with transformers")
 pytest.importorskip("safetensors")
 
-SMALL: dict[str, Any] = {
-    "hidden_size": 64,
-    "intermediate_size": 128,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "vocab_size": 256,
-    "max_position_embeddings": 128,
-}
 ENCODER = {k: v for k, v in SMALL.items() if k != "num_key_value_heads"}
 CONV_POSITIONS = {"num_conv_pos_embeddings": 16, "num_conv_pos_embedding_groups": 4}
 SEQ2SEQ = {

@@ -82,7 +82,8 @@ def _pattern(name: str) -> str:
     return _NUMBER.sub(".*.", _NUMBER.sub(".*.", name))
 
 
-def _axis_word(rank: int, axis: int) -> str:
+def axis_word(rank: int, axis: int) -> str:
+    """How a message names positions along one axis of a tensor of ``rank`` dimensions."""
     if rank == 1:
         return "elements"
     if rank == 2:
@@ -195,7 +196,7 @@ def _describe(
         if want == have:
             continue
         formula = render(axis, shapes.plan.variables)
-        text = f"its {have} {_axis_word(len(stored), position)} should be {formula}"
+        text = f"its {have} {axis_word(len(stored), position)} should be {formula}"
         if len(axis.terms) > 1 or axis.terms[0][0] != 1 or len(axis.terms[0][1]) > 1:
             text += f" = {want}"
         candidates = shapes.explain(axis, have)

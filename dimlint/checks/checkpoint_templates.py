@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from dimlint.checks.checkpoint_shapes import axis_word
 from dimlint.checks.registry import Finding
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
@@ -264,14 +265,6 @@ def _shown(name: str, mapped: Mapped) -> str:
     return f"{name} (merged on load from {len(sources)} tensors such as {sources[0]})"
 
 
-def _axis_word(rank: int, axis: int) -> str:
-    if rank == 1:
-        return "elements"
-    if rank == 2:
-        return ("rows", "columns")[axis]
-    return f"entries along axis {axis}"
-
-
 def _shape_text(shape: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(size) for size in shape) + "]"
 
@@ -303,7 +296,7 @@ def _describe(
             continue
         expression = entry.dims[axis]
         formula = _render(plan, expression, spec)
-        text = f"its {have} {_axis_word(len(stored), axis)} should be {formula}"
+        text = f"its {have} {axis_word(len(stored), axis)} should be {formula}"
         if not _simple(expression):
             text += f" = {want}"
         candidates = _explain(plan, groups, expression, have)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 from dimlint.config.spec import ModelSpec
@@ -112,7 +111,7 @@ class TemplatePlan(Record):
         """``expression`` with the config's values, ``overrides`` replacing some."""
         fields = templates_fields(expression)
         values = {field: overrides.get(field, self.value(field)) for field in fields}
-        return _evaluate(expression, values)
+        return templates.evaluate_expression(expression, values)
 
 
 def templates_fields(expression: list[Any]) -> list[str]:
@@ -122,21 +121,6 @@ def templates_fields(expression: list[Any]) -> list[str]:
         for name, _ in term[2]:
             found[str(name)] = None
     return list(found)
-
-
-def _evaluate(expression: list[Any], values: dict[str, int | None]) -> int | None:
-    total = Fraction(0)
-    for numerator, denominator, factors in expression:
-        product = Fraction(numerator, denominator)
-        for name, exponent in factors:
-            value = values.get(name)
-            if value is None or value == 0:
-                return None
-            product *= Fraction(value) ** exponent
-        total += product
-    if total.denominator != 1 or total < 0:
-        return None
-    return int(total)
 
 
 def architecture_of(spec: ModelSpec) -> str:

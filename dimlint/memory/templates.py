@@ -112,7 +112,7 @@ def _terms(expression: Any) -> list[Term] | None:
     return terms
 
 
-def _evaluate(expression: Any, values: Mapping[str, int | None]) -> int | None:
+def evaluate_expression(expression: Any, values: Mapping[str, int | None]) -> int | None:
     """The integer value of ``expression``, or None (a field missing, zero, or a fraction)."""
     terms = _terms(expression)
     if terms is None:
@@ -185,7 +185,7 @@ class _Values:
         if path in derived:
             expression = derived[path]
             needed = {name for _, _, factors in expression for name, _ in factors}
-            return _evaluate(expression, {name: self.get(name) for name in needed})
+            return evaluate_expression(expression, {name: self.get(name) for name in needed})
         value = declared.get(path)
         return _number(value)
 
@@ -324,8 +324,8 @@ def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | N
         resolved = {field: values.get(field) for field in needed}
         if any(value is None for value in resolved.values()):
             return None
-        count = _evaluate(count_expression, resolved)
-        shape = [size for dim in dims if (size := _evaluate(dim, resolved)) is not None]
+        count = evaluate_expression(count_expression, resolved)
+        shape = [size for dim in dims if (size := evaluate_expression(dim, resolved)) is not None]
         if count is None or len(shape) != len(dims):
             return None
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))

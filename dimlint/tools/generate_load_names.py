@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from dimlint.memory import load_names, templates
+from dimlint.tools import generate_shapes
 
 DEFAULT_OUTPUT = Path(load_names.DATA_FILE)
 
@@ -285,18 +286,7 @@ def generate(only: Sequence[str] = (), progress: bool = False) -> dict[str, obje
 
 def render(table: Mapping[str, object]) -> str:
     """One model type per line, so the reader parses one row without the rest."""
-
-    def dump(value: object) -> str:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-    rows = table["model_types"]
-    assert isinstance(rows, Mapping)
-    lines = ["{", f'  "transformers_version": {dump(table["transformers_version"])},']
-    lines.append(f'  "legacy": {dump(table["legacy"])},')
-    lines.append('  "model_types": {')
-    lines.append(",\n".join(f"    {dump(name)}: {dump(rows[name])}" for name in sorted(rows)))
-    lines.extend(["  }", "}"])
-    return "\n".join(lines) + "\n"
+    return generate_shapes.render(table)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -693,7 +693,11 @@ def render(table: Mapping[str, object]) -> str:
 
     rows = table["model_types"]
     assert isinstance(rows, Mapping)
-    lines = ["{", f'  "transformers_version": {dump(table["transformers_version"])},']
+    lines = ["{"]
+    # the keys before the rows (the transformers version first), each on one line
+    lines.extend(
+        f"  {dump(key)}: {dump(value)}," for key, value in table.items() if key != "model_types"
+    )
     lines.append('  "model_types": {')
     lines.append(",\n".join(f"    {dump(name)}: {dump(rows[name])}" for name in sorted(rows)))
     lines.extend(["  }", "}"])
