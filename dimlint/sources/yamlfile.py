@@ -22,22 +22,16 @@ from __future__ import annotations
 
 import bisect
 import codecs
-import re
 from typing import Any
 
-from dimlint.diagnostics import Position, Span
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.diagnostics import Position, Span, line_starts, position_of
 from dimlint.sources.jsonfile import InputProblem
 
-_NEWLINE = re.compile(r"\r\n?|\n")
 #: Nesting deeper than this is not a config; it also bounds the walk on hostile input.
 MAX_DEPTH = 64
 #: Values built, aliases expanded: far above any config, far below what exhausts memory.
 MAX_NODES = 200_000
-
-
-def escape(token: str) -> str:
-    """A JSON-pointer token (RFC 6901)."""
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 class YamlDocument:
@@ -75,7 +69,7 @@ class YamlDocument:
     def position(self, offset: int) -> Position:
         """1-based line and column (code points) of a character offset."""
         if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
+            self._line_starts = line_starts(self.text)
         line = bisect.bisect_right(self._line_starts, offset)
         return Position(line, offset - self._line_starts[line - 1] + 1)
 
@@ -104,13 +98,8 @@ def decode(data: bytes) -> tuple[str | None, bool, InputProblem | None]:
         return data.decode("utf-8"), bom, None
     except UnicodeDecodeError as error:
         prefix = data[: error.start].decode("utf-8", errors="replace")
-        line = prefix.count("\n") + 1
-        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
-        return (
-            None,
-            bom,
-            InputProblem("invalid UTF-8: save the file as UTF-8", Position(line, column)),
-        )
+        position = position_of(prefix, len(prefix))
+        return None, bom, InputProblem("invalid UTF-8: save the file as UTF-8", position)
 
 
 def load(path: str, data: bytes) -> tuple[YamlDocument | None, InputProblem | None]:
@@ -180,7 +169,7 @@ class _Builder:
                 if not isinstance(key, (str, int, float, bool)) and key is not None:
                     continue  # complex keys name no config field
                 name = str(key) if not isinstance(key, bool) else str(key).lower()
-                child = f"{pointer}/{escape(name)}"
+                child = f"{pointer}/{escape_pointer_token(name)}"
                 if child not in self.keys:
                     self.keys[child] = (key_node.start_mark.index, key_node.end_mark.index)
                 else:
@@ -205,7 +194,7 @@ class _Builder:
             key = self.constructor.construct_object(key_node, deep=True)
             if not isinstance(key, str):
                 continue
-            child = f"{pointer}/{escape(key)}"
+            child = f"{pointer}/{escape_pointer_token(key)}"
             if child in self.keys:
                 continue  # the mapping's own key wins over a merged one
             self.keys[child] = (key_node.start_mark.index, key_node.end_mark.index)

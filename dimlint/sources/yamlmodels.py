@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from dimlint.config.normalize import has_dimensions
+from dimlint.config.pointers import escape_pointer_token
 from dimlint.records import Record
-from dimlint.sources.yamlfile import escape
 
 #: How deep sections and parallel sizes are searched (nanotron's is at depth 2).
 MAX_DEPTH = 4
@@ -91,7 +91,9 @@ def sections(value: Any) -> list[Section]:
             continue
         for key, child in node.items():
             if isinstance(child, dict):
-                pending.append((f"{pointer}/{escape(key)}", child, (*ancestors, node), depth + 1))
+                pending.append(
+                    (f"{pointer}/{escape_pointer_token(key)}", child, (*ancestors, node), depth + 1)
+                )
     return found
 
 
@@ -117,7 +119,7 @@ def _members(value: Any) -> Iterator[tuple[str, str, Any, str]]:
         if not isinstance(node, dict):
             continue
         for key, child in node.items():
-            child_pointer = f"{pointer}/{escape(key)}"
+            child_pointer = f"{pointer}/{escape_pointer_token(key)}"
             yield child_pointer, key, child, parent
             if isinstance(child, dict) and depth < MAX_DEPTH:
                 pending.append((child_pointer, child, key, depth + 1))
