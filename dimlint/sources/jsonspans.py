@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.pointers import escape_pointer_token, unescape_pointer_token
 from dimlint.config.values import HugeInt
 from dimlint.diagnostics import Position, Span, line_starts, position_of
 from dimlint.records import Record
@@ -429,7 +429,7 @@ class LazySpans:
         if self._value is None:
             return None
         obj = _resolve(self._value, parent)
-        name = token.replace("~1", "/").replace("~0", "~") if "~" in token else token
+        name = unescape_pointer_token(token)
         if not isinstance(obj, dict) or name not in obj:
             return None
         text = self.index.text
@@ -502,8 +502,7 @@ def _resolve(value: Any, pointer: str) -> Any:
     """The parsed value at ``pointer`` (None when there is none)."""
     for token in pointer.split("/")[1:]:
         if isinstance(value, dict):
-            key = token.replace("~1", "/").replace("~0", "~") if "~" in token else token
-            value = value.get(key)
+            value = value.get(unescape_pointer_token(token))
         elif isinstance(value, list) and token.isdigit() and len(token) < 10:
             if int(token) >= len(value):
                 return None

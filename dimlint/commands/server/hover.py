@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dimlint.config.normalize import specs_for_document
+from dimlint.config.pointers import unescape_pointer_token
 from dimlint.config.spec import INT_FIELD_NAMES, Located, ModelSpec
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ def cost(specs: list[ModelSpec], kv_dtype: str | None) -> Cost | None:
 def _set(root: dict[str, Any], pointer: str, value: int) -> dict[str, Any]:
     """A copy of ``root`` with the member at ``pointer`` set to ``value``."""
     updated = copy.deepcopy(root)
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    tokens = [unescape_pointer_token(t) for t in pointer.split("/")[1:]]
     target: Any = updated
     for token in tokens[:-1]:
         target = target[int(token)] if isinstance(target, list) else target[token]
