@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from json.encoder import encode_basestring
 from typing import Any
@@ -48,8 +47,10 @@ def to_dict(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def render(diagnostics: Sequence[Diagnostic], sources: dict[str, str]) -> str:
-    """The report: what ``dumps_indented([to_dict(d) …])`` writes, each finding's text put
-    together directly (a corpus report has hundreds of findings; a test compares the two)."""
+    """The report: ``json.dumps([to_dict(d) …], indent=2, ensure_ascii=False)`` byte for byte,
+    each finding's text put together directly (with ``indent`` the standard library falls back
+    to its pure-Python encoder, and a corpus report has hundreds of findings; a test compares
+    the two)."""
     del sources
     if not diagnostics:
         return "[]\n"
@@ -94,50 +95,3 @@ def _position_text(span: Span | None, indent: str) -> str:
         f'{indent}"line": {line},\n{indent}"column": {column},\n'
         f'{indent}"end_line": {end_line},\n{indent}"end_column": {end_column}'
     )
-
-
-def dumps_indented(value: Any) -> str:
-    """``json.dumps(value, indent=2, ensure_ascii=False)``, byte for byte, in a third of the time.
-
-    With ``indent`` the standard library falls back to its pure-Python generator encoder; for
-    the strings, numbers, lists and objects of a report a direct recursion is faster, and on a
-    corpus-sized report that is several milliseconds of every run. Other values (floats) go
-    through ``json.dumps`` itself, so the output cannot drift from it.
-    """
-    out: list[str] = []
-    _render(value, "", out)
-    return "".join(out)
-
-
-def _render(value: Any, indent: str, out: list[str]) -> None:
-    kind = value.__class__
-    if kind is str:
-        out.append(encode_basestring(value))
-    elif value is None:
-        out.append("null")
-    elif kind is dict:
-        if not value:
-            out.append("{}")
-            return
-        inner = indent + "  "
-        opening = "{\n"
-        for key, item in value.items():
-            out.append(opening + inner + encode_basestring(str(key)) + ": ")
-            opening = ",\n"
-            _render(item, inner, out)
-        out.append("\n" + indent + "}")
-    elif kind is list or kind is tuple:
-        if not value:
-            out.append("[]")
-            return
-        inner = indent + "  "
-        opening = "[\n"
-        for item in value:
-            out.append(opening + inner)
-            opening = ",\n"
-            _render(item, inner, out)
-        out.append("\n" + indent + "]")
-    elif kind is int:
-        out.append(int.__repr__(value))
-    else:  # booleans, floats (NaN, Infinity), and anything json.dumps knows better
-        out.append(json.dumps(value, ensure_ascii=False))
