@@ -26,6 +26,8 @@ from dimlint.memory import kv_bytes_per_token, kv_cache_bytes
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from tests.kv_oracle_support import engine_bytes  # noqa: E402  (needs torch)
+
 SMALL = {
     "hidden_size": 64,
     "intermediate_size": 128,
@@ -121,35 +123,6 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def _engine_bytes(cache: Any, seen: int) -> int:
-    """Bytes of transformers' cache tensors, converted to the engine's layout (module doc)."""
-    total = 0
-    for layer in cache.layers:
-        for name in ("keys", "values"):
-            tensor = getattr(layer, name, None)
-            if not isinstance(tensor, torch.Tensor) or not tensor.numel():
-                continue
-            per_token = tensor.nbytes // tensor.shape[-2]
-            held = tensor.shape[-2]
-            window = getattr(layer, "sliding_window", None)
-            if window is not None and seen >= window:
-                held += 1
-            total += per_token * held
-        for name in ("conv_states", "recurrent_states"):
-            states = getattr(layer, name, None)
-            if not isinstance(states, dict):
-                continue
-            for tensor in states.values():
-                if not isinstance(tensor, torch.Tensor):
-                    continue
-                if name == "conv_states":
-                    kernel = tensor.shape[-1]
-                    total += tensor.nbytes // kernel * (kernel - 1)
-                else:
-                    total += tensor.nbytes
-    return total
-
-
 def _run(
     model_type: str, overrides: dict[str, Any], length: int, batch: int
 ) -> tuple[int, dict[str, Any]]:
@@ -166,7 +139,7 @@ def _run(
         with torch.no_grad():
             cache = model(ids, use_cache=True).past_key_values
     document: dict[str, Any] = json.loads(config.to_json_string(use_diff=False))
-    return _engine_bytes(cache, length), document
+    return engine_bytes(cache, length), document
 
 
 @pytest.mark.parametrize("length", [6, 12])
