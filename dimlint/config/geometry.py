@@ -80,50 +80,24 @@ def evaluate(d: Dims) -> frozenset[Problem]:
     """Every coupled-dimension problem of ``d``.
 
     Cached: the configs of one family share their dimensions, and the fix search scores the
-    same candidate shapes for each of them. (The head width and the GEMM widths are worked out
-    inline rather than through :attr:`Dims.head_width` and :func:`alignment_targets`, which
-    say the same: this runs for every config and every candidate of the search.)"""
-    hidden, heads, kv_heads, head_dim, ffn, expert_ffn, vocab, fraction, rotary_dim, mla = d
+    same candidate shapes for each of them."""
     found: list[Problem] = []
-    if hidden and heads and head_dim is None and not mla and hidden % heads:
+    if d.hidden and d.heads and d.head_dim is None and not d.mla and d.hidden % d.heads:
         found.append(Problem("DL101", "hidden", Severity.ERROR))
-    if heads and kv_heads and not mla and (heads % kv_heads or kv_heads > heads):
+    if d.heads and d.kv_heads and not d.mla and (d.heads % d.kv_heads or d.kv_heads > d.heads):
         found.append(Problem("DL102", "kv_heads", Severity.ERROR))
-    if head_dim is not None:
-        width: int | None = head_dim
-    elif hidden and heads and hidden % heads == 0:
-        width = hidden // heads
-    else:
-        width = None
-    if rotary_dim is not None:
-        rotary: int | None = rotary_dim
-    elif width is not None and fraction is not None:
-        rotary = int(width * fraction)
-    else:
-        rotary = None
+    rotary = d.rotary_width
     if rotary is not None and rotary % 2:
         found.append(Problem("DL103", "rotary", Severity.ERROR))
-    if width is not None and not mla and (width > MAX_KERNEL_HEAD_DIM or width % ALIGN_MIN):
+    width = d.head_width
+    if width is not None and not d.mla and (width > MAX_KERNEL_HEAD_DIM or width % ALIGN_MIN):
         found.append(Problem("DL104", "head_dim", Severity.WARNING))
-    targets: list[tuple[Field, int]] = []
-    if hidden:
-        targets.append(("hidden", hidden))
-    if ffn:
-        targets.append(("ffn", ffn))
-    if expert_ffn:
-        targets.append(("expert_ffn", expert_ffn))
-    if width is not None and heads and not mla:
-        if head_dim is not None and heads * width != hidden:
-            targets.append(("heads", heads * width))
-        kv = kv_heads or heads
-        if kv != heads:
-            targets.append(("kv_heads", kv * width))
-    for name, value in targets:
+    for name, value in alignment_targets(d):
         if value % ALIGN_MIN:
             found.append(Problem("DL201", name, Severity.WARNING))
         elif value % ALIGN_BEST:
             found.append(Problem("DL201", name, Severity.INFO))
-    if vocab and vocab % VOCAB_MULTIPLE:
+    if d.vocab and d.vocab % VOCAB_MULTIPLE:
         found.append(Problem("DL202", "vocab", Severity.INFO))
     return frozenset(found)
 
