@@ -376,7 +376,9 @@ def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> Non
         return
     out.write(printable(renderer(chosen)(diagnostics, run.sources)))
     if chosen in ("full", "concise"):
-        out.write(printable(_summary(diagnostics, len(run.fixed), bool(args.fix))))
+        out.write(
+            printable(_summary(diagnostics, len(run.fixed), bool(args.fix), len(run.missing)))
+        )
     if chosen == "github":
         _write_step_summary(diagnostics, err)
     if args.sarif_file:
@@ -433,12 +435,18 @@ def _fixed_listing(fixed: Sequence[Diagnostic], dry_run: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _summary(diagnostics: Sequence[Diagnostic], fixed: int, fixing: bool) -> str:
+def _summary(diagnostics: Sequence[Diagnostic], fixed: int, fixing: bool, unread: int = 0) -> str:
+    """The closing lines of the human formats. Nothing claims success when an input could not
+    be read (a missing path, a Hub model that could not be fetched): its error is above."""
     lines = []
     if fixed and fixing:
         lines.append(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.")
+    if unread:
+        inputs = f"{unread} input{'s' if unread != 1 else ''}"
+        lines.append(f"{inputs} not checked (see the error{'s' if unread != 1 else ''} above).")
     if not diagnostics:
-        lines.append("All checks passed!")
+        if not unread:
+            lines.append("All checks passed!")
         return "\n".join(lines) + "\n"
     by_severity = Counter(d.severity for d in diagnostics)
     parts = [

@@ -2,8 +2,9 @@
 
 Spelling (DESIGN.md, *Hub ids*): ``hf://org/name[@revision]`` always means the Hub; a bare
 ``org/name[@revision]`` does too, but only where no such local path exists, so a local folder
-named ``org/name`` is never shadowed (and ``models/config.json``, a typo, still reads as a
-missing file: names ending in ``.json``/``.py`` are never taken for a Hub id).
+named ``org/name`` is never shadowed (and ``models/config.json`` or ``configs/train.yaml``, a
+typo, still reads as a missing file: a spelling that looks like a file, :func:`looks_like_a_file`,
+is never taken for a Hub id).
 
 What is fetched, through ``huggingface_hub`` (the optional extra ``dimlint[hub]``):
 
@@ -85,10 +86,28 @@ def parse_hub_id(text: str) -> HubId | None:
                 f"{text}: not a Hub model id; write hf://org/name or hf://org/name@revision"
             )
         return found
-    if os.path.lexists(text) or text.endswith((".json", ".py", ".safetensors")):
+    if os.path.lexists(text) or looks_like_a_file(text):
         return None
     found = _split(text, _BARE_REPO)
     return found._replace(bare=True) if found is not None else None
+
+
+#: Endings of the files ``check`` reads (and of weights): never a Hub model's name.
+FILE_ENDINGS = (".json", ".py", ".safetensors", ".yaml", ".yml", ".toml", ".sh", ".cfg", ".txt")
+
+
+def looks_like_a_file(text: str) -> bool:
+    """A spelling that names a local file, missing or not, rather than a bare ``org/name``:
+    a file ending (``configs/train.yaml``), a path that starts with ``.`` (``./``, ``../``),
+    ``~`` or the root, more than one separator, or a Windows separator. Such a path is never
+    sent to the Hub (a typo stays "no such file", and no file name leaks to a server)."""
+    name = text.partition("@")[0]
+    return (
+        name.lower().endswith(FILE_ENDINGS)
+        or name.startswith(("/", "~", "."))
+        or name.count("/") > 1
+        or "\\" in name
+    )
 
 
 def _split(text: str, repo_pattern: re.Pattern[str]) -> HubId | None:
@@ -162,23 +181,64 @@ class HubSnapshot(Record):
             ) from None
 
 
-def _huggingface_hub(source: str) -> ModuleType:
+class Client:
+    """The parts of ``huggingface_hub`` dimlint uses, each taken from the submodule that
+    defines it.
+
+    The package's top level is lazy (a module ``__getattr__``) and knows its submodules only
+    once something has imported them: ``huggingface_hub.constants`` raised ``AttributeError``
+    in a fresh process where transformers had not imported it first. So every submodule is
+    imported here by name, and nothing is read as an attribute of the package itself.
+    """
+
+    def __init__(self, modules: Mapping[str, ModuleType]) -> None:
+        self.constants: Any = modules["constants"]
+        self.utils: Any = modules["utils"]
+        self.errors: Any = modules["errors"]
+        self.hf_hub_download: Any = modules["file_download"].hf_hub_download
+        self.hf_hub_url: Any = modules["file_download"].hf_hub_url
+        self.HfApi: Any = modules["hf_api"].HfApi
+
+    def error_class(self, name: str) -> Any:
+        """The exception class ``name`` (``huggingface_hub.errors``, else ``.utils`` where an
+        older release defines it), or ``()``, which ``isinstance`` never matches."""
+        for module in (self.errors, self.utils):
+            found = getattr(module, name, None)
+            if isinstance(found, type):
+                return found
+        return ()
+
+
+#: The submodules :class:`Client` reads.
+SUBMODULES = ("constants", "errors", "utils", "file_download", "hf_api")
+
+
+def _huggingface_hub(source: str) -> Client:
+    import importlib
+
     try:
-        import huggingface_hub
+        importlib.import_module("huggingface_hub")
     except ImportError:
         raise HubError(
             f"{source}: reading a model from the Hub needs huggingface_hub: {INSTALL_HINT}"
         ) from None
-    return huggingface_hub
+    try:
+        modules = {name: importlib.import_module(f"huggingface_hub.{name}") for name in SUBMODULES}
+        return Client(modules)
+    except Exception as error:  # a release too old, or broken: still one line
+        raise HubError(
+            f"{source}: huggingface_hub cannot be used ({type(error).__name__}:"
+            f" {_first_line(error)}): {INSTALL_HINT} installs a version that works"
+        ) from None
 
 
 def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().upper() in {"1", "ON", "YES", "TRUE"}
 
 
-def _settings(hub: ModuleType) -> tuple[str, str | None, bool]:
+def _settings(hub: Client) -> tuple[str, str | None, bool]:
     """Endpoint, cache folder and offline mode, from the environment as it is now."""
-    constants: Any = hub.constants
+    constants = hub.constants
     endpoint = (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
     cache = os.environ.get("HF_HUB_CACHE")
     if not cache and os.environ.get("HF_HOME"):
@@ -202,7 +262,7 @@ def fetch(hub_id: HubId, *, weights: bool = False) -> HubSnapshot:
         raise explain(hub, hub_id, error, endpoint=endpoint, offline=offline) from None
 
 
-def _from_cache(hub: ModuleType, hub_id: HubId, cache: str | None) -> HubSnapshot:
+def _from_cache(hub: Client, hub_id: HubId, cache: str | None) -> HubSnapshot:
     path = _download(hub, hub_id, "config.json", hub_id.revision, cache, local_only=True)
     folder = os.path.dirname(path)
     names = tuple(sorted(entry for entry in os.listdir(folder) if entry != "config.json"))
@@ -210,7 +270,7 @@ def _from_cache(hub: ModuleType, hub_id: HubId, cache: str | None) -> HubSnapsho
 
 
 def _from_hub(
-    hub: ModuleType, hub_id: HubId, endpoint: str, cache: str | None, weights: bool
+    hub: Client, hub_id: HubId, endpoint: str, cache: str | None, weights: bool
 ) -> HubSnapshot:
     api = hub.HfApi(endpoint=endpoint)
     info = api.model_info(
@@ -255,7 +315,7 @@ def _from_hub(
 
 
 def _download(
-    hub: ModuleType,
+    hub: Client,
     hub_id: HubId,
     name: str,
     revision: str | None,
@@ -285,8 +345,8 @@ class _Quiet:
     """No progress bars while fetching: the CLI's output is its findings, the API prints
     nothing (a bar that was already off stays off)."""
 
-    def __init__(self, hub: ModuleType) -> None:
-        self.utils: Any = hub.utils
+    def __init__(self, hub: Client) -> None:
+        self.utils = hub.utils
         self.was_off = True
 
     def __enter__(self) -> None:
@@ -330,7 +390,7 @@ def _shards(snapshot: HubSnapshot) -> list[str]:
 class _HeaderReader:
     """Fetch one shard's header by range requests: ``(header or problem, bytes transferred)``."""
 
-    def __init__(self, hub: ModuleType, snapshot: HubSnapshot, endpoint: str) -> None:
+    def __init__(self, hub: Client, snapshot: HubSnapshot, endpoint: str) -> None:
         self.hub = hub
         self.snapshot = snapshot
         self.endpoint = endpoint
@@ -443,7 +503,7 @@ def _problem(name: str, message: str) -> InputProblem:
 
 
 def explain(
-    hub: ModuleType,
+    hub: Client,
     hub_id: HubId,
     error: BaseException,
     *,
@@ -452,32 +512,34 @@ def explain(
     offline: bool = False,
 ) -> HubError:
     """One line for a failure of ``huggingface_hub`` (or of the network beneath it)."""
-    utils: Any = hub.utils
     where = f"{hub_id}" + (f": {name}" if name else "")
-    if isinstance(error, utils.GatedRepoError):
+    if isinstance(error, hub.error_class("GatedRepoError")):
         return HubError(
             f"{hub_id}: the repository is gated: accept its conditions on its Hub page, then"
             " log in (hf auth login) or set HF_TOKEN"
         )
-    offline_error = getattr(utils, "OfflineModeIsEnabled", ())
-    if offline or isinstance(error, (utils.LocalEntryNotFoundError, offline_error)):
+    unreachable = (
+        hub.error_class("LocalEntryNotFoundError"),
+        hub.error_class("OfflineModeIsEnabled"),
+    )
+    if offline or isinstance(error, unreachable):
         if offline:
             return HubError(
                 f"{where}: not in the local HF cache and HF_HUB_OFFLINE is set: run once online"
                 " or unset HF_HUB_OFFLINE"
             )
         return HubError(f"{where}: cannot reach the Hub ({_first_line(error)})")
-    if isinstance(error, utils.RevisionNotFoundError):
+    if isinstance(error, hub.error_class("RevisionNotFoundError")):
         return HubError(f"{hub_id}: no revision {hub_id.revision!r} in the repository")
-    if isinstance(error, utils.EntryNotFoundError):
+    if isinstance(error, hub.error_class("EntryNotFoundError")):
         return HubError(f"{where}: no such file in the repository")
-    if isinstance(error, utils.RepositoryNotFoundError):
+    if isinstance(error, hub.error_class("RepositoryNotFoundError")):
         local = f"; no local path {hub_id.repo} exists either" if hub_id.bare else ""
         return HubError(
             f"{hub_id}: no such model repository, or it is private: check the name, or set"
             f" HF_TOKEN to a token that can read it{local}"
         )
-    if isinstance(error, utils.HfHubHTTPError):
+    if isinstance(error, hub.error_class("HfHubHTTPError")):
         return HubError(f"{where}: the Hub refused the request: {_first_line(error)}")
     target = endpoint or "the Hub"
     return HubError(
