@@ -1,14 +1,15 @@
 """dimlint: find the transformer shapes that crash, run slowly or fail to shard, before launch.
 
-``dimlint.check``, ``dimlint.memory``, ``dimlint.plan`` and ``dimlint.assert_valid`` are the
-Python API (:mod:`dimlint.api`); they are imported on first use (module ``__getattr__``) so that
-``dimlint check`` does not pay for them at start-up.
+``dimlint.check``, ``dimlint.mem``, ``dimlint.plan`` and ``dimlint.assert_valid`` are the Python
+API (:mod:`dimlint.api`), named as the commands they answer for; they are imported on first use
+(module ``__getattr__``) so that ``dimlint check`` does not pay for them at start-up.
+``dimlint.memory`` is the package of the memory model (:mod:`dimlint.memory`), never a function:
+the ``mem`` report, once ``dimlint.memory(...)`` (a module whose class was swapped to make it
+callable), is ``dimlint.mem(...)``.
 """
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
         UsageError,
         assert_valid,
         check,
-        memory,
+        mem,
         plan,
     )
 
@@ -39,7 +40,7 @@ __all__ = [
     "__version__",
     "assert_valid",
     "check",
-    "memory",
+    "mem",
     "plan",
 ]
 #: The names re-exported from :mod:`dimlint.api`.
@@ -51,26 +52,8 @@ def __getattr__(name: str) -> Any:
         from dimlint import api
 
         return getattr(api, name)
+    if name == "memory":  # the package, as after any import of it (never the mem function)
+        import importlib
+
+        return importlib.import_module("dimlint.memory")
     raise AttributeError(f"module 'dimlint' has no attribute {name!r}")
-
-
-class _ApiModule(types.ModuleType):
-    """A module that, called, runs the API function of its name (see :func:`answer_calls`)."""
-
-    def __call__(self, *args: Any, **options: Any) -> Any:
-        from dimlint import api
-
-        return getattr(api, self.__dict__["__dimlint_api__"])(*args, **options)
-
-
-def answer_calls(module: str, function: str) -> None:
-    """Make the imported ``module`` callable as :mod:`dimlint.api`'s ``function``.
-
-    Importing a submodule binds it over the package's attribute of the same name, whatever
-    ``__getattr__`` says: once the memory model (``dimlint.memory``) is imported,
-    ``dimlint.memory`` *is* that package. So it answers ``dimlint.memory(source, ...)`` itself,
-    by forwarding to the API; its contents are untouched.
-    """
-    found = sys.modules[module]
-    found.__dict__["__dimlint_api__"] = function
-    found.__class__ = _ApiModule

@@ -22,8 +22,22 @@ class RejectedInput(DimlintError):
     (``mem``, ``plan``, ``shapes``) report the findings instead, and exit 1 as ``check`` would."""
 
     def __init__(self, diagnostics: list[Any], sources: dict[str, str]) -> None:
-        super().__init__(f"{len(diagnostics)} input finding(s)")
+        count = len(diagnostics)
+        lines = [f"{count} finding{'s' if count != 1 else ''} in the model config:"]
+        lines.extend(f"  {_finding(d)}" for d in diagnostics)
+        super().__init__("\n".join(lines))
         #: The findings, as ``check`` reports them (``dimlint.diagnostics.Diagnostic``).
         self.diagnostics = diagnostics
         #: File texts for the code frames of the ``full`` format.
         self.sources = sources
+
+
+def _finding(diagnostic: Any) -> str:
+    """``path:line:column: CODE [severity] message`` of a ``Diagnostic`` (duck-typed: this
+    module imports nothing of dimlint)."""
+    span = getattr(diagnostic, "span", None)
+    where = str(getattr(diagnostic, "path", ""))
+    if span is not None:
+        where += f":{span.start_pos.line}:{span.start_pos.column}"
+    severity = getattr(getattr(diagnostic, "severity", None), "label", "")
+    return f"{where}: {diagnostic.code} [{severity}] {diagnostic.message}"

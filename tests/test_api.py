@@ -1,8 +1,8 @@
-"""The Python API (``dimlint.check``/``memory``/``plan``/``assert_valid``) against the CLI.
+"""The Python API (``dimlint.check``/``mem``/``plan``/``assert_valid``) against the CLI.
 
 Every kind of source — a file, a folder, a Hub id, a ``dict``, a transformers
 ``PretrainedConfig`` — is checked through the API and the same config through ``dimlint``'s
-command line; the API's findings rendered by the JSON reporter, its ``memory`` dict and its
+command line; the API's findings rendered by the JSON reporter, its ``mem`` dict and its
 plan's ``data`` must equal the CLI's JSON output, field for field (only the path differs for an
 in-memory config, which has no file).
 """
@@ -91,7 +91,7 @@ def test_dict_matches_the_cli_on_the_same_text(tmp_path: Path) -> None:
     assert {d.path for d in found} == {"<dict>"}
     expected = check_cli(path, "--budget", "1xRTX4090-24GB", "--context", "32768")
     assert without_file(rendered(found)) == without_file(expected)
-    assert dimlint.memory(value, context=8192) == {
+    assert dimlint.mem(value, context=8192) == {
         **cli("mem", str(path), "--context", "8192", "--output-format", "json")[1],
         "path": "<dict>",
     }
@@ -117,7 +117,7 @@ def test_pretrained_config_matches_the_cli(model_type: str, tmp_path: Path) -> N
     expected = check_cli(path, "--select", "ALL", *(f"--target={t}" for t in TARGETS))
     assert without_file(rendered(found)) == without_file(expected)
 
-    memory = dimlint.memory(config, budget="2xH100-80GB")
+    memory = dimlint.mem(config, budget="2xH100-80GB")
     _, mem_cli = cli("mem", str(path), "--budget", "2xH100-80GB", "--output-format", "json")
     assert memory == {**mem_cli, "path": name}
     assert memory["params"]["total"] > 0
@@ -133,7 +133,7 @@ def test_hub_id_matches_the_cli(hub: FakeHub, llama: Path) -> None:
     found = dimlint.check("hf://org/llama")
     assert any(d.code == "DL610" for d in found)
     assert rendered(found) == check_cli("hf://org/llama")
-    memory = dimlint.memory("org/llama@main")
+    memory = dimlint.mem("org/llama@main")
     assert memory["path"] == f"hf://org/llama@{SHA}/config.json"
     assert memory == cli("mem", "hf://org/llama", "--output-format", "json")[1]
     assert (
@@ -167,8 +167,11 @@ def test_assert_valid_lists_every_error() -> None:
         (lambda: dimlint.check(BROKEN, select="DL9"), "matches no rule"),
         (lambda: dimlint.check(BROKEN, budget="8xNOPE-1GB"), "NOPE"),
         (lambda: dimlint.check(42), "cannot read a config from a int"),
-        (lambda: dimlint.memory({"name": "not a model"}), "not a model config"),
-        (lambda: dimlint.plan({"model_type": "llama", "hidden_size": "4096"}), "input finding"),
+        (lambda: dimlint.mem({"name": "not a model"}), "not a model config"),
+        (
+            lambda: dimlint.plan({"model_type": "llama", "hidden_size": "4096"}),
+            r'<dict>:\d+:\d+: DL003 \[error\] hidden_size is the string "4096"',
+        ),
         (lambda: dimlint.plan(BROKEN, gpu="NOPE"), "NOPE"),
     ],
 )
@@ -177,9 +180,81 @@ def test_problems_are_dimlint_errors(call: Any, message: str) -> None:
         call()
 
 
+SMALL = {
+    "model_type": "llama",
+    "hidden_size": 64,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 2,
+    "intermediate_size": 128,
+    "vocab_size": 256,
+}
+
+
+@pytest.mark.parametrize(
+    ("function", "options", "named"),
+    [
+        ("assert_valid", {"fail_level": "bogus"}, "fail_level"),
+        ("assert_valid", {"fail_level": 3}, "fail_level"),
+        ("assert_valid", {"selekt": "DL1"}, "selekt"),
+        ("check", {"select": [None]}, "select"),
+        ("check", {"ignore": 5}, "ignore"),
+        ("check", {"extend_select": [b"DL1"]}, "extend_select"),
+        ("check", {"targets": 5}, "targets"),
+        ("check", {"targets": [None]}, "targets"),
+        ("check", {"budget": 8}, "budget"),
+        ("check", {"context": "4096"}, "context"),
+        ("check", {"batch": True}, "batch"),
+        ("check", {"weights": "no"}, "weights"),
+        ("mem", {"tp": "2"}, "tp"),
+        ("mem", {"pp": 0}, "pp"),
+        ("mem", {"zero": 7}, "zero"),
+        ("mem", {"dp": 1.5}, "dp"),
+        ("mem", {"optimizer": "lion"}, "optimizer"),
+        ("mem", {"recompute": True}, "recompute"),
+        ("mem", {"attention": "flash2"}, "attention"),
+        ("mem", {"dtype": 16}, "dtype"),
+        ("mem", {"training": "yes"}, "training"),
+        ("mem", {"config": 5}, "config"),
+        ("plan", {"gpu": 5}, "gpu"),
+        ("plan", {"max_gpus": "8"}, "max_gpus"),
+        ("plan", {"max_gpus": 0}, "max_gpus"),
+        ("plan", {"kv_dtype": "fp64"}, "kv_dtype"),
+        ("plan", {"no_config": "yes"}, "no_config"),
+    ],
+)
+def test_every_wrong_option_is_a_usage_error_naming_it(
+    function: str, options: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(dimlint.UsageError) as raised:
+        getattr(dimlint, function)(SMALL, **options)
+    assert str(raised.value).startswith(named) or f"{named!r}" in str(raised.value), raised.value
+
+
+def test_rejected_input_names_its_findings() -> None:
+    with pytest.raises(dimlint.RejectedInput) as raised:
+        dimlint.mem({**SMALL, "num_attention_heads": "4"})
+    lines = str(raised.value).splitlines()
+    assert lines[0] == "1 finding in the model config:"
+    [finding] = raised.value.diagnostics
+    assert lines[1] == (
+        f"  <dict>:{finding.span.start_pos.line}:{finding.span.start_pos.column}: DL003 [error]"
+        f" {finding.message}"
+    )
+
+
+def test_memory_is_the_package_and_mem_the_function() -> None:
+    import importlib
+    import types
+
+    assert isinstance(dimlint.memory, types.ModuleType)
+    assert dimlint.memory is importlib.import_module("dimlint.memory")
+    assert type(dimlint.memory) is types.ModuleType  # no class swapped in to make it callable
+    assert dimlint.mem(SMALL)["params"]["total"] > 0
+
+
 def test_the_api_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     dimlint.check(BROKEN, targets=TARGETS)
-    dimlint.memory(BROKEN)
+    dimlint.mem(BROKEN)
     dimlint.plan(BROKEN)
     with pytest.raises(dimlint.UsageError):
         dimlint.check("no/such/file.json")

@@ -193,7 +193,7 @@ def test_api_takes_the_attention_implementation(tmp_path: Path) -> None:
     cli = json.loads(
         run("mem", path, "--training", "--attention", "eager", "--output-format", "json")[1]
     )
-    api = dimlint.memory(path, training=True, attention="eager")
+    api = dimlint.mem(path, training=True, attention="eager")
     assert api["training"]["attention"] == "eager"
     assert api["training"]["activations"] == cli["training"]["activations"]
     assert api["params"]["exact"] is True

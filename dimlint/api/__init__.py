@@ -10,7 +10,7 @@ source or an option that cannot be used (a Hub failure is its subclass ``HubErro
 
 The CLI renders what these functions return: ``dimlint check`` lints through the same linter
 (:func:`lint_hub` is its Hub path), ``dimlint mem --output-format json`` prints
-:func:`memory`'s dict, ``dimlint plan`` renders :func:`plan`'s :class:`~dimlint.plan.Plan`.
+:func:`mem`'s dict, ``dimlint plan`` renders :func:`plan`'s :class:`~dimlint.plan.Plan`.
 Unlike the CLI, the API reads no settings file (``pyproject.toml``/``dimlint.toml``): what it
 checks is what its arguments say.
 """
@@ -21,6 +21,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from dimlint.api import options
 from dimlint.diagnostics import Diagnostic, Severity
 from dimlint.errors import DimlintError, RejectedInput, UsageError
 from dimlint.sources.source import Source, load_source
@@ -44,7 +45,7 @@ __all__ = [
     "assert_valid",
     "check",
     "lint_hub",
-    "memory",
+    "mem",
     "plan",
 ]
 
@@ -63,12 +64,9 @@ class ConfigErrors(DimlintError):
         super().__init__("\n".join(lines))
 
 
-def _codes(entries: Iterable[str] | str | None) -> tuple[str, ...] | None:
-    if entries is None:
-        return None
-    if isinstance(entries, str):
-        entries = entries.split(",")
-    return tuple(entry.strip().upper() for entry in entries if entry.strip())
+def _codes(name: str, entries: object) -> tuple[str, ...] | None:
+    found = options.strings(name, entries, "rule codes or prefixes such as 'DL301' or 'DL3'")
+    return None if found is None else tuple(entry.upper() for entry in found)
 
 
 def _deployment(
@@ -79,15 +77,18 @@ def _deployment(
     dtype: str | None,
     kv_dtype: str | None,
 ) -> Deployment | None:
-    if all(v is None for v in (targets, budget, context, batch, dtype, kv_dtype)):
+    listed = options.strings("targets", targets, "target specs such as 'vllm:tp=8'", split=False)
+    budget = options.text("budget", budget)
+    context, batch = options.count("context", context), options.count("batch", batch)
+    dtype, kv_dtype = options.text("dtype", dtype), options.text("kv_dtype", kv_dtype)
+    if all(v is None for v in (listed, budget, context, batch, dtype, kv_dtype)):
         return None
     from dimlint.deploy import targets as deployments
 
-    listed = [targets] if isinstance(targets, str) else targets
     try:
         found = deployments.deployment(
             {},
-            targets=listed,
+            targets=None if listed is None else list(listed),
             budget=budget,
             context=context,
             batch=batch,
@@ -118,7 +119,8 @@ def selection(
     """The rules to run and the deployment they check against (what ``check``'s flags say)."""
     from dimlint.lint.selection import Selection, SelectionError, validate_codes
 
-    chosen, extra, skipped = _codes(select), _codes(extend_select) or (), _codes(ignore) or ()
+    chosen = _codes("select", select)
+    extra, skipped = _codes("extend_select", extend_select) or (), _codes("ignore", ignore) or ()
     try:
         validate_codes([*(chosen or ()), *extra, *skipped])
     except SelectionError as error:
@@ -167,6 +169,7 @@ def check(
     ``targets`` are ``check --target`` specs (``"vllm:tp=8"``), ``budget`` is ``"8xH100-80GB"``;
     ``select``/``ignore`` take codes or prefixes. ``weights=False`` is ``--no-weights``.
     """
+    weights = options.flag("weights", weights)
     chosen = selection(
         select=select,
         extend_select=extend_select,
@@ -214,18 +217,24 @@ def _check_paths(paths: list[str], chosen: Selection, weights: bool) -> list[Dia
 
 
 def assert_valid(
-    source: Source, *, fail_level: str | Severity = Severity.ERROR, **options: Any
+    source: Source, *, fail_level: str | Severity = Severity.ERROR, **keywords: Any
 ) -> None:
     """Raise :class:`ConfigErrors` listing every finding at or above ``fail_level`` (default:
-    errors) — for a training script that must stop before launch. ``options`` are
-    :func:`check`'s."""
-    level = fail_level if isinstance(fail_level, Severity) else Severity.parse(fail_level)
-    failing = [d for d in check(source, **options) if d.severity >= level]
+    errors) — for a training script that must stop before launch. ``keywords`` are
+    :func:`check`'s options."""
+    level = options.severity("fail_level", fail_level)
+    import inspect
+
+    known = [name for name in inspect.signature(check).parameters if name != "source"]
+    for name in keywords:
+        if name not in known:
+            raise UsageError(f"assert_valid: unknown option {name!r} (options: {', '.join(known)})")
+    failing = [d for d in check(source, **keywords) if d.severity >= level]
     if failing:
         raise ConfigErrors(failing)
 
 
-def memory(
+def mem(
     source: Source,
     *,
     context: int | None = None,
@@ -249,28 +258,30 @@ def memory(
     import argparse
 
     from dimlint.api.memory_report import apply_settings, load_document, report
+    from dimlint.deploy.targets import DTYPES
 
-    options = argparse.Namespace(
-        context=context,
-        batch=batch,
-        dtype=dtype,
-        kv_dtype=kv_dtype,
-        tp=tp,
-        pp=pp,
-        budget=budget,
-        training=training,
-        optimizer=optimizer,
-        zero=zero,
-        dp=dp,
-        recompute=recompute,
-        attention=attention,
+    config = options.path("config", config)
+    given = argparse.Namespace(
+        context=options.count("context", context),
+        batch=options.count("batch", batch),
+        dtype=options.text("dtype", dtype, DTYPES),
+        kv_dtype=options.text("kv_dtype", kv_dtype, DTYPES),
+        tp=options.count("tp", tp),
+        pp=options.count("pp", pp),
+        budget=options.text("budget", budget),
+        training=options.flag("training", training),
+        optimizer=options.text("optimizer", optimizer, ("adam", "adam8bit", "sgd")),
+        zero=options.count("zero", zero, minimum=0, maximum=3),
+        dp=options.count("dp", dp),
+        recompute=options.text("recompute", recompute, ("none", "selective", "full")),
+        attention=options.text("attention", attention, ("flash", "sdpa", "eager")),
         config=config,
         no_config=config is None,
     )
-    path, specs = load_document(source, options)
-    apply_settings(path, specs, options)
+    path, specs = load_document(source, given)
+    apply_settings(path, specs, given)
     try:
-        return report(path, specs, options)
+        return report(path, specs, given)
     except ValueError as error:
         raise UsageError(str(error)) from None
 
@@ -294,8 +305,17 @@ def plan(
     defaults to ``config is None``; the CLI passes its own choice)."""
     from dimlint.deploy.engines import MAX_DEGREE
     from dimlint.deploy.plan import PlanRequest, build_plan
+    from dimlint.deploy.targets import DTYPES
     from dimlint.lint.model_input import deployment_of, read_model
 
+    gpu = options.text("gpu", gpu)
+    max_gpus = options.count("max_gpus", max_gpus)
+    context, batch = options.count("context", context), options.count("batch", batch)
+    dtype = options.text("dtype", dtype, DTYPES)
+    kv_dtype = options.text("kv_dtype", kv_dtype, DTYPES)
+    config = options.path("config", config)
+    if no_config is not None:
+        no_config = options.flag("no_config", no_config)
     model = read_model(source, config, config is None if no_config is None else no_config)
     path, specs = model.path, model.specs
     if not any(spec.heads is not None for spec in specs):

@@ -8,7 +8,6 @@ Importing this package costs a few milliseconds and is only done by the commands
 
 from __future__ import annotations
 
-from dimlint import answer_calls
 from dimlint.memory.dtypes import DTYPE_BYTES
 from dimlint.memory.estimates import (
     MemoryEstimate,
@@ -43,6 +42,3 @@ __all__ = [
     "training_states",
     "weight_bytes",
 ]
-
-
-answer_calls(__name__, "memory")  # dimlint.memory(source, ...) stays the API (see dimlint)
