@@ -14,7 +14,14 @@ Each is measured with the server's default debounce (what a user sees while typi
 debounce off (``debounce-ms: 0``: the lint itself plus the protocol round trip). Wall-clock
 times; the machine's load shows up in them.
 
-Usage: python bench/lsp_latency.py [--changes 20]
+Two more measurements:
+
+* a **typing session**: ``--keys`` changes sent ``--interval`` ms apart without waiting for
+  diagnostics (as an editor sends keystrokes), then the time from the last key to the
+  diagnostics of the last version, and how many diagnostics were published on the way;
+* **``initialize``**: from starting the process to the ``initialize`` response.
+
+Usage: python bench/lsp_latency.py [--changes 20] [--keys 10] [--interval 250]
 Writes bench/results-lsp.md and prints the same table.
 """
 
@@ -99,6 +106,7 @@ class Client:
 
     def __init__(self, debounce_ms: int | None) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.started = time.perf_counter()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "dimlint", "server"],
             stdin=subprocess.PIPE,
@@ -118,7 +126,8 @@ class Client:
                 "initializationOptions": options,
             },
         )
-        self.wait(lambda m: m.get("id") == 1)
+        arrived, _ = self.wait(lambda m: m.get("id") == 1)
+        self.initialize_ms = (arrived - self.started) * 1000
         self.notify("initialized", {})
 
     def _read(self) -> None:
@@ -217,6 +226,51 @@ def measure(
     return times
 
 
+def typing_session(
+    texts: list[str], name: str, language: str, keys: int, interval: float, debounce: int | None
+) -> tuple[float, int]:
+    """Milliseconds from the last of ``keys`` changes (sent ``interval`` s apart, not waiting)
+    to the diagnostics of its version, and how many diagnostics were published meanwhile."""
+    client = Client(debounce)
+    uri = (ROOT / "bench" / "_lsp" / name).as_uri()
+    item = {"uri": uri, "languageId": language, "version": 1, "text": texts[0]}
+    client.notify("textDocument/didOpen", {"textDocument": item})
+    client.published(uri, 1)
+    last = 1
+    sent = 0.0
+    for version in range(2, keys + 2):
+        text = texts[version % len(texts)]
+        sent = client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]},
+        )
+        last = version
+        time.sleep(interval)
+    published = 0
+
+    def final(message: dict[str, Any]) -> bool:
+        nonlocal published
+        params = message.get("params") or {}
+        if message.get("method") == "textDocument/publishDiagnostics" and params.get("uri") == uri:
+            published += 1
+            return params.get("version") == last
+        return False
+
+    arrived, _ = client.wait(final)
+    client.close()
+    return (arrived - sent) * 1000, published
+
+
+def initialize_times(runs: int) -> list[float]:
+    """Milliseconds from starting the server process to its ``initialize`` response."""
+    times = []
+    for _ in range(runs):
+        client = Client(None)
+        times.append(client.initialize_ms)
+        client.close()
+    return times
+
+
 def lint_alone(texts: list[str], name: str, changes: int) -> list[float]:
     """Milliseconds of the lint itself, in this process (what ``check`` spends per file)."""
     sys.path.insert(0, str(ROOT))
@@ -237,6 +291,9 @@ def lint_alone(texts: list[str], name: str, changes: int) -> list[float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--changes", type=int, default=20)
+    parser.add_argument("--keys", type=int, default=10, help="keystrokes of a typing session")
+    parser.add_argument("--interval", type=float, default=250, help="ms between keystrokes")
+    parser.add_argument("--only-sessions", action="store_true", help="skip the per-change rows")
     args = parser.parse_args()
     config = CONFIG.read_text(encoding="utf-8")
     assert '"hidden_size": 3584' in config
@@ -250,7 +307,7 @@ def main() -> int:
         ("config.json (qwen2-7b)", configs, "config.json", "json"),
         (f"Python, {model.count(chr(10))} lines", models, "model.py", "python"),
     )
-    for label, texts, name, language in cases:
+    for label, texts, name, language in cases if not args.only_sessions else ():
         times = lint_alone(texts, name, args.changes)
         rows.append(
             (label, "lint alone, in process", min(times), statistics.median(times), max(times))
@@ -258,9 +315,19 @@ def main() -> int:
         for debounce, what in ((None, "server, default debounce"), (0, "server, no debounce")):
             times = measure(texts, name, language, args.changes, debounce)
             rows.append((label, what, min(times), statistics.median(times), max(times)))
-    times = measure(configs, "config.json", "json", args.changes, 0, busy=models)
-    what = "server, no debounce, 2,000-line file linting meanwhile"
-    rows.append((cases[0][0], what, min(times), statistics.median(times), max(times)))
+    if not args.only_sessions:
+        times = measure(configs, "config.json", "json", args.changes, 0, busy=models)
+        what = "server, no debounce, 2,000-line file linting meanwhile"
+        rows.append((cases[0][0], what, min(times), statistics.median(times), max(times)))
+    sessions = []
+    for label, texts, name, language in cases:
+        for debounce in (None, 0):
+            after, count = typing_session(
+                texts, name, language, args.keys, args.interval / 1000, debounce
+            )
+            setting = "default debounce" if debounce is None else "no debounce"
+            sessions.append(f"| {label} | {setting} | {after:.0f} | {count} |")
+    times = initialize_times(5)
     header = (
         "| document | setting | min ms | median ms | max ms |\n| --- | --- | ---: | ---: | ---: |"
     )
@@ -272,6 +339,16 @@ def main() -> int:
     note = (
         f"didChange → publishDiagnostics, {args.changes} changes each, one server per row"
         f" ({os.cpu_count()} CPUs, shared; `python bench/lsp_latency.py`).\n\n"
+    )
+    table += (
+        f"\nTyping session: {args.keys} keys {args.interval:.0f} ms apart, not waiting;"
+        " time from the last key to its diagnostics, and diagnostics published meanwhile.\n\n"
+        "| document | setting | last key → diagnostics ms | published |\n"
+        "| --- | --- | ---: | ---: |\n" + "\n".join(sessions) + "\n"
+    )
+    table += (
+        f"\n`initialize` answered {min(times):.0f} ms (min), {statistics.median(times):.0f} ms"
+        f" (median), {max(times):.0f} ms (max) after the process started (5 runs).\n"
     )
     (ROOT / "bench" / "results-lsp.md").write_text("# Language server latency\n\n" + note + table)
     print(note + table, end="")

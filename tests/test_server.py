@@ -57,14 +57,22 @@ class GPTConfig:
 
 
 class RecordingClient(LanguageClient):
-    """pytest-lsp's client, also keeping every publishDiagnostics (with its version)."""
+    """pytest-lsp's client, also keeping every publishDiagnostics (with its version) and every
+    ``$/logTrace`` line with the time it arrived."""
 
     published: list[types.PublishDiagnosticsParams]
+    arrived: list[float]
+    traced: list[tuple[float, str]]
 
 
 def _record(client: RecordingClient, params: types.PublishDiagnosticsParams) -> None:
     client.diagnostics[params.uri] = params.diagnostics
     client.published.append(params)
+    client.arrived.append(asyncio.get_running_loop().time())
+
+
+def _trace(client: RecordingClient, params: types.LogTraceParams) -> None:
+    client.traced.append((asyncio.get_running_loop().time(), params.message))
 
 
 def _accept(client: RecordingClient, params: types.RegistrationParams) -> None:
@@ -77,8 +85,11 @@ def make_client() -> RecordingClient:
 
     client = RecordingClient(converter_factory=default_converter)
     client.published = []
+    client.arrived = []
+    client.traced = []
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _record
+    features[types.LOG_TRACE] = _trace
     features[types.CLIENT_REGISTER_CAPABILITY] = _accept
     register_lsp_features(client, features)
     return client
@@ -95,6 +106,28 @@ async def client(lsp_client: RecordingClient) -> Any:
     capabilities = client_capabilities("visual-studio-code")
     await lsp_client.initialize_session(
         types.InitializeParams(capabilities=capabilities, initialization_options={"dimlint": {}})
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "dimlint", "server"],
+        server_env={**os.environ, "PYTHONPATH": str(ROOT)},
+        client_factory=make_client,
+    )
+)
+async def traced(lsp_client: RecordingClient) -> Any:
+    """A client that turns the debounce off and asks for the server's trace (one line per lint
+    started, dropped or published)."""
+    capabilities = client_capabilities("visual-studio-code")
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities,
+            initialization_options={"dimlint": {"debounce-ms": 0}},
+            trace=types.TraceValue.Verbose,
+        )
     )
     yield
     await lsp_client.shutdown_session()
@@ -417,6 +450,68 @@ async def test_a_slow_file_does_not_hold_up_a_config(
     await published(client, fast, 1)
     assert not any(p.uri == slow for p in client.published)  # still linting the long file
     await published(client, slow, 1)
+
+
+@pytest.mark.asyncio
+async def test_a_typing_session_cannot_pile_up(traced: RecordingClient, tmp_path: Path) -> None:
+    """Keys at short intervals in a 2,000-line Python file and a config at once, debounce off:
+    the Python file is linted once more after the lint in flight, configs never wait for it."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from lsp_latency import python_model
+
+    model = python_model()
+    slow = open_document(traced, tmp_path / "model.py", model, "python")
+    fast = open_document(traced, tmp_path / "config.json", BROKEN, "json")
+    await published(traced, slow, 1)
+    await published(traced, fast, 1)
+    before = len(traced.traced)
+    keys = 20
+    loop = asyncio.get_running_loop()
+    for version in range(2, keys + 2):
+        change(traced, slow, version, model.replace("HIDDEN = 4096", f"HIDDEN = {4096 + version}"))
+        change(traced, fast, version, BROKEN.replace("4100", str(4100 + version)))
+        await asyncio.sleep(0.02)
+    last_key = loop.time()
+    last = keys + 1
+    await published(traced, slow, last)
+    final = BROKEN.replace("4100", str(4100 + last))
+    assert actual(await published(traced, fast, last)) == expected(
+        final, check_json(tmp_path / "config.json", final)
+    )
+
+    def lines(uri: str) -> list[tuple[float, str]]:
+        return [(t, m.replace(f" {uri} ", " ")) for t, m in traced.traced[before:] if uri in m]
+
+    python = lines(slow)
+    # one lint in flight: each start is followed by its end before the next start
+    events = [m.split()[1] for _, m in python]
+    assert events[0::2] == ["started"] * len(events[0::2])
+    assert all(event in ("dropped", "published") for event in events[1::2])
+    assert python[-1][1] == f"lint published version {last}"
+    started = events.count("started")
+    ended_while_typing = sum(
+        1 for t, m in python if t <= last_key and m.split()[1] in ("dropped", "published")
+    )
+    # each lint after the first starts when the one before it ended (or after the last key)
+    assert started <= ended_while_typing + 2
+    assert started <= 4, python  # was one lint per key (21) before the scheduler
+    published_versions = [p.version for p in traced.published if p.uri == slow]
+    assert published_versions == [1, last]  # nothing for the versions typed over
+    # the last diagnostics came at most two lints after the last key
+    durations = [b[0] - a[0] for a, b in zip(python[0::2], python[1::2], strict=True)]
+    arrived = next(
+        t
+        for t, p in zip(traced.arrived, traced.published, strict=True)
+        if p.uri == slow and p.version == last
+    )
+    assert arrived - last_key <= 2 * max(durations) + 1.0
+    # the config was linted and published while the Python file was being linted
+    config = [m for _, m in lines(fast)]
+    assert f"lint published version {last}" in config
+    order = [m for _, m in traced.traced[before:]]
+    assert order.index(f"lint published {fast} version {last}") < order.index(
+        f"lint published {slow} version {last}"
+    )
 
 
 # -- Python ------------------------------------------------------------------------------------

@@ -160,6 +160,60 @@ def discover(
             yield Target(path, explicit=True, companions=_beside_named(path))
 
 
+def walk_skips(path: str, root: str | None = None) -> str | None:
+    """Why a walk of ``root`` would not check the file ``path`` inside it (None: it would).
+
+    The language server asks this of each open document (``root``: its workspace folder, else
+    the top of its repository), so that the editor is as quiet as ``check .`` on files that are
+    not ours: names never checked (``package.json``, ``tsconfig.json``, anything but JSON, YAML
+    and Python), files under folders a walk skips (``node_modules``, virtual environments,
+    caches) and files a ``.gitignore`` names.
+    """
+    name = os.path.basename(path)
+    if not _wanted_name(name):
+        if name in NOT_CONFIGS:
+            return _not_config_reason(name)
+        return "not a JSON, YAML or Python file"
+    folder = os.path.dirname(os.path.abspath(path))
+    top = os.path.abspath(root) if root is not None else _repository_top(folder)
+    if top is None or os.path.commonpath([top, folder]) != top:
+        top = folder
+    below: list[str] = []  # the folders a walk from ``top`` enters on its way to the file
+    directory = folder
+    while directory != top:
+        below.append(directory)
+        directory = os.path.dirname(directory)
+    rules = _ancestor_rules(top)
+    own = _IgnoreRules.read(top)
+    if own is not None:
+        rules.append(own)
+    for directory in reversed(below):
+        if os.path.basename(directory) in SKIP_DIRS or os.path.exists(
+            os.path.join(directory, "pyvenv.cfg")
+        ):
+            return f"inside {os.path.basename(directory)}/, a folder a walk skips"
+        if _is_ignored(directory, True, rules):
+            return f"{directory} is named by a .gitignore"
+        inner = _IgnoreRules.read(directory)
+        if inner is not None:
+            rules.append(inner)
+    if _is_ignored(path, False, rules):
+        return "named by a .gitignore"
+    return None
+
+
+def _repository_top(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` holding ``.git`` (None outside a repository)."""
+    directory = folder
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
 def _link_into(path: str, root: str) -> str | None:
     """A symlink to a file inside the walked tree that the walk checks under its own name is
     not checked twice. (The Hugging Face cache's ``snapshots/<rev>/config.json`` links to a

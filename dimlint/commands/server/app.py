@@ -1,13 +1,11 @@
-"""The language server: pygls wiring, debounced linting off the event loop, latest version wins.
+"""The language server: pygls wiring of the scheduler, the executors and the features.
 
-Scheduling. Opening a document lints it at once; each change restarts a short timer (the
-debounce) so that a burst of keystrokes costs one lint. Lints run on a thread pool, never on the
-event loop; Python files, whose libcst parse takes a second or more for a long model file, are
-linted in a worker process, so that they do not hold the GIL the event loop and the other lints
-need. A slow file thus delays neither the diagnostics of other files nor hovers and code
-actions. Each document has at most one lint running: a newer version
-waits for it, and a result is published only if the document is still at the version it was
-computed from — a late result for old text never overwrites newer diagnostics.
+Scheduling is :mod:`.scheduler`'s: one lint in flight per document, the latest version wins,
+results for old text dropped. Where lints run: JSON and YAML on a small thread pool of their
+own; Python files, whose libcst parse takes a second or more for a long model file, in a worker
+process (no thread waits on it), so that they hold neither the GIL the event loop and the data
+lints need nor a thread a config's lint could use. A slow Python file thus delays neither the
+diagnostics of configs nor their hovers and code actions.
 """
 
 from __future__ import annotations
@@ -28,38 +26,50 @@ from pygls.lsp.server import LanguageServer
 from dimlint import __version__
 from dimlint.commands.server import protocol
 from dimlint.commands.server.config import SETTINGS_FILES, ServerSettings
-from dimlint.commands.server.linting import Linted, fix_all, lint_text
+from dimlint.commands.server.documents import folder_paths, lint_path
+from dimlint.commands.server.linting import Linted, Outcome, fix_all, lint_text
 from dimlint.commands.server.positions import LineIndex, LspPosition, encoding_of
+from dimlint.commands.server.scheduler import Scheduler, Snapshot
 from dimlint.diagnostics import Applicability, Diagnostic
 
 #: Seconds between the last keystroke and the lint (``debounce-ms`` in the editor settings).
 DEBOUNCE = 0.1
 #: Worker processes for Python files (a second one would only compete for the same cores).
 PROCESSES = 1
-#: Threads linting at once: enough that one slow file leaves room for the others.
-WORKERS = 4
+#: Threads for JSON and YAML lints, hovers and fixes (each takes milliseconds).
+DATA_WORKERS = 2
+#: Added to the message of a finding kept from the last version that could be read.
+STALE = " [stale: from the last version that parsed]"
 
 logger = logging.getLogger("dimlint.server")
 T = TypeVar("T")
 
 
 class DimlintServer(LanguageServer):
-    """pygls server holding the per-document lint state."""
+    """pygls server holding the open documents and their lint scheduling."""
 
     def __init__(self) -> None:
         super().__init__(
             "dimlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
         )
         self.config = ServerSettings()
-        self.debounce = DEBOUNCE
-        self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="dimlint-lint")
+        #: JSON and YAML lints, hovers and fixes: never behind Python work.
+        self.pool = ThreadPoolExecutor(max_workers=DATA_WORKERS, thread_name_prefix="dimlint-data")
         self._processes: ProcessPoolExecutor | None = None
         self._processes_lock = threading.Lock()
-        self.linted: dict[str, Linted] = {}
-        self.pending: dict[str, asyncio.Task[None]] = {}
-        self.running: dict[str, asyncio.Future[Any]] = {}
-        self.open: set[str] = set()
+        self.scheduler: Scheduler[Outcome] = Scheduler(
+            self._snapshot, self._start_lint, self._publish, self._trace, DEBOUNCE
+        )
+        #: uri → (the path it is linted as, its workspace folder); only linted documents.
+        self.paths: dict[str, tuple[str, str | None]] = {}
+        #: uri → the last version that could be read, and its findings (kept beside a DL001).
+        self.good: dict[str, tuple[str, tuple[Diagnostic, ...]]] = {}
+        self.generation = 0
         self.shown: set[str] = set()
+
+    @property
+    def debounce(self) -> float:
+        return self.scheduler.debounce
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -69,7 +79,7 @@ class DimlintServer(LanguageServer):
             section = dict(section)
             debounce = section.pop("debounce-ms", None)
             if isinstance(debounce, int | float) and not isinstance(debounce, bool):
-                self.debounce = max(0.0, float(debounce) / 1000)
+                self.scheduler.debounce = max(0.0, float(debounce) / 1000)
         problem = self.config.set_client(section)
         if problem is not None:
             self.tell(problem)
@@ -89,36 +99,56 @@ class DimlintServer(LanguageServer):
 
     def relint_all(self) -> None:
         """Lint every open document again (the settings changed: cached results are stale)."""
-        self.linted.clear()
-        for uri in list(self.open):
-            self.schedule(uri, 0.0)
+        self.generation += 1
+        self.scheduler.relint_all()
 
-    # -- linting ----------------------------------------------------------------------------
+    # -- documents ----------------------------------------------------------------------------
+
+    def folders(self) -> list[str]:
+        workspace = self.workspace
+        uris = [folder.uri for folder in workspace.folders.values()]
+        if workspace.root_uri and workspace.root_uri not in uris:
+            uris.append(workspace.root_uri)
+        return folder_paths(uris)
+
+    def track(self, uri: str, language: str | None) -> bool:
+        """Start linting ``uri`` if it is a document dimlint can lint (False: it is not)."""
+        found = lint_path(uri, language, self.folders())
+        if found is None:
+            logger.info("not linting %s: not a local file nor an untitled buffer", uri)
+            return False
+        self.paths[uri] = found
+        return True
+
+    def _snapshot(self, uri: str) -> Snapshot | None:
+        if uri not in self.paths:
+            return None
+        document = self.workspace.text_documents.get(uri)
+        if document is None:
+            return None
+        return Snapshot(document.version, document.source, self.generation)
 
     def index(self, text: str) -> LineIndex:
         return LineIndex(text, encoding_of(self.workspace.position_encoding))
 
-    def schedule(self, uri: str, delay: float) -> None:
-        """Lint ``uri`` after ``delay`` seconds, replacing a lint scheduled earlier."""
-        earlier = self.pending.pop(uri, None)
-        if earlier is not None:
-            earlier.cancel()
-        task = asyncio.ensure_future(self._lint_later(uri, delay))
-        task.add_done_callback(_log_failure)
-        self.pending[uri] = task
+    # -- linting ------------------------------------------------------------------------------
 
-    def heavy(self, path: str, function: Callable[..., T], *args: Any) -> T:
-        """Run ``function(*args)`` for the file at ``path``: in the worker process for Python
-        files, else right here (on a pool thread). A worker that died is replaced."""
-        if not path.endswith(".py"):
-            return function(*args)
+    def processes(self) -> ProcessPoolExecutor:
+        """The worker process for Python files (started on first use; replaced if it died)."""
         with self._processes_lock:
             if self._processes is None:
                 context = multiprocessing.get_context("spawn")  # no fork of a threaded server
                 self._processes = ProcessPoolExecutor(max_workers=PROCESSES, mp_context=context)
-            processes = self._processes
+            return self._processes
+
+    async def heavy(self, path: str, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` for the file at ``path``: in the worker process for Python files,
+        on the data threads for JSON and YAML."""
+        if not path.endswith(".py"):
+            return await asyncio.get_running_loop().run_in_executor(self.pool, function, *args)
+        processes = self.processes()
         try:
-            return processes.submit(function, *args).result()
+            return await asyncio.wrap_future(processes.submit(function, *args))
         except BrokenProcessPool:
             with self._processes_lock:
                 if self._processes is processes:
@@ -131,75 +161,79 @@ class DimlintServer(LanguageServer):
         if self._processes is not None:
             self._processes.shutdown(wait=True, cancel_futures=True)  # a Python lint at most
 
-    def _lint_job(self, path: str, text: str) -> tuple[tuple[Diagnostic, ...], tuple[str, ...]]:
-        resolved = self.config.resolve(path)
-        return self.heavy(path, lint_text, path, text, resolved.selection), resolved.problems
+    def _start_lint(self, uri: str, snapshot: Snapshot) -> asyncio.Future[Outcome]:
+        return asyncio.ensure_future(self._lint(uri, snapshot))  # failures: logged in _lint
 
-    async def lint_now(self, uri: str) -> Linted | None:
-        """Lint the current version of ``uri`` (waiting for a lint of it already running)."""
-        running = self.running.get(uri)
-        if running is not None:
-            await asyncio.wait([running])
-        if uri not in self.open:
-            return None
-        document = self.workspace.get_text_document(uri)
-        text, version = document.source, document.version
-        cached = self.linted.get(uri)
-        if cached is not None and cached.version == version and cached.text == text:
-            return cached
+    async def _lint(self, uri: str, snapshot: Snapshot) -> Outcome:
+        path, folder = self.paths[uri]
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.pool, self._lint_job, document.path, text)
-        self.running[uri] = future
         try:
-            diagnostics, problems = await asyncio.shield(future)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # a bug in a rule must not take the server down
+            resolved = await loop.run_in_executor(self.pool, self.config.resolve, path)
+            for problem in resolved.problems:
+                self.tell(problem)
+            return await self.heavy(
+                path, lint_text, path, snapshot.text, resolved.selection, folder
+            )
+        except Exception as error:  # a bug must not take the server down
             logger.exception("lint failed")
-            self.tell(f"internal error linting {document.path}: {type(error).__name__}: {error}")
-            return None
-        finally:
-            if self.running.get(uri) is future:
-                del self.running[uri]
-        for problem in problems:
-            self.tell(problem)
-        linted = Linted(version, text, diagnostics)
-        if uri in self.open:
-            self.linted[uri] = linted
-        return linted
+            self.tell(f"internal error linting {path}: {type(error).__name__}: {error}")
+            raise
 
-    async def _lint_later(self, uri: str, delay: float) -> None:
-        if delay:
-            await asyncio.sleep(delay)
-        linted = await self.lint_now(uri)
-        if linted is None or uri not in self.open:
-            return
-        if self.workspace.get_text_document(uri).version != linted.version:
-            return  # a newer version is scheduled: its result will be published
-        index = self.index(linted.text)
+    def _trace(self, message: str) -> None:
+        if self.protocol.trace not in (None, types.TraceValue.Off):
+            self.log_trace(types.LogTraceParams(message=message))
+
+    def shown_diagnostics(
+        self, uri: str, snapshot: Snapshot, outcome: Outcome
+    ) -> list[types.Diagnostic]:
+        """The LSP diagnostics of a result; an unreadable version keeps the last readable one's
+        findings beside its DL001, marked as stale."""
+        index = self.index(snapshot.text)
+        shown = [protocol.diagnostic(index, d) for d in outcome.diagnostics]
+        if outcome.readable:
+            self.good[uri] = (snapshot.text, outcome.diagnostics)
+            return shown
+        last = self.good.get(uri)
+        if last is not None:
+            old = self.index(last[0])
+            for found in last[1]:
+                if found.code != "DL001":
+                    stale = protocol.diagnostic(old, found)
+                    stale.message += STALE
+                    shown.append(stale)
+        return shown
+
+    def _publish(self, uri: str, snapshot: Snapshot, outcome: Outcome) -> None:
+        diagnostics = self.shown_diagnostics(uri, snapshot, outcome)
+        if self.pull:
+            return  # the client asks for them (textDocument/diagnostic)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
-                uri=uri,
-                version=linted.version,
-                diagnostics=[protocol.diagnostic(index, d) for d in linted.diagnostics],
+                uri=uri, version=snapshot.version, diagnostics=diagnostics
             )
         )
 
+    async def linted(self, uri: str) -> Linted | None:
+        """The findings on the current version of ``uri`` (waiting for its lint)."""
+        found = await self.scheduler.current(uri)
+        if found is None:
+            return None
+        snapshot, outcome = found
+        return Linted(snapshot.version, snapshot.text, outcome.diagnostics)
+
+    @property
+    def pull(self) -> bool:
+        """Whether the client pulls diagnostics (``textDocument/diagnostic``) instead."""
+        document = self.client_capabilities.text_document
+        return bool(document is not None and document.diagnostic is not None)
+
     def forget(self, uri: str) -> None:
-        self.open.discard(uri)
-        self.linted.pop(uri, None)
-        task = self.pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
-        )
-
-
-def _log_failure(task: asyncio.Task[None]) -> None:
-    """A failed lint task is logged (its exception would otherwise vanish with the task)."""
-    if not task.cancelled() and task.exception() is not None:
-        logger.error("lint task failed", exc_info=task.exception())
+        self.scheduler.closed(uri)
+        self.good.pop(uri, None)
+        if self.paths.pop(uri, None) is not None and not self.pull:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
 
 
 def _is_settings_file(uri: str) -> bool:
@@ -219,6 +253,8 @@ def build() -> DimlintServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: DimlintServer, params: types.InitializeParams) -> None:
+        if params.trace is not None:
+            ls.protocol.trace = params.trace
         options = params.initialization_options
         if isinstance(options, dict):
             ls.take_settings(options.get("dimlint", options))
@@ -245,17 +281,14 @@ def build() -> DimlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: DimlintServer, params: types.DidOpenTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        if _is_settings_file(uri):
+        item = params.text_document
+        if _is_settings_file(item.uri) or not ls.track(item.uri, item.language_id):
             return
-        ls.open.add(uri)
-        ls.schedule(uri, 0.0)
+        ls.scheduler.opened(item.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: DimlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        if uri in ls.open:
-            ls.schedule(uri, ls.debounce)
+        ls.scheduler.changed(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: DimlintServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -303,9 +336,10 @@ def build() -> DimlintServer:
         ls: DimlintServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
-        linted = await ls.lint_now(uri)
+        linted = await ls.linted(uri)
         if linted is None:
             return None
+        path, _ = ls.paths[uri]
         index = ls.index(linted.text)
         versioned = _versioned_edits(ls)
         only = list(params.context.only or [])
@@ -318,13 +352,9 @@ def build() -> DimlintServer:
             d for d in linted.diagnostics if d.fix and d.fix.applicability is Applicability.SAFE
         ]
         if safe and _kind_wanted(only, protocol.FIX_ALL_KIND):
-            path = ls.workspace.get_text_document(uri).path
             selection = ls.config.resolve(path).selection
             if selection is not None:
-                loop = asyncio.get_running_loop()
-                fixed = await loop.run_in_executor(
-                    ls.pool, ls.heavy, path, fix_all, path, linted.text, selection
-                )
+                fixed = await ls.heavy(path, fix_all, path, linted.text, selection)
                 if fixed is not None:
                     edit = protocol.whole_text_edit(index, fixed)
                     actions.append(
@@ -341,19 +371,17 @@ def build() -> DimlintServer:
         from dimlint.commands.server.targets_at import hover_text
 
         uri = params.text_document.uri
-        if uri not in ls.open:
+        snapshot = ls._snapshot(uri)
+        if snapshot is None:
             return None
-        document = ls.workspace.get_text_document(uri)
-        text, path = document.source, document.path
+        path, _ = ls.paths[uri]
+        text = snapshot.text
         resolved = ls.config.resolve(path)
         deployment = resolved.selection.deployment if resolved.selection else None
         index = ls.index(text)
         offset = index.offset_of(LspPosition(params.position.line, params.position.character))
-        loop = asyncio.get_running_loop()
         try:
-            found = await loop.run_in_executor(
-                ls.pool, ls.heavy, path, hover_text, path, text, offset, deployment
-            )
+            found = await ls.heavy(path, hover_text, path, text, offset, deployment)
         except Exception:  # hover is a convenience: a failure shows nothing
             logger.exception("hover failed")
             return None
