@@ -402,13 +402,80 @@ def test_impossible_targets() -> None:
         ["--params", "8B", "--budget", "1xNOPE-1GB"],
         ["--params", "8B", "--gqa-ratio", "8..4"],
         ["--params", "8B", "--layers", "0"],
+        # hostile arguments (issue 23): refused at once, never searched or an internal error
+        ["--params", "8B", "--gqa-ratio", "1..1000000000000000000000"],
+        ["--params", "8B", "--gqa-ratio", "1..\u00b2"],
+        ["--params", "8B", "--gqa-ratio", "\u00b2"],
+        ["--params", "8B", "--moe", "experts=\u00b2,top_k=2"],
+        ["--params", "8B", "--moe", "experts=100000000,top_k=2"],
+        ["--params", "8B", "--target", "vllm:tp=\u00b2"],
+        ["--params", "8B", "--target", "vllm:tp=2,\u00b2"],
+        ["--params", "8B", "--target", "vllm:tp=100000000000"],
     ],
 )
 def test_usage_errors(argv: list[str]) -> None:
+    import time
+
+    start = time.perf_counter()
     code, _out, err = run("suggest", *argv)
-    assert code == 2
+    assert code == 2, err
     assert err.startswith("dimlint: error:") or "usage:" in err
     assert "Traceback" not in err
+    assert "internal error" not in err
+    assert time.perf_counter() - start < 10
+
+
+def test_wide_gqa_range_is_bounded() -> None:
+    """The widest accepted range costs no more than the heads it can divide."""
+    import time
+
+    start = time.perf_counter()
+    code, _out, err = run("suggest", "--params", "1B", "--gqa-ratio", "1..512", "--top", "1")
+    assert code == 0, err
+    assert time.perf_counter() - start < 30
+
+
+def test_write_follows_the_fix_file_rules(tmp_path: Path) -> None:
+    """``--write`` creates 0666 less the umask, keeps an existing file's mode, and refuses a
+    read-only ``config.json`` or a link out of the folder, as ``--fix`` does."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        code, _out, err = run(
+            "suggest", "--params", "1B", "--top", "1", "--write", str(tmp_path / "a")
+        )
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    written = tmp_path / "a" / "config.json"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o644
+    assert not [p.name for p in (tmp_path / "a").iterdir() if p.name != "config.json"]
+
+    written.chmod(0o640)  # an existing writable file is replaced with its mode kept
+    code, _out, err = run(
+        "suggest", "--params", "0.5B", "--top", "1", "--write", str(tmp_path / "a")
+    )
+    assert code == 0, err
+    assert stat.S_IMODE(written.stat().st_mode) == 0o640
+    assert json.loads(written.read_text(encoding="utf-8"))["hidden_size"]
+
+    written.write_text("{}", encoding="utf-8")
+    written.chmod(0o444)  # read-only: left alone, like --fix
+    code, _out, err = run("suggest", "--params", "1B", "--top", "1", "--write", str(tmp_path / "a"))
+    assert code == 2
+    assert "read-only" in err
+    assert written.read_text(encoding="utf-8") == "{}"
+
+    outside = tmp_path / "outside.json"
+    outside.write_text("{}", encoding="utf-8")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "config.json").symlink_to(outside)
+    code, _out, err = run("suggest", "--params", "1B", "--top", "1", "--write", str(tmp_path / "b"))
+    assert code == 2
+    assert "outside" in err
+    assert outside.read_text(encoding="utf-8") == "{}"
 
 
 def test_parsers() -> None:

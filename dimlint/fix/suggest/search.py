@@ -238,7 +238,7 @@ def _kv_options(plan: Plan, heads: int) -> list[int]:
     if request.kv_heads is not None:
         return [request.kv_heads] if heads % request.kv_heads == 0 else []
     low, high = request.gqa or plan.family.gqa
-    return [heads // r for r in range(low, high + 1) if heads % r == 0 and heads // r >= 1]
+    return [heads // r for r in range(low, min(high, heads) + 1) if heads % r == 0]
 
 
 def _layer_range(plan: Plan, hidden: int) -> range:
