@@ -69,6 +69,13 @@ GRID: list[tuple[str, list[str], float, float | None]] = [
     ),
     ("gemma2-9b-fa2", ["--params", "9B", "--like", "gemma2", "--target", "fa2"], 9e9, None),
     (
+        # issue 23: once a false "impossible" (the FFN was tried only at multiples of 256)
+        "llama-8b-tp3-32-layers",
+        ["--params", "8B", "--head-dim", "128", "--layers", "32", "--target", "vllm:tp=3"],
+        8e9,
+        None,
+    ),
+    (
         "qwen2-14b-kv8",
         ["--params", "14B", "--like", "qwen2", "--kv-heads", "8", "--target", "sglang:tp=8"],
         14e9,
@@ -327,6 +334,31 @@ def _passes_check_under(relaxation: dict[str, Any]) -> None:
         assert code == 0, (relaxation["change"], out, err)
 
 
+def test_tp3_ffn_is_searched_at_multiples_of_lcm_256_64tp() -> None:
+    """At TP 3 the FFN must divide by 3: widths are tried at multiples of lcm(256, 192) = 768
+    as well, so the shape the issue verified with ``check --target vllm:tp=3`` (4608 × 32, 36/6
+    heads, ffn 12288) is found, and every FFN shard is a whole number of 64-wide tiles."""
+    argv = ["--params", "8B", "--head-dim", "128", "--layers", "32", "--target", "vllm:tp=3"]
+    code, out, err = run("suggest", *argv, "--top", "10", "--output-format", "json")
+    assert code == 0, err
+    candidates = json.loads(out)["candidates"]
+    shapes = [
+        (
+            c["config"]["hidden_size"],
+            c["config"]["num_attention_heads"],
+            c["config"]["num_key_value_heads"],
+            c["config"]["intermediate_size"],
+        )
+        for c in candidates
+    ]
+    assert (4608, 36, 6, 12288) in shapes
+    for _hidden, heads, kv, ffn in shapes:
+        assert heads % 3 == 0
+        assert ffn % 3 == 0
+        assert (ffn // 3) % 64 == 0
+        assert kv % 3 == 0 or 3 % kv == 0
+
+
 def test_impossible_70b_on_one_24gb_gpu() -> None:
     argv = ["suggest", "--params", "70B", "--budget", "1xRTX4090-24GB", "--context", "8192"]
     code, out, err = run(*argv, "--output-format", "json")
@@ -347,7 +379,7 @@ def test_impossible_70b_on_one_24gb_gpu() -> None:
 
 
 def test_impossible_budget_offers_formats_and_context() -> None:
-    argv = ["suggest", "--params", "70B", "--budget", "8xH100-80GB", "--context", "32768"]
+    argv = ["suggest", "--params", "70B", "--budget", "8xH100-80GB", "--context", "49152"]
     code, out, _ = run(*argv, "--target", "vllm:tp=2", "--output-format", "json")
     assert code == 1
     relaxations = json.loads(out)["impossible"]["relaxations"]
@@ -381,7 +413,9 @@ def test_impossible_targets() -> None:
     code, out, _ = run(*argv, "--output-format", "json")
     assert code == 1
     impossible = json.loads(out)["impossible"]
-    assert "divisible by 3" in impossible["message"]
+    # the blocker is named with its rule: 8 KV heads neither split over nor replicate onto 3
+    assert impossible["message"].startswith("DL402: --kv-heads 8")
+    assert "divisible by 3" not in impossible["message"]
     assert "without --target vllm:tp=3" in [r["change"] for r in impossible["relaxations"]]
     for relaxation in impossible["relaxations"]:
         _passes_check_under(relaxation)
