@@ -69,6 +69,13 @@ GRID: list[tuple[str, list[str], float, float | None]] = [
     ),
     ("gemma2-9b-fa2", ["--params", "9B", "--like", "gemma2", "--target", "fa2"], 9e9, None),
     (
+        # issue 23: once a false "impossible" (the FFN was tried only at multiples of 256)
+        "llama-8b-tp3-32-layers",
+        ["--params", "8B", "--head-dim", "128", "--layers", "32", "--target", "vllm:tp=3"],
+        8e9,
+        None,
+    ),
+    (
         "qwen2-14b-kv8",
         ["--params", "14B", "--like", "qwen2", "--kv-heads", "8", "--target", "sglang:tp=8"],
         14e9,
@@ -327,6 +334,31 @@ def _passes_check_under(relaxation: dict[str, Any]) -> None:
         assert code == 0, (relaxation["change"], out, err)
 
 
+def test_tp3_ffn_is_searched_at_multiples_of_lcm_256_64tp() -> None:
+    """At TP 3 the FFN must divide by 3: widths are tried at multiples of lcm(256, 192) = 768
+    as well, so the shape the issue verified with ``check --target vllm:tp=3`` (4608 × 32, 36/6
+    heads, ffn 12288) is found, and every FFN shard is a whole number of 64-wide tiles."""
+    argv = ["--params", "8B", "--head-dim", "128", "--layers", "32", "--target", "vllm:tp=3"]
+    code, out, err = run("suggest", *argv, "--top", "10", "--output-format", "json")
+    assert code == 0, err
+    candidates = json.loads(out)["candidates"]
+    shapes = [
+        (
+            c["config"]["hidden_size"],
+            c["config"]["num_attention_heads"],
+            c["config"]["num_key_value_heads"],
+            c["config"]["intermediate_size"],
+        )
+        for c in candidates
+    ]
+    assert (4608, 36, 6, 12288) in shapes
+    for _hidden, heads, kv, ffn in shapes:
+        assert heads % 3 == 0
+        assert ffn % 3 == 0
+        assert (ffn // 3) % 64 == 0
+        assert kv % 3 == 0 or 3 % kv == 0
+
+
 def test_impossible_70b_on_one_24gb_gpu() -> None:
     argv = ["suggest", "--params", "70B", "--budget", "1xRTX4090-24GB", "--context", "8192"]
     code, out, err = run(*argv, "--output-format", "json")
@@ -347,7 +379,7 @@ def test_impossible_70b_on_one_24gb_gpu() -> None:
 
 
 def test_impossible_budget_offers_formats_and_context() -> None:
-    argv = ["suggest", "--params", "70B", "--budget", "8xH100-80GB", "--context", "32768"]
+    argv = ["suggest", "--params", "70B", "--budget", "8xH100-80GB", "--context", "49152"]
     code, out, _ = run(*argv, "--target", "vllm:tp=2", "--output-format", "json")
     assert code == 1
     relaxations = json.loads(out)["impossible"]["relaxations"]
@@ -381,7 +413,9 @@ def test_impossible_targets() -> None:
     code, out, _ = run(*argv, "--output-format", "json")
     assert code == 1
     impossible = json.loads(out)["impossible"]
-    assert "divisible by 3" in impossible["message"]
+    # the blocker is named with its rule: 8 KV heads neither split over nor replicate onto 3
+    assert impossible["message"].startswith("DL402: --kv-heads 8")
+    assert "divisible by 3" not in impossible["message"]
     assert "without --target vllm:tp=3" in [r["change"] for r in impossible["relaxations"]]
     for relaxation in impossible["relaxations"]:
         _passes_check_under(relaxation)
@@ -402,13 +436,80 @@ def test_impossible_targets() -> None:
         ["--params", "8B", "--budget", "1xNOPE-1GB"],
         ["--params", "8B", "--gqa-ratio", "8..4"],
         ["--params", "8B", "--layers", "0"],
+        # hostile arguments (issue 23): refused at once, never searched or an internal error
+        ["--params", "8B", "--gqa-ratio", "1..1000000000000000000000"],
+        ["--params", "8B", "--gqa-ratio", "1..\u00b2"],
+        ["--params", "8B", "--gqa-ratio", "\u00b2"],
+        ["--params", "8B", "--moe", "experts=\u00b2,top_k=2"],
+        ["--params", "8B", "--moe", "experts=100000000,top_k=2"],
+        ["--params", "8B", "--target", "vllm:tp=\u00b2"],
+        ["--params", "8B", "--target", "vllm:tp=2,\u00b2"],
+        ["--params", "8B", "--target", "vllm:tp=100000000000"],
     ],
 )
 def test_usage_errors(argv: list[str]) -> None:
+    import time
+
+    start = time.perf_counter()
     code, _out, err = run("suggest", *argv)
-    assert code == 2
+    assert code == 2, err
     assert err.startswith("dimlint: error:") or "usage:" in err
     assert "Traceback" not in err
+    assert "internal error" not in err
+    assert time.perf_counter() - start < 10
+
+
+def test_wide_gqa_range_is_bounded() -> None:
+    """The widest accepted range costs no more than the heads it can divide."""
+    import time
+
+    start = time.perf_counter()
+    code, _out, err = run("suggest", "--params", "1B", "--gqa-ratio", "1..512", "--top", "1")
+    assert code == 0, err
+    assert time.perf_counter() - start < 30
+
+
+def test_write_follows_the_fix_file_rules(tmp_path: Path) -> None:
+    """``--write`` creates 0666 less the umask, keeps an existing file's mode, and refuses a
+    read-only ``config.json`` or a link out of the folder, as ``--fix`` does."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        code, _out, err = run(
+            "suggest", "--params", "1B", "--top", "1", "--write", str(tmp_path / "a")
+        )
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    written = tmp_path / "a" / "config.json"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o644
+    assert not [p.name for p in (tmp_path / "a").iterdir() if p.name != "config.json"]
+
+    written.chmod(0o640)  # an existing writable file is replaced with its mode kept
+    code, _out, err = run(
+        "suggest", "--params", "0.5B", "--top", "1", "--write", str(tmp_path / "a")
+    )
+    assert code == 0, err
+    assert stat.S_IMODE(written.stat().st_mode) == 0o640
+    assert json.loads(written.read_text(encoding="utf-8"))["hidden_size"]
+
+    written.write_text("{}", encoding="utf-8")
+    written.chmod(0o444)  # read-only: left alone, like --fix
+    code, _out, err = run("suggest", "--params", "1B", "--top", "1", "--write", str(tmp_path / "a"))
+    assert code == 2
+    assert "read-only" in err
+    assert written.read_text(encoding="utf-8") == "{}"
+
+    outside = tmp_path / "outside.json"
+    outside.write_text("{}", encoding="utf-8")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "config.json").symlink_to(outside)
+    code, _out, err = run("suggest", "--params", "1B", "--top", "1", "--write", str(tmp_path / "b"))
+    assert code == 2
+    assert "outside" in err
+    assert outside.read_text(encoding="utf-8") == "{}"
 
 
 def test_parsers() -> None:

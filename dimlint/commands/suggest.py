@@ -60,6 +60,17 @@ def _positive(value: int | None, name: str, high: int = 10**7) -> int | None:
     return value
 
 
+#: Largest parallel degree a target may name: every degree up to it is tried for each candidate.
+MAX_DEGREE = 1024
+
+
+def _bounded(target: Any) -> None:
+    """A target whose degrees the search can loop over (``vllm:tp=10**21`` is refused)."""
+    for key in ("tp", "pp", "ep", "cp", "sp"):
+        if getattr(target, key) > MAX_DEGREE:
+            raise UsageError(f"target {target.text!r}: {key} above {MAX_DEGREE}")
+
+
 def build_request(args: argparse.Namespace) -> Any:
     """The request from the arguments; a UsageError names the first bad one."""
     from dimlint.deploy.targets import TargetError, parse_budget_text, parse_target
@@ -108,7 +119,7 @@ def build_request(args: argparse.Namespace) -> Any:
     try:
         for text in args.target:
             for spec in expand_target(text):
-                parse_target(spec)
+                _bounded(parse_target(spec))
                 targets.append(spec)
         if args.budget is not None:
             parse_budget_text(args.budget)
@@ -143,22 +154,31 @@ def build_request(args: argparse.Namespace) -> Any:
 
 
 def write_config(folder: str, config: dict[str, Any]) -> str:
-    """Write ``folder/config.json`` atomically (the folder is created when missing)."""
+    """Write ``folder/config.json`` by ``--fix``'s rules (the folder is created when missing).
+
+    An existing file is replaced atomically with its own mode kept, and only when ``--fix``
+    would write it: a regular, writable file whose real path lies inside ``folder`` (a read-only
+    ``config.json`` or a link out of the folder is refused). A new file gets the mode any
+    program's new file gets, 0666 less the umask (``mkstemp``'s 0600 is not kept).
+    """
     import json
     import os
-    import tempfile
+    import stat
+
+    from dimlint.fix.apply import write_refusal
+    from dimlint.sources.safeio import replace_atomically
 
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "config.json")
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".config.", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(json.dumps(config, indent=2) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    data = (json.dumps(config, indent=2) + "\n").encode()
+    if not os.path.lexists(path):
+        replace_atomically(path, data)
+        return path
+    refusal = write_refusal(path, [os.path.realpath(folder)])
+    if refusal is not None:
+        raise UsageError(f"--write {folder}: {path} not replaced: {refusal}")
+    real = os.path.realpath(path)
+    replace_atomically(real, data, stat.S_IMODE(os.stat(real).st_mode))
     return path
 
 

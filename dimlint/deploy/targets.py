@@ -115,7 +115,7 @@ def parse_target(text: str) -> Target:
             raise TargetError(
                 f"target {text!r}: {part!r} is not one of {', '.join(k + '=N' for k in keys)}"
             )
-        if not value.strip().isdigit() or int(value) < 1:
+        if not (value.strip().isascii() and value.strip().isdigit()) or int(value) < 1:
             raise TargetError(f"target {text!r}: {key} must be a positive integer, got {value!r}")
         if key in sizes:
             raise TargetError(f"target {text!r}: {key} is given twice")

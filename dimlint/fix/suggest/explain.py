@@ -26,20 +26,42 @@ from dimlint.fix.suggest.search import (
     preliminary_key,
     ranked,
     refit,
+    serving_degrees,
     verify,
 )
 
 #: TP degrees compared in the power-of-two question (two nodes of 8).
 POWER_TP = 16
+#: The ranking key of :func:`dimlint.fix.suggest.search.verify`, criterion by criterion.
 _CRITERIA = (
+    "splitting over more than one GPU",
     "distance from the parameter target",
-    "KV bytes per token",
-    "TP degrees accepted",
-    "alignment margin",
+    "KV cache per GPU",
+    "per-GPU width alignment",
+    "power-of-two TP degrees the engines accept",
     "distance from the median depth/width ratio",
-    "KV bytes per token",
+    "KV bytes per token per GPU",
     "distance from the parameter target",
 )
+
+
+def _kv_per_gpu(candidate: Candidate, tp: int) -> float:
+    shape = candidate.shape
+    if shape.mla:
+        return candidate.kv_bytes_per_token
+    return candidate.kv_bytes_per_token * -(-shape.kv_heads // tp) / shape.kv_heads
+
+
+def _kv_heads_per_gpu(kv_heads: int, tp: int) -> str:
+    if tp <= 1:
+        return "all KV heads on one GPU"
+    if kv_heads >= tp:
+        return f"{kv_heads} KV heads split {kv_heads // tp} per GPU"
+    return f"{kv_heads} KV heads replicated: each GPU holds 1 of them, {tp // kv_heads} copies"
+
+
+def _largest_multiple(width: int, multiples: tuple[int, ...]) -> int:
+    return max((m for m in multiples if width % m == 0), default=1)
 
 
 def _pct(value: int, target: int) -> str:
@@ -76,7 +98,12 @@ def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
         )
         lines.append(
             f"{shape.kv_heads} KV heads (GQA {shape.heads // shape.kv_heads}):"
-            f" {candidate.kv_bytes_per_token:,.0f} KV bytes per token at {plan.kv_dtype}"
+            f" {candidate.kv_bytes_per_token:,.0f} KV bytes per token at {plan.kv_dtype};"
+            + "; ".join(
+                f" {_kv_per_gpu(candidate, tp):,.0f} per GPU at TP {tp}"
+                f" ({_kv_heads_per_gpu(shape.kv_heads, tp)})"
+                for tp in serving_degrees(plan, shape)
+            )
         )
     ratio = shape.hidden / shape.layers
     where = "inside" if low <= ratio <= high else "outside"
@@ -94,10 +121,17 @@ def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
     else:
         lines.append(
             f"ffn {shape.ffn} = {shape.ffn / shape.hidden:.2f} × hidden, a multiple of"
-            f" {plan.family.ffn_multiple} ({plan.family.name} rounding)"
+            f" {_largest_multiple(shape.ffn, plan.ffn_multiples)} (tried at multiples of"
+            f" {', '.join(map(str, plan.ffn_multiples))}: the {plan.family.name} roundings and"
+            " lcm(256, 64 × TP))"
         )
     vocab = request.vocab or plan.family.vocab
-    padded = f" padded from {vocab} to a multiple of 64" if shape.vocab != vocab else ""
+    padding = 128 * math.lcm(1, *plan.tp_degrees)
+    padded = (
+        f" padded from {vocab} to a multiple of {padding} (128 × TP, as Megatron pads)"
+        if shape.vocab != vocab
+        else ""
+    )
     lines.append(f"vocab {shape.vocab}{padded}; embeddings {'tied' if shape.tie else 'untied'}")
     lines.append(f"accepted: {_degrees(candidate.engines)}")
     return lines
@@ -110,20 +144,22 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
             continue
         name = _CRITERIA[min(index, len(_CRITERIA) - 1)]
         if index == 0:
-            return f"{name}: band {theirs:g} vs {mine:g} (bands of {BAND:.0%})"
+            return f"{name}: it runs at TP 1 only ({_degrees(other.engines)})"
         if index == 1:
-            return (
-                f"{name}: {other.kv_bytes_per_token:,.0f} vs {winner.kv_bytes_per_token:,.0f}"
-                " (a higher band; bands are half-octaves above the leanest candidate)"
-            )
+            return f"{name}: band {theirs:g} vs {mine:g} (bands of {BAND:.0%})"
         if index == 2:
-            return f"{name}: {-theirs:g} vs {-mine:g} ({_degrees(other.engines)})"
+            return (
+                f"{name}: {theirs:g} vs {mine:g} KV values per token and layer on one GPU"
+                " (KV heads split over TP, replicated when TP exceeds them)"
+            )
         if index == 3:
             return f"{name}: multiple of {-theirs:g} vs {-mine:g}"
         if index == 4:
-            return f"{name}: {theirs:.3f} vs {mine:.3f} (|log| of the ratio to the median)"
+            return f"{name}: {-theirs:g} vs {-mine:g} ({_degrees(other.engines)})"
         if index == 5:
-            return f"KV bytes per token: {theirs:,.0f} vs {mine:,.0f}"
+            return f"{name}: {theirs:.3f} vs {mine:.3f} (|log| of the ratio to the median)"
+        if index == 6:
+            return f"{name}: {theirs:,.0f} vs {mine:,.0f}"
         return f"distance from the parameter target: {theirs:.2%} vs {mine:.2%}"
     return ""
 

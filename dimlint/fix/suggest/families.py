@@ -39,6 +39,10 @@ class Family(Record):
     #: heads × head_dim may differ from hidden (Gemma-2, DeepSeek MLA).
     free_attention_width: bool
     max_positions: int
+    #: Coarser roundings the family's released models use, tried beside ``ffn_multiple``
+    #: (Llama-3's ``multiple_of`` is 1024 at 8B and 4096 at 70B/405B; Llama-2's was 256;
+    #: Mistral-7B/Nemo and Gemma-2 widths are multiples of 1024).
+    ffn_roundings: tuple[int, ...] = ()
 
 
 #: Llama-3.2 (1B, 3B) and Qwen2.5 (≤ 3B) tie the output head to the embeddings; 7B+ do not.
@@ -47,11 +51,11 @@ TIE_BELOW = 4_000_000_000
 FAMILIES: dict[str, Family] = {
     "llama": Family(
         "llama", "llama", "LlamaForCausalLM", ("mixtral", "MixtralForCausalLM"), (64, 128),
-        (4, 8), 128256, 256, (2.6, 3.6), "small", 2, False, False, 8192,
+        (4, 8), 128256, 256, (2.6, 3.6), "small", 2, False, False, 8192, (1024, 4096),
     ),
     "mistral": Family(
         "mistral", "mistral", "MistralForCausalLM", ("mixtral", "MixtralForCausalLM"), (128,),
-        (4, 8), 32768, 256, (2.6, 3.6), "never", 2, False, False, 32768,
+        (4, 8), 32768, 256, (2.6, 3.6), "never", 2, False, False, 32768, (1024,),
     ),
     "qwen2": Family(
         "qwen2", "qwen2", "Qwen2ForCausalLM", ("qwen2_moe", "Qwen2MoeForCausalLM"), (64, 128),
@@ -59,7 +63,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "gemma2": Family(
         "gemma2", "gemma2", "Gemma2ForCausalLM", None, (128, 256),
-        (2, 2), 256000, 256, (4.0, 8.0), "always", 4, False, True, 8192,
+        (2, 2), 256000, 256, (4.0, 8.0), "always", 4, False, True, 8192, (1024,),
     ),
     "deepseek_v3": Family(
         "deepseek_v3", "deepseek_v3", "DeepseekV3ForCausalLM",

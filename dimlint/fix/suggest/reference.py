@@ -72,13 +72,34 @@ def _window(params: int, moe: bool) -> list[Released]:
         factor *= 1.5
 
 
-def aspect_range(params: int, moe: bool) -> tuple[float, float, float]:
+def aspect_range(
+    params: int, moe: bool, model_types: tuple[str, ...] = ()
+) -> tuple[float, float, float]:
     """(low, median, high) of hidden / layers among released models near ``params`` (dense or
-    mixture-of-experts as asked), the extreme tenth at each end left out."""
-    ratios = sorted(m.hidden / m.layers for m in _window(params, moe))
+    mixture-of-experts as asked). The median is that of the family's own released models in
+    the window when it has any (``model_types``: Gemma-2 is deep and thin, hidden/layers 85 at
+    9B where Llama-3-8B has 128), else of every family's."""
+    window = _window(params, moe)
+    ratios = sorted(m.hidden / m.layers for m in window)
     cut = int(len(ratios) * TRIM)
     kept = ratios[cut : len(ratios) - cut] or ratios
-    return kept[0], kept[len(kept) // 2], kept[-1]
+    own = sorted(m.hidden / m.layers for m in window if m.model_type in model_types)
+    median = own[len(own) // 2] if own else kept[len(kept) // 2]
+    return kept[0], median, kept[-1]
+
+
+def ffn_ratio_range(model_type: str) -> tuple[float, float] | None:
+    """(lowest, highest) ffn / hidden among the released dense models of ``model_type``, the
+    caps the search keeps to (None with fewer than two): a cap taken from the data admits every
+    released model of the family (Qwen2.5-1.5B's 5.83 × hidden)."""
+    ratios = [
+        m.ffn / m.hidden
+        for m in released()
+        if m.model_type == model_type and not m.experts and m.ffn > 0 and m.hidden > 0
+    ]
+    if len(ratios) < 2:
+        return None
+    return min(ratios), max(ratios)
 
 
 def nearest(params: int, moe: bool, count: int = 3, model_type: str = "") -> list[Released]:

@@ -21,7 +21,14 @@ from collections.abc import Iterator
 
 from dimlint.fix.suggest.families import Shape, closed_form
 from dimlint.fix.suggest.request import MoE, Request
-from dimlint.fix.suggest.search import Candidate, Outcome, enumerate_shapes, search, verify
+from dimlint.fix.suggest.search import (
+    Candidate,
+    Outcome,
+    enumerate_shapes,
+    kv_fits_targets,
+    search,
+    verify,
+)
 from dimlint.records import Record
 
 #: Configs verified per relaxation: enough to find one that passes, bounded in time.
@@ -142,9 +149,20 @@ def _shape(outcome: Outcome) -> Impossible:
             f" runs {moe.top_k + moe.shared} of {moe.experts + moe.shared} expert MLPs, so the"
             f" active count cannot fall much below {share:.0%} of the expert weights"
         )
-    if outcome.plan.head_divisors:
+    kv = request.kv_heads or 0
+    blocked = kv_fits_targets(outcome.plan, kv) if kv else []
+    if blocked:
+        tp = ", ".join(str(degree) for degree, _ in blocked)
+        message = (
+            f"DL402: --kv-heads {kv} neither splits over nor is replicated onto tp {tp}"
+            " (each rank holds kv / tp KV heads when tp divides them, or a copy when kv divides"
+            " tp; "
+            + ", ".join(f"{kv} % {d} = {kv % d}, {d} % {kv} = {d % kv}" for d, _ in blocked)
+            + "), so no shape with these KV heads runs on the targets"
+        )
+    elif outcome.plan.head_divisors:
         divisors = ", ".join(map(str, outcome.plan.head_divisors))
-        message += f"; the targets need heads divisible by {divisors}"
+        message += f"; the targets need heads divisible by {divisors} (DL401)"
     lowest = _lowest_active(outcome)
     if lowest is not None:
         message += f"; the lowest active count a {_billions(request.params)} shape reaches is"

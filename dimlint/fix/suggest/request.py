@@ -18,6 +18,18 @@ from dimlint.records import Record
 FAMILIES = ("llama", "qwen2", "mistral", "gemma2", "deepseek_v3")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kKmMbBtT]?)\s*$")
 _SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
+#: Heads per KV head a request may ask for: the search never tries more than 512 heads, and
+#: the widest released grouping is MQA over 128 heads.
+MAX_GQA = 512
+#: Routed experts a request may ask for (the most released: 512, Qwen3-Next and Qwen3.5).
+MAX_EXPERTS = 4096
+
+
+def is_number(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also accepts ``²`` and ``٣``, which ``int`` refuses
+    or reads as another number than the one typed."""
+    text = text.strip()
+    return text.isascii() and text.isdigit()
 
 
 class MoE(Record):
@@ -79,7 +91,7 @@ def parse_moe(text: str) -> MoE:
         key = key.strip().lower().replace("-", "_")
         if key == "topk":
             key = "top_k"
-        if key not in ("experts", "top_k", "shared") or not equals or not value.strip().isdigit():
+        if key not in ("experts", "top_k", "shared") or not equals or not is_number(value):
             raise UsageError(
                 f"--moe {text!r}: {part!r} is not experts=N, top_k=N or shared=N"
                 " (e.g. --moe experts=64,top_k=8,shared=1)"
@@ -88,17 +100,24 @@ def parse_moe(text: str) -> MoE:
     if "experts" not in values or "top_k" not in values:
         raise UsageError(f"--moe {text!r}: give at least experts=N and top_k=N")
     moe = MoE(values["experts"], values["top_k"], values.get("shared", 0))
-    if moe.experts < 2 or not 1 <= moe.top_k < moe.experts or moe.shared > 8:
-        raise UsageError(f"--moe {text!r}: need experts ≥ 2, 1 ≤ top_k < experts and shared ≤ 8")
+    if not 2 <= moe.experts <= MAX_EXPERTS or not 1 <= moe.top_k < moe.experts or moe.shared > 8:
+        raise UsageError(
+            f"--moe {text!r}: need 2 ≤ experts ≤ {MAX_EXPERTS}, 1 ≤ top_k < experts and shared ≤ 8"
+        )
     return moe
 
 
-def parse_range(text: str, what: str) -> tuple[int, int]:
-    """``4..8`` or ``8`` → an inclusive range."""
+def parse_range(text: str, what: str, most: int = MAX_GQA) -> tuple[int, int]:
+    """``4..8`` or ``8`` → an inclusive range within 1 … ``most``.
+
+    The bound keeps every loop over the range short: ``1..10**21`` is refused, not searched.
+    """
     low, dots, high = text.partition("..")
     parts = (low, high) if dots else (low, low)
-    if not all(p.strip().isdigit() and int(p) >= 1 for p in parts) or int(parts[0]) > int(parts[1]):
+    if not all(is_number(p) for p in parts) or not 1 <= int(parts[0]) <= int(parts[1]):
         raise UsageError(f"{what} {text!r} is not N or LOW..HIGH (e.g. 4..8)")
+    if int(parts[1]) > most:
+        raise UsageError(f"{what} {text!r}: at most {most}")
     return int(parts[0]), int(parts[1])
 
 
@@ -117,7 +136,7 @@ def expand_target(text: str) -> list[str]:
         if "=" in part:
             key, _, value = part.partition("=")
             keys.append((key.strip(), [value.strip()]))
-        elif part.isdigit() and keys:
+        elif is_number(part) and keys:
             keys[-1][1].append(part)
         else:
             raise UsageError(f"target {text!r}: {part!r} is neither key=N nor another N")

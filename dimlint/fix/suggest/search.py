@@ -13,11 +13,21 @@ ordered by a preliminary key and verified in that order until enough pass:
   must be within the tolerance of the request; the KV bytes per token are ``mem``'s;
 * the accepted TP degrees per engine are ``plan``'s (:func:`dimlint.engines.valid_degrees`).
 
-Survivors are ranked by parameter distance (in bands of :data:`BAND`, so that shapes within
-1% of each other count as equally close), then KV bytes per token (in half-octave bands above
-the leanest candidate, see :func:`kv_band`), then how many TP degrees the engines accept, then
-alignment margin, then distance from the median depth/width ratio, then the exact KV bytes and
-parameter distance.
+Survivors are ranked by what a deployment pays (issue 23), at the TP degrees the targets
+name (without targets: TP 1 below 4B, else the largest power of two up to one node of 8 the
+shape splits over, see :func:`serving_degrees`):
+
+1. whether it splits over more than one GPU at all (a TP-1-only shape never ranks above one
+   that scales);
+2. parameter distance, in bands of :data:`BAND` (shapes within 1% count as equally close);
+3. KV values per token and layer on one GPU (KV heads split over TP, replicated when TP exceeds
+   them: 4 and 8 KV heads both cost one head per GPU at TP 8);
+4. the alignment of every width one GPU holds (FFN / TP, query width / TP, hidden);
+5. the power-of-two TP degrees the engines accept;
+6. distance from the median depth/width ratio of the family's released models near this size;
+7. the exact KV bytes per token per GPU, then the exact parameter distance.
+
+Nothing in the key depends on the other candidates, so #1 is the same whatever ``--top`` is.
 """
 
 from __future__ import annotations
@@ -43,7 +53,7 @@ from dimlint.fix.suggest.families import (
     dense_ffn,
     round_up,
 )
-from dimlint.fix.suggest.reference import aspect_range
+from dimlint.fix.suggest.reference import aspect_range, ffn_ratio_range
 from dimlint.fix.suggest.request import Request
 from dimlint.records import Record
 
@@ -62,12 +72,26 @@ DEPTH_MARGIN = 4
 PER_GEOMETRY = 2
 #: Below this size the 64-wide heads of small released models are the default.
 SMALL_HEADS_BELOW = 1_500_000_000
-#: Largest power of two that counts towards the alignment margin (beyond: no further gain).
-ALIGN_CAP = 256
+#: Largest power of two that counts towards the alignment margin (beyond: no further gain):
+#: tensor-core tiles are 64–128 wide in most kernels (Hopper's wgmma reaches 256), and the
+#: shards of released models are 128-aligned or more (Llama-3, Mistral, Mixtral and Gemma-2 at
+#: TP 8: 256; Qwen2.5-0.5B's 896: 128), where a shard of 14592 / 8 = 1824 is 32-aligned.
+ALIGN_CAP = 128
+#: Below this size a model is served on one GPU (bf16 weights under 8 GB): without targets
+#: its KV and widths are compared at TP 1, where fewer KV heads do save memory.
+ONE_GPU_BELOW = 4_000_000_000
+#: FFN widths are also tried at multiples of lcm(TP_WIDTH, 64 · TP) for every requested TP
+#: degree, so that a shape whose FFN splits evenly over the ranks is found (issue 23).
+TP_WIDTH = 256
+#: GPUs of one node: without targets, shapes are compared served at up to this TP degree.
+NODE = 8
+#: The vocabulary is padded to this × the TP degrees, as Megatron's
+#: ``make_vocab_size_divisible_by`` (128) does: every rank's slice stays 128-aligned.
+VOCAB_PADDING = 128
 #: Verification stops after this many configs have been linted…
 VERIFY_LIMIT = 600
-#: …or once this many per requested candidate have passed.
-PASSING_PER_REQUESTED = 4
+#: …or once this many have passed (as many as the largest ``--top``, whatever ``--top`` is).
+PASSING_WANTED = 50
 
 
 class Plan(Record):
@@ -88,6 +112,20 @@ class Plan(Record):
     layer_divisors: tuple[int, ...]
     vocab: int
     tie: bool
+    #: Tensor-parallel degrees the targets name (empty without targets). KV bytes and widths
+    #: are ranked per GPU at each of them (see :func:`serving_degrees`).
+    tp_degrees: tuple[int, ...] = ()
+    #: Without targets: the largest TP degree a shape is assumed to be served at (the budget's
+    #: GPU count, else one node of 8), as ``plan`` and ``mem --budget`` choose it.
+    serving_cap: int = NODE
+    #: (TP degree, replicates KV heads) of every parallel target, for the DL402 pruning.
+    kv_rules: tuple[tuple[int, bool], ...] = ()
+    #: Multiples the dense FFN width is tried at: the family's roundings and lcm(256, 64·TP).
+    ffn_multiples: tuple[int, ...] = (256,)
+    #: Multiples the expert width is tried at.
+    expert_multiples: tuple[int, ...] = (64,)
+    #: ffn / hidden of the family's released dense models (from the released-shape table).
+    ffn_ratio: tuple[float, float] = (2.6, 3.6)
 
 
 class Candidate(Record):
@@ -153,19 +191,38 @@ def make_plan(request: Request) -> Plan:
     kv_dtype = request.kv_dtype or (dtype if dtype_bytes(dtype) >= 2 else "bf16")
     positions = max(family.max_positions, request.context or 0)
     vocab = request.vocab or family.vocab
+    tp_degrees = tuple(sorted({t.tp for t in parallel}))
+    cap = NODE if request.params >= ONE_GPU_BELOW else 1
+    if chosen is not None and chosen.budget is not None and not tp_degrees:
+        from dimlint.deploy.targets import parse_budget_text
+
+        cap = min(NODE, parse_budget_text(chosen.budget)[0])
+    per_tp = [math.lcm(TP_WIDTH, 64 * tp) for tp in tp_degrees or (cap,) if tp > 1]
+    ffn_multiples = tuple(sorted({family.ffn_multiple, *family.ffn_roundings, *per_tp}))
+    expert_multiples = tuple(sorted({EXPERT_MULTIPLE, *per_tp}))
     return Plan(
         request,
         family,
         chosen,
         kv_dtype,
         1 << (positions - 1).bit_length(),
-        aspect_range(request.params, request.moe is not None),
+        aspect_range(
+            request.params,
+            request.moe is not None,
+            (family.moe[0] if request.moe and family.moe else family.model_type,),
+        ),
         engines or PLAN_ENGINES,
         max([8, *(t.tp for t in parallel)]),
         tuple(sorted({t.tp for t in parallel if t.tp > 1} | {t.sp for t in parallel if t.sp > 1})),
         tuple(sorted({t.pp for t in parallel if t.pp > 1 and ENGINES[t.engine].even_pp})),
-        round_up(vocab, 64),
+        round_up(vocab, VOCAB_PADDING * math.lcm(1, *tp_degrees)),
         family.tie == "always" or (family.tie == "small" and request.params < TIE_BELOW),
+        tp_degrees,
+        cap,
+        tuple(sorted({(t.tp, ENGINES[t.engine].replicate_kv) for t in parallel if t.tp > 1})),
+        ffn_multiples,
+        expert_multiples,
+        ffn_ratio_range(family.model_type) or family.ffn_ratio,
     )
 
 
@@ -180,6 +237,58 @@ def alignment(shape: Shape) -> int:
     if not shape.mla:
         widths.append(shape.kv_heads * shape.head_dim)
     return min(_power_of_two_part(w) for w in widths)
+
+
+def shard_alignment(plan: Plan, shape: Shape) -> int:
+    """The smallest power of two (≤ 128) dividing every width one GPU holds, at every requested
+    TP degree: the query heads' width / TP, the FFN (or expert) width / TP, and the hidden
+    size (which no rank splits). A shard that is only 32-aligned
+    (14592 / 8 = 1824) wastes tensor-core tiles on every GEMM of the layer. The vocab is left
+    out: it is padded to 128 × TP (:data:`VOCAB_PADDING`), so each slice is 128-aligned."""
+    ffn = shape.expert_ffn if shape.experts else shape.ffn
+    found = ALIGN_CAP
+    for tp in serving_degrees(plan, shape):
+        widths = [shape.hidden, shape.attention_width / tp, ffn / tp]
+        for width in widths:
+            found = min(found, _power_of_two_part(int(width)) if width == int(width) else 1)
+    return found
+
+
+def kv_width_per_gpu(plan: Plan, shape: Shape) -> int:
+    """KV elements one GPU stores per token and layer, at the worst requested TP degree.
+
+    KV heads split over the ranks when TP divides them and are replicated when TP exceeds
+    them (vLLM, SGLang, Megatron): 4 KV heads at TP 8 cost each GPU one head, as 8 do. MLA's
+    latent is the same on every rank."""
+    if shape.mla:
+        return MLA_KV_RANK + MLA_ROPE
+    per_gpu = max(-(-shape.kv_heads // tp) for tp in serving_degrees(plan, shape))
+    return 2 * per_gpu * shape.head_dim
+
+
+def serving_degrees(plan: Plan, shape: Shape) -> tuple[int, ...]:
+    """The TP degrees ``shape`` is compared at: the targets', else the largest power of two up
+    to :attr:`Plan.serving_cap` it splits over (heads, KV heads split or replicated, FFN), as a
+    deployment that scales it would run it. With 32 heads, 4 and 8 KV heads both cost one
+    head per GPU at TP 8: the KV heads that fewer would save are replicated anyway."""
+    if plan.tp_degrees:
+        return plan.tp_degrees
+    ffn = shape.expert_ffn if shape.experts else shape.ffn
+    degree = 1
+    while degree * 2 <= plan.serving_cap:
+        tp = degree * 2
+        kv_ok = shape.mla or shape.kv_heads % tp == 0 or tp % shape.kv_heads == 0
+        if shape.heads % tp or not kv_ok or ffn % tp:
+            break
+        degree = tp
+    return (degree,)
+
+
+def deployable_tier(heads: int, kv_heads: int, widths: Iterable[int]) -> int:
+    """0 when the shape splits over 2 GPUs at all (heads, KV heads and every width even), 1
+    when it runs at TP 1 only: such a shape never ranks above one that scales."""
+    even = heads % 2 == 0 and (kv_heads % 2 == 0 or kv_heads == 1)
+    return 0 if even and all(w % 2 == 0 for w in widths) else 1
 
 
 def closed_kv_elements(shape: Shape) -> int:
@@ -231,14 +340,26 @@ def default_head_dims(family: Family, params: int) -> tuple[int, ...]:
     return family.head_dims
 
 
+def kv_fits_targets(plan: Plan, kv_heads: int) -> list[tuple[int, bool]]:
+    """The (TP degree, replicates) targets ``kv_heads`` fails (DL402): each rank holds kv / tp
+    heads when TP divides them, or a copy when an engine replicates and kv divides TP."""
+    return [
+        (tp, replicate)
+        for tp, replicate in plan.kv_rules
+        if kv_heads % tp and not (replicate and tp % kv_heads == 0)
+    ]
+
+
 def _kv_options(plan: Plan, heads: int) -> list[int]:
     request = plan.request
     if plan.family.name == "deepseek_v3":
         return [heads]
     if request.kv_heads is not None:
-        return [request.kv_heads] if heads % request.kv_heads == 0 else []
-    low, high = request.gqa or plan.family.gqa
-    return [heads // r for r in range(low, high + 1) if heads % r == 0 and heads // r >= 1]
+        options = [request.kv_heads] if heads % request.kv_heads == 0 else []
+    else:
+        low, high = request.gqa or plan.family.gqa
+        options = [heads // r for r in range(low, min(high, heads) + 1) if heads % r == 0]
+    return [kv for kv in options if not kv_fits_targets(plan, kv)]
 
 
 def _layer_range(plan: Plan, hidden: int) -> range:
@@ -276,10 +397,18 @@ def _depths(
     return fewest, most
 
 
-def _width_options(exact: float, multiple: int, low: float, high: float) -> list[int]:
-    """The multiples of ``multiple`` either side of ``exact`` within [low, high]."""
-    above = round_up(exact, multiple)
-    return [w for w in (above - multiple, above) if low <= w <= high and w > 0]
+def _width_options(
+    exact: float, multiples: Iterable[int], low: float, high: float, tp: Iterable[int] = (1,)
+) -> list[int]:
+    """The multiples of each of ``multiples`` either side of ``exact`` within [low, high] that
+    every TP degree divides: a family's own rounding (Llama-3's 1024) and the TP-friendly
+    lcm(256, 64·TP) both get their nearest widths, not only the finest multiple."""
+    found: set[int] = set()
+    for multiple in multiples:
+        above = round_up(exact, multiple)
+        found.update(w for w in (above - multiple, above) if low <= w <= high and w > 0)
+    degrees = tuple(tp)
+    return sorted(w for w in found if not any(w % d for d in degrees))
 
 
 class _Geometry(Record):
@@ -301,8 +430,8 @@ def _geometry(plan: Plan, base: Shape) -> _Geometry:
 
 
 def _dense_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) -> Iterator[Shape]:
-    request, family, h = plan.request, plan.family, base.hidden
-    low, high = family.ffn_ratio[0] * h, family.ffn_ratio[1] * h
+    request, h = plan.request, base.hidden
+    low, high = plan.ffn_ratio[0] * h, plan.ffn_ratio[1] * h
     per_layer = (geometry.layer + 3 * h * low, geometry.layer + 3 * h * high)
     within = _depths(plan, geometry.embedding, per_layer, limit)
     for layers in _layer_options(plan, h, within):
@@ -310,7 +439,7 @@ def _dense_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) ->
         if fixed + layers * 3 * h * low > request.params * (1 + limit):
             return  # deeper is only larger
         exact = ((request.params - fixed) / layers) / (3 * h)
-        for ffn in _width_options(exact, family.ffn_multiple, low, high):
+        for ffn in _width_options(exact, plan.ffn_multiples, low, high, plan.tp_degrees):
             total = fixed + layers * 3 * h * ffn
             if abs(_error(total, request.params)) <= limit:
                 yield base._replace(layers=layers, ffn=ffn)
@@ -356,7 +485,7 @@ def _moe_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) -> I
             exact = (request.params - request.active) / (moe * (e - k) * 3 * h)
         else:
             exact = (request.params - fixed) / (moe * (e + s) * 3 * h)
-        for width in _width_options(exact, EXPERT_MULTIPLE, low, high):
+        for width in _width_options(exact, plan.expert_multiples, low, high, plan.tp_degrees):
             total = fixed + moe * (e + s) * 3 * h * width
             active = fixed + moe * (k + s) * 3 * h * width
             if _distance(plan, total, active) <= limit:
@@ -446,31 +575,32 @@ def excluded_by(plan: Plan, shape: Shape) -> str | None:
     return None
 
 
-def kv_band(per_token: float, floor: float = 1.0) -> int:
-    """KV bytes per token in half-octave bands above ``floor`` (the smallest among the
-    candidates): within about 41% of the leanest counts as equal, so that a few percent of
-    cache never outweighs the TP degrees the engines accept."""
-    if per_token <= 0 or floor <= 0:
-        return 0
-    return math.floor(2 * math.log2(per_token / floor) + 1e-9)
+def ranked(candidate: Candidate, floor: float = 0.0) -> tuple[float, ...]:
+    """The candidate's key (kept for callers that passed a KV floor: the key no longer
+    depends on the other candidates, so the order is the same whatever ``--top`` is)."""
+    return candidate.key
 
 
-def ranked(candidate: Candidate, floor: float) -> tuple[float, ...]:
-    """The candidate's key with its KV band measured from ``floor``."""
-    key = candidate.key
-    if len(key) < 2:
-        return key
-    return (key[0], kv_band(candidate.kv_bytes_per_token, floor), *key[2:])
+def _widths(shape: Shape) -> list[int]:
+    return [shape.attention_width, shape.expert_ffn if shape.experts else shape.ffn, shape.vocab]
 
 
 def preliminary_key(plan: Plan, shape: Shape, distance: float) -> tuple[float, ...]:
+    """The ranking key by closed form: the order shapes are verified in (see :func:`verify`)."""
     return (
+        deployable_tier(shape.heads, shape.kv_heads, _widths(shape)),
         math.floor(distance / BAND),
-        kv_band(closed_kv_elements(shape)),
-        -alignment(shape),
+        kv_width_per_gpu(plan, shape),
+        -shard_alignment(plan, shape),
         _aspect_distance(plan, shape),
         distance,
     )
+
+
+def power_of_two_degrees(engines: dict[str, list[int]]) -> int:
+    """(engine, power-of-two TP degree) pairs accepted: TP 8 on transformers' native TP for
+    32/8 heads counts, a TP 3 nobody deploys does not."""
+    return sum(1 for degrees in engines.values() for d in degrees if d > 1 and d & (d - 1) == 0)
 
 
 def _lint(plan: Plan, config: dict[str, Any]) -> list[Diagnostic]:
@@ -536,13 +666,15 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
     distance = _distance(plan, params.total, params.active)
     # outside the tolerance by the exact count: never printed
     band = math.inf if distance > plan.request.tolerance else math.floor(distance / BAND)
+    scales = any(d > 1 for degrees in engines.values() for d in degrees)
     key: tuple[float, ...] = (
+        0 if scales else 1,
         band,
-        kv_band(kv),
-        -sum(len(degrees) for degrees in engines.values()),
-        -alignment(shape),
+        kv_width_per_gpu(plan, shape),
+        -shard_alignment(plan, shape),
+        -power_of_two_degrees(engines),
         _aspect_distance(plan, shape),
-        kv,
+        kv * kv_width_per_gpu(plan, shape) / max(1, closed_kv_elements(shape) // shape.layers),
         distance,
     )
     return Candidate(
@@ -579,7 +711,7 @@ def search(
     """
     plan = make_plan(request)
     ordered = shapes if shapes is not None else [shape for _, shape in pool(plan)]
-    wanted = max(request.top * PASSING_PER_REQUESTED, 12)
+    wanted = PASSING_WANTED  # not from --top: #1 and its explanation never depend on it
     passing: list[Candidate] = []
     refused: list[Candidate] = []
     per_geometry: dict[tuple[int, ...], int] = {}
@@ -595,8 +727,7 @@ def search(
                 break
         else:
             refused.append(candidate)
-    floor = min((c.kv_bytes_per_token for c in passing), default=1.0)
-    passing = sorted((c._replace(key=ranked(c, floor)) for c in passing), key=lambda c: c.key)
+    passing.sort(key=lambda c: c.key)
     return Outcome(plan, passing[: request.top], refused, ordered)
 
 
