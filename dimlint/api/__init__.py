@@ -238,7 +238,7 @@ def memory(
     training: bool = False,
     optimizer: str = "adam",
     zero: int = 0,
-    dp: int = 1,
+    dp: int | None = None,
     recompute: str = "none",
     attention: str = "sdpa",
     config: str | None = None,
