@@ -100,7 +100,13 @@ def _add_mem_parser(commands: _Commands) -> None:
     mem.add_argument("--training", action="store_true", help="also estimate training memory")
     mem.add_argument("--optimizer", choices=("adam", "adam8bit", "sgd"), default="adam")
     mem.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage")
-    mem.add_argument("--dp", type=_positive, default=1, help="data-parallel size (ZeRO shards)")
+    mem.add_argument(
+        "--dp",
+        type=_positive,
+        default=None,
+        help="data-parallel size (ZeRO shards; default 1, or with --training --budget the GPUs"
+        " left after tp × pp)",
+    )
     mem.add_argument(
         "--recompute", choices=("none", "selective", "full"), default="none", help="training"
     )

@@ -103,6 +103,33 @@ def test_training_section(tmp_path: Path) -> None:
     assert "ZeRO-0" in table
 
 
+def test_training_budget_is_split_once_between_tp_and_dp(tmp_path: Path) -> None:
+    path = write(tmp_path, LLAMA_3_70B)
+    base = ("mem", str(path), "--training", "--zero", "3", "--budget", "8xH100-80GB")
+    weights = 2 * 70_553_706_496
+
+    def training(*extra: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        report = json.loads(run(*base, *extra, "--output-format", "json")[1])
+        return report["training"], report
+
+    plan, report = training()
+    assert (plan["tp"], plan["pp"], plan["dp"], plan["gpus"]) == (1, 1, 8, 8)
+    assert plan["weights"] == pytest.approx(weights / 8, abs=1)  # 8-way, not tp 8 × dp 8
+    assert report["per_gpu"]["tp"] == 1  # one plan for the whole report
+    assert report["budget"]["judged"] == "training"
+    assert report["budget"]["gpus_needed"] == 8
+    assert any("split as tp 1 × pp 1 × dp 8" in note for note in report["notes"])
+    plan, _ = training("--tp", "2")
+    assert (plan["tp"], plan["dp"]) == (2, 4)
+    assert plan["weights"] == pytest.approx(weights / 8, abs=1)
+    plan, report = training("--tp", "2", "--dp", "8")
+    assert report["budget"]["gpus_needed"] == 16
+    assert report["budget"]["fits"] is False
+    assert any("needs 16 GPUs, the budget has 8" in note for note in report["notes"])
+    _, table, _ = run(*base)
+    assert "tp 1 × pp 1 × dp 8" in table
+
+
 def test_quantized_config(tmp_path: Path) -> None:
     config = {**LLAMA_3_70B, "quantization_config": {"quant_method": "awq", "bits": 4}}
     path = write(tmp_path, config)

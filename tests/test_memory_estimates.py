@@ -18,7 +18,7 @@ from dimlint.memory import (
     weight_bytes,
 )
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.estimates import training_activations
+from dimlint.memory.estimates import model_weight_bytes, training_activations
 
 LLAMA_3_70B = {
     "model_type": "llama",
@@ -86,7 +86,12 @@ def test_quantization_config_applies_to_quantized_dtypes_only() -> None:
     documents = specs_for_document("config.json", config)
     quantized = serving_memory(documents, context=1, batch=1, dtype="int4", kv_dtype="bf16")
     params = model_parameters(documents)
-    assert quantized.weights == weight_bytes(params, "int4", config["quantization_config"])
+    assert quantized.weights == model_weight_bytes(documents, "int4", params)
+    # the norms GPTQ leaves unquantized are stored in bf16, not at 4 bits
+    norms = 80 * 2 * 8192 + 8192
+    per_weight = 0.5 + 2.5 / 128
+    plain = weight_bytes(params, "int4", config["quantization_config"])
+    assert quantized.weights - plain == pytest.approx(norms * (2 - per_weight), abs=2)
     as_bf16 = serving_memory(documents, context=1, batch=1, dtype="bf16", kv_dtype="bf16")
     assert as_bf16.weights == 2 * PARAMS_70B
 

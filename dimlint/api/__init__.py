@@ -247,7 +247,7 @@ def mem(
     training: bool = False,
     optimizer: str = "adam",
     zero: int = 0,
-    dp: int = 1,
+    dp: int | None = None,
     recompute: str = "none",
     attention: str = "sdpa",
     config: str | None = None,

@@ -54,11 +54,20 @@ def _quantization_label(specs: list[ModelSpec], dtype: str) -> str | None:
     config = specs[0].raw.get("quantization_config")
     if not isinstance(config, dict):
         return None
+    from dimlint.memory.estimates import stored_layout
+
     per_weight = quantized_bytes_per_weight(config)
     method = config.get("quant_method", "unknown")
     if per_weight is None:
         return f"{method} (not recognised: counted as {dtype})"
-    return f"{method}, {per_weight * 8:.3g} bits per quantized weight"
+    label = f"{method}, {per_weight * 8:.3g} bits per quantized weight"
+    layout = stored_layout(specs, config)
+    if layout is not None:
+        label += (
+            f"; {layout.kept_params:,} parameters left unquantized in {layout.kept_dtype}"
+            " (embeddings, head, norms, routers and the modules the config skips)"
+        )
+    return label
 
 
 def report(
@@ -75,10 +84,10 @@ def report(
         serving_memory,
         training_memory,
         training_states,
-        weight_bytes,
     )
     from dimlint.memory.config_view import Cfg
     from dimlint.memory.dtypes import dtype_bytes, stated_dtype
+    from dimlint.memory.estimates import model_weight_bytes
 
     lm = language_spec(specs)
     dtype = args.dtype or stated_dtype(specs[0].raw)
@@ -86,8 +95,6 @@ def report(
     context, batch, tp, pp = args.context, args.batch, args.tp, args.pp
     params = model_parameters(specs)
     notes = list(params.notes)
-    quantization = specs[0].raw.get("quantization_config")
-    quantized = quantization if isinstance(quantization, dict) and dtype_bytes(dtype) < 2 else None
     max_positions = Cfg(lm).max_positions
     if max_positions and context > max_positions:
         notes.append(
@@ -109,7 +116,7 @@ def report(
         },
         "weights": {
             "dtype": dtype,
-            "bytes": weight_bytes(params, dtype, quantized),
+            "bytes": model_weight_bytes(specs, dtype, params),
             "quantization": _quantization_label(specs, dtype),
         },
         "kv_cache": {
@@ -159,6 +166,7 @@ def report(
             "dp": args.dp,
             "tp": tp,
             "pp": pp,
+            "gpus": tp * pp * args.dp,
             "micro_batch": batch,
             "seq": seq,
             "recompute": args.recompute,
@@ -171,6 +179,9 @@ def report(
             "total": training.total,
             "estimated": ESTIMATED,
         }
+    layout = getattr(args, "layout", None)
+    if layout:
+        notes.append(layout)
     if args.budget:
         result["budget"] = _budget(args.budget, result)
     refused = layout_refusals(specs, tp, pp)
@@ -209,6 +220,11 @@ def _budget(text: str, result: dict[str, Any]) -> dict[str, Any]:
     usable = gpu.usable_bytes()
     per_gpu = result["per_gpu"]
     gpus = per_gpu["tp"] * per_gpu["pp"]
+    total = per_gpu["total"]
+    training = result["training"]
+    if training:  # the budget is judged for the run asked for: the training step
+        gpus = training["tp"] * training["pp"] * training["dp"]
+        total = training["total"]
     return {
         "budget": text,
         "gpu": gpu.name,
@@ -217,17 +233,19 @@ def _budget(text: str, result: dict[str, Any]) -> dict[str, Any]:
         "gpu_memory_utilization": GPU_MEMORY_UTILIZATION,
         "usable_bytes": usable,
         "gpus_needed": gpus,
-        "fits": per_gpu["total"] <= usable and gpus <= count,
+        "judged": "training" if training else "serving",
+        "fits": total <= usable and gpus <= count,
     }
 
 
 def apply_settings(path: str, specs: list[ModelSpec], args: argparse.Namespace) -> None:
     """Fill what the command line left open from the settings file, then from the model:
     the context defaults to vLLM's ``max_model_len`` (the model's own longest), as in ``plan``
-    and ``check --budget``; ``--budget`` sets ``--tp`` to its GPU count."""
+    and ``check --budget``; a ``--budget`` is split into tp, pp and dp once
+    (:func:`_sharding_plan`)."""
     from dimlint.deploy.fit import default_context
     from dimlint.lint.model_input import ModelInput, deployment_of, settings_for
-    from dimlint.memory import language_spec, parse_budget
+    from dimlint.memory import language_spec
 
     settings = settings_for(path, getattr(args, "config", None), getattr(args, "no_config", False))
     found = deployment_of(
@@ -241,11 +259,44 @@ def apply_settings(path: str, specs: list[ModelSpec], args: argparse.Namespace) 
     args.budget = found.budget
     args.dtype, args.kv_dtype = found.dtype, found.kv_dtype
     args.batch = found.batch or 1
-    if args.budget and args.tp is None and args.pp is None:
+    args.layout = _sharding_plan(args)
+    args.context = found.context or default_context(language_spec(specs))
+
+
+def _sharding_plan(args: argparse.Namespace) -> str | None:
+    """Choose tp, pp and dp once, and say how a budget's GPUs were split (None: as given).
+
+    Serving puts a budget's GPUs into tensor parallelism (one replica, as vLLM's
+    ``--tensor-parallel-size``). Training splits them between tp·pp and data parallelism:
+    ``tp × pp × dp`` equals the GPU count; what the command line leaves open goes to dp (ZeRO
+    shards over dp), so a budget is never applied as tp *and* as dp."""
+    from dimlint.memory import parse_budget
+
+    training = bool(getattr(args, "training", False))
+    count = None
+    if args.budget:
         try:
-            args.tp = parse_budget(args.budget)[0]
+            count = parse_budget(args.budget)[0]
         except ValueError as error:
             raise UsageError(str(error)) from None
-    args.tp = args.tp or 1
-    args.pp = args.pp or 1
-    args.context = found.context or default_context(language_spec(specs))
+    given = {key: getattr(args, key, None) for key in ("tp", "pp", "dp")}
+    if count is None or (not training and (args.tp is not None or args.pp is not None)):
+        args.tp, args.pp = args.tp or 1, args.pp or 1
+        args.dp = getattr(args, "dp", None) or 1
+        return None
+    if not training:
+        args.tp, args.pp, args.dp = count, 1, getattr(args, "dp", None) or 1
+        return None  # the serving header states tp
+    args.tp, args.pp = args.tp or 1, args.pp or 1
+    if args.dp is None:
+        args.dp = max(1, count // (args.tp * args.pp))
+    gpus = args.tp * args.pp * args.dp
+    chosen = [key for key, value in given.items() if value is None]
+    how = ""
+    if chosen:
+        how = f" ({', '.join(chosen)} chosen: give --tp/--pp/--dp to split it otherwise)"
+    if gpus > count:
+        used = f"needs {gpus} GPUs, the budget has {count}"
+    else:
+        used = f"uses {gpus} of its {count} GPUs" if gpus < count else f"{count} GPUs"
+    return f"budget {args.budget} split as tp {args.tp} × pp {args.pp} × dp {args.dp}: {used}{how}"

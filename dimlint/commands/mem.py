@@ -123,7 +123,7 @@ def render(item: dict[str, Any]) -> str:
         rows.append(
             (
                 f"training (per GPU, {training['optimizer']}, ZeRO-{training['zero']},"
-                f" dp {training['dp']})",
+                f" tp {training['tp']} × pp {training['pp']} × dp {training['dp']})",
                 "",
                 f"micro-batch {training['micro_batch']} × {training['seq']:,} tokens,"
                 f" recompute {training['recompute']}, {training['attention']} attention",

@@ -44,9 +44,19 @@ def stated_dtype(raw: dict[str, object]) -> str:
     if isinstance(quantization, dict):
         method = str(quantization.get("quant_method", "")).lower()
         bits = quantization.get("bits", quantization.get("w_bit"))
-        if "fp8" in method:
+        groups = quantization.get("config_groups")
+        if method == "compressed-tensors" and isinstance(groups, dict):
+            # compressed-tensors: the first group's weights scheme (num_bits, type)
+            first = next(iter(groups.values()), None)
+            weights = first.get("weights") if isinstance(first, dict) else None
+            if isinstance(weights, dict):
+                bits = weights.get("num_bits")
+                if bits == 8 and str(weights.get("type", "int")).lower() == "float":
+                    return "fp8"
+        algo = str(quantization.get("quant_algo", "")).lower()
+        if "fp8" in method or (method == "modelopt" and algo == "fp8"):
             return "fp8"
-        if method == "mxfp4" or bits == 4 or quantization.get("load_in_4bit"):
+        if method == "mxfp4" or algo == "nvfp4" or bits == 4 or quantization.get("load_in_4bit"):
             return "int4"
         if bits == 8 or quantization.get("load_in_8bit"):
             return "int8"

@@ -39,7 +39,8 @@ from dimlint.memory.decoder_params import top_k
 from dimlint.memory.dtypes import dtype_bytes
 from dimlint.memory.kvcache import kv_cache_bytes
 from dimlint.memory.parameters import Parameters, model_parameters
-from dimlint.memory.weights import weight_bytes
+from dimlint.memory.quantized_layout import QuantizedLayout, quantized_layout
+from dimlint.memory.weights import quantized_bytes_per_weight, weight_bytes
 from dimlint.records import Record
 
 GIB = 1024**3
@@ -120,6 +121,29 @@ def _quantization(specs: list[ModelSpec], dtype: str) -> dict[str, object] | Non
     return None
 
 
+def stored_layout(
+    specs: list[ModelSpec], quantization: dict[str, object] | None
+) -> QuantizedLayout | None:
+    """How the checkpoint stores each tensor under ``quantization`` (None: no tensor plan for
+    the family, or not quantized): what the config leaves unquantized keeps its dtype."""
+    if quantization is None:
+        return None
+    per_weight = quantized_bytes_per_weight(quantization)
+    if per_weight is None:
+        return None
+    return quantized_layout(specs[0], quantization, per_weight)
+
+
+def model_weight_bytes(
+    model: ModelSpec | Sequence[ModelSpec], dtype: str, params: Parameters | None = None
+) -> int:
+    """Weight bytes of the whole model in ``dtype``, or as its quantization stores them."""
+    specs = _as_specs(model)
+    params = params if params is not None else model_parameters(specs)
+    quantization = _quantization(specs, dtype)
+    return weight_bytes(params, dtype, quantization, stored_layout(specs, quantization))
+
+
 def _stage_fraction(layers: int, pp: int) -> float:
     """Share of the layers the busiest pipeline stage holds."""
     if pp <= 1 or layers <= 0:
@@ -134,15 +158,17 @@ def serving_weights(
     quantization: dict[str, object] | None,
     tp: int,
     pp: int,
+    layout: QuantizedLayout | None = None,
 ) -> int:
     """Weight bytes on the busiest GPU: layers split over ``pp`` stages, everything over
     ``tp``; the first and last stages each hold one vocabulary table."""
-    total = weight_bytes(params, dtype, quantization)
+    total = weight_bytes(params, dtype, quantization, layout)
     if pp <= 1:
         return math.ceil(total / tp)
     unit = dtype_bytes(dtype)
     if quantization is not None:
-        unit = max(unit, 2)  # quantized checkpoints keep embeddings and head in 16 bits
+        # quantized checkpoints keep embeddings and head at their stored dtype
+        unit = max(unit, 2) if layout is None else dtype_bytes(layout.kept_dtype)
     embedding = params.embedding * unit
     table = cfg.vocab * cfg.hidden * unit
     per_stage = (total - embedding) * _stage_fraction(cfg.layers, pp) + table
@@ -178,7 +204,9 @@ def serving_memory(
     params = model_parameters(specs)
     lm = language_spec(specs)
     cfg = Cfg(lm)
-    weights = serving_weights(params, cfg, dtype, _quantization(specs, dtype), tp, pp)
+    quantization = _quantization(specs, dtype)
+    layout = stored_layout(specs, quantization)
+    weights = serving_weights(params, cfg, dtype, quantization, tp, pp, layout)
     kv = kv_cache_bytes(lm, context=context, batch=batch, kv_dtype=kv_dtype, tp=tp)
     kv = math.ceil(kv * _stage_fraction(cfg.layers, pp))
     activations = serving_activations(cfg, context=context, batch=batch, dtype=dtype, tp=tp)

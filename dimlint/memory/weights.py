@@ -16,8 +16,12 @@ layers; per quantized weight they store:
 * **FP8** (``fp8``, with ``weight_block_size`` such as DeepSeek-V3's 128 × 128): one byte plus
   one fp32 scale per block (per tensor when no block size: negligible).
 * **MXFP4** (GPT-OSS): 4 bits plus one 8-bit scale per 32 weights = 0.53125 bytes.
+* **ModelOpt** (``quant_algo``): FP8 one byte; NVFP4 4 bits plus an FP8 scale per 16 weights.
 
-Norms and biases are counted with the quantized layers (they are < 0.1% of any real model).
+Which tensors are quantized — and which the config leaves at their dtype (``ignore``,
+``modules_to_not_convert``…, embeddings, head, norms, routers) — is
+:mod:`dimlint.memory.quantized_layout`'s job.
+
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 
 from dimlint.memory.dtypes import dtype_bytes
 from dimlint.memory.parameters import Parameters
+from dimlint.memory.quantized_layout import QuantizedLayout
 
 
 def quantized_bytes_per_weight(quantization: dict[str, Any]) -> float | None:
@@ -52,6 +57,9 @@ def quantized_bytes_per_weight(quantization: dict[str, Any]) -> float | None:
         return 1.0
     if method == "mxfp4":
         return 0.5 + 1 / 32
+    if method == "modelopt":
+        algo = str(quantization.get("quant_algo", "")).upper()
+        return {"FP8": 1.0, "NVFP4": 0.5 + 1 / 16}.get(algo)
     return None
 
 
@@ -78,13 +86,19 @@ def _compressed_tensors(quantization: dict[str, Any]) -> float | None:
 
 
 def weight_bytes(
-    params: Parameters | int, dtype: str, quantization: dict[str, Any] | None = None
+    params: Parameters | int,
+    dtype: str,
+    quantization: dict[str, Any] | None = None,
+    layout: QuantizedLayout | None = None,
 ) -> int:
     """Weight bytes of ``params`` stored in ``dtype``, or per ``quantization`` (module doc).
 
-    With a quantization config, the embeddings and an untied head (``params.embedding``)
-    stay in 16 bits (``dtype`` when that is a float format) and the rest is quantized. An
-    unrecognised method falls back to ``dtype`` for everything.
+    With a quantization config and the checkpoint's ``layout``
+    (:func:`dimlint.memory.quantized_layout.quantized_layout`), each tensor it covers counts
+    as stored — quantized, or at the config's dtype when the config leaves it unquantized —
+    and the parameters outside it (other towers) count as quantized. Without a layout, the
+    embeddings and an untied head (``params.embedding``) stay in 16 bits and the rest is
+    quantized. An unrecognised method falls back to ``dtype`` for everything.
     """
     total = params.total if isinstance(params, Parameters) else int(params)
     embedding = params.embedding if isinstance(params, Parameters) else 0
@@ -92,5 +106,7 @@ def weight_bytes(
     per_weight = quantized_bytes_per_weight(quantization) if quantization else None
     if per_weight is None:
         return math.ceil(total * unit)
+    if layout is not None and layout.covered <= total:
+        return layout.bytes + math.ceil((total - layout.covered) * per_weight)
     kept = unit if unit >= 2 else 2
     return math.ceil(embedding * kept + (total - embedding) * per_weight)
