@@ -239,3 +239,13 @@ def test_sarif_uri_of_a_dotted_name_in_the_working_folder(
     assert artifact_uri(str(tmp_path / "a" / "config.json")) == "a/config.json"
     outside = tmp_path.parent / "config.json"
     assert artifact_uri(str(outside)) == "file://" + str(outside)
+
+
+def test_within_is_false_where_paths_share_no_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows: paths on two drives have no common path (``commonpath`` raises)."""
+
+    def no_common_path(paths: list[str]) -> str:
+        raise ValueError("Paths don't have the same drive")
+
+    monkeypatch.setattr(os.path, "commonpath", no_common_path)
+    assert within("/a/b", "/a") is False
