@@ -5,7 +5,7 @@ it registers (base model, causal LM, seq2seq, image-text-to-text, speech, CTC, m
 and sequence classification), the parameter count of the model transformers built from the
 default config on the meta device (``sum(p.numel() for p in model.parameters())``, tied weights
 once), and for a class that does not build, the exception it raised. That record is checked
-against fresh builds of a rotating sample in ``tests/test_shapes_table.py``; here every recorded
+against fresh builds of a fixed sample in ``tests/test_shapes_table.py``; here every recorded
 class is compared with what ``mem`` counts for the same default config (with ``architectures``
 naming the class, as ``save_pretrained`` writes it) — through the learned templates where the
 class has one, else through the family recipes. Building nothing, this covers all classes in
@@ -45,7 +45,7 @@ MISS_BOUND = 0.02
 #: Model types with a registered class none of which builds from the default config:
 #: ``type → (class, exception, what transformers says)`` for the first class by name. The
 #: exception is the one the generator recorded; ``tests/test_shapes_table.py`` rebuilds a
-#: rotating sample and checks it still raises. Most are defaults transformers leaves unset
+#: fixed sample and checks it still raises. Most are defaults transformers leaves unset
 #: (``prediction_length``, ``rope_theta``, ``head_dim``); the ``ImportError`` ones need a
 #: library the ``hf`` extra does not install (timm with torchvision, natten, torchaudio,
 #: detectron2).

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dimlint.diagnostics import Applicability, Diagnostic, Edit
 from dimlint.lint.results import FileResult
 from dimlint.records import Record
+from dimlint.sources.confine import within_any
 
 MAX_ROUNDS = 10
 
@@ -188,7 +189,7 @@ def write_refusal(path: str, roots: Sequence[str]) -> str | None:
     bits are read).
     """
     real = os.path.realpath(path)
-    if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
+    if not within_any(real, roots):
         return f"it is a link to {real}, outside the folders checked"
     try:
         status = os.stat(real)

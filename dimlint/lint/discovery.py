@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 
 from dimlint.records import Record
+from dimlint.sources.confine import within
 from dimlint.sources.filenames import TOKENIZER_FILES, is_weight_file
 
 SKIP_DIRS = frozenset(
@@ -219,7 +220,7 @@ def _link_into(path: str, root: str) -> str | None:
     not checked twice. (The Hugging Face cache's ``snapshots/<rev>/config.json`` links to a
     ``blobs/<hash>`` the walk never reads: that link is the only name, and it is checked.)"""
     target = os.path.realpath(path)
-    inside = os.path.commonpath([target, root]) == root
+    inside = within(target, root)
     if inside and os.path.isfile(target) and _wanted_name(os.path.basename(target)):
         return f"a symlink to {os.path.relpath(target)}, checked under that name"
     return None

@@ -33,7 +33,7 @@ def artifact_uri(path: str) -> str:
         return "hf://" + quote(path[len("hf://") :], safe="/@")
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute)
-    if relative.startswith(".."):
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
         return "file://" + quote(absolute.replace(os.sep, "/"))
     return quote(relative.replace(os.sep, "/"))
 

@@ -24,6 +24,7 @@ import os
 from typing import Any
 
 from dimlint.records import Record
+from dimlint.sources.confine import within_any
 from dimlint.sources.filenames import is_weight_file
 from dimlint.sources.folder import Beside, LocalFiles
 from dimlint.sources.jsonfile import InputProblem
@@ -211,7 +212,7 @@ def shard_outside(folder: str, shard: str, local: bool = True) -> str | None:
     allowed = [os.path.realpath(folder)]
     if os.path.basename(os.path.dirname(allowed[0])) == "snapshots":
         allowed.append(os.path.dirname(os.path.dirname(allowed[0])))  # the HF cache: blobs/
-    if not any(real.startswith(root.rstrip(os.sep) + os.sep) for root in allowed):
+    if real in allowed or not within_any(real, allowed):
         return f"the shard {label!r} resolves to {real}, outside the model folder: not read"
     return None
 

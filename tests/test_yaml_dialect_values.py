@@ -1,0 +1,153 @@
+"""Training-YAML dialects by the values they produce (issue 25: mutants the suite let through).
+
+Each case is a YAML file whose dialect changes a number — OLMo's fused gated MLP width halved,
+gpt-neox's gated ``intermediate-size`` taken at 2/3 and halved, the parallel sizes each framework
+spells its own way — and each test asserts that number as the finding's message states it. The
+expected widths are computed here from the frameworks' formulas, never read from dimlint.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
+
+
+def _messages(name: str, text: str) -> dict[str, list[str]]:
+    """Findings by code: their messages."""
+    found: dict[str, list[str]] = {}
+    for diagnostic in lint_bytes(name, text.encode(), Selection()).diagnostics:
+        found.setdefault(diagnostic.code, []).append(diagnostic.message)
+    return found
+
+
+def _width_named(messages: dict[str, list[str]], key: str) -> set[int]:
+    """The widths the DL201/DL403 findings state for ``key`` (``"<key> <width> is not …"``)."""
+    pattern = re.compile(rf"^{re.escape(key)} (\d+) is not")
+    return {
+        int(match.group(1))
+        for code in ("DL201", "DL403")
+        for message in messages.get(code, [])
+        if (match := pattern.match(message))
+    }
+
+
+# --- OLMo: mlp_hidden_size is both branches of a gated MLP --------------------------------------
+
+OLMO = """\
+model:
+  d_model: 4096
+  n_heads: 32
+  n_layers: 32
+  mlp_hidden_size: {width}
+  activation_type: {activation}
+  vocab_size: 50304
+tensor_model_parallel_size: 2
+"""
+
+
+@pytest.mark.parametrize("activation", ["swiglu", "SwiGLU", "geglu"])
+def test_olmo_gated_width_is_half_the_fused_projection(activation: str) -> None:
+    fused = 22018  # OLMo-7B's 22016, moved so its half (11009) is odd and every check names it
+    found = _messages("olmo.yaml", OLMO.format(width=fused, activation=activation))
+    assert _width_named(found, "mlp_hidden_size") == {fused // 2}
+
+
+def test_olmo_ungated_width_is_the_stated_width() -> None:
+    found = _messages("olmo.yaml", OLMO.format(width=11009, activation="gelu"))
+    assert _width_named(found, "mlp_hidden_size") == {11009}
+
+
+def test_olmo_gated_width_from_the_ratio_is_halved_too() -> None:
+    text = OLMO.replace("mlp_hidden_size: {width}", "mlp_ratio: {width}")
+    d_model, ratio = 4096, 5.375  # 22016, whose half is 11008: aligned, so no width finding
+    assert (
+        _width_named(
+            _messages("olmo.yaml", text.format(width=ratio, activation="swiglu")), "mlp_ratio"
+        )
+        == set()
+    )
+    ratio = 22018 / d_model  # the fused width 22018, half 11009
+    found = _messages("olmo.yaml", text.format(width=ratio, activation="swiglu"))
+    assert _width_named(found, "mlp_ratio") == {int(ratio * d_model) // 2}
+
+
+# --- gpt-neox: hyphenated keys, a gated intermediate-size, pipe-parallel-size -----------------
+
+NEOX = """\
+hidden-size: 5120
+num-attention-heads: 40
+num-layers: 40
+intermediate-size: {size}
+activation: {activation}
+model-parallel-size: 2
+"""
+
+
+def _neox_branch(size: int) -> int:
+    """gpt-neox's ParallelMLP: the fused up+gate output is int(size × 2/3), each branch half."""
+    return int(size * 2 / 3) // 2
+
+
+def test_neox_hyphen_keys_mark_the_dialect_and_its_gated_width() -> None:
+    size = 30003  # branch 10001: odd, so DL201 and DL403 both state it
+    found = _messages("neox.yml", NEOX.format(size=size, activation="swiglu"))
+    assert _width_named(found, "intermediate-size") == {_neox_branch(size)}
+
+
+def test_neox_gated_width_rounds_up_to_mlp_multiple_of() -> None:
+    size = 30003
+    text = NEOX.format(size=size, activation="swiglu") + "mlp_multiple_of: 3\n"
+    branch = -(-_neox_branch(size) // 3) * 3  # 10002
+    assert _width_named(_messages("neox.yml", text), "intermediate-size") == {branch}
+
+
+def test_a_gated_intermediate_size_outside_neox_is_the_branch_width() -> None:
+    text = NEOX.format(size=10001, activation="swiglu").replace("-", "_")  # Megatron's spelling
+    assert _width_named(_messages("m.yml", text), "intermediate_size") == {10001}
+
+
+@pytest.mark.parametrize("key", ["pipe-parallel-size", "pipe_parallel_size"])
+def test_neox_pipe_parallel_size_is_a_pipeline_target(key: str) -> None:
+    text = NEOX.format(size=27648, activation="gelu") + f"{key}: 3\n"
+    found = _messages("neox.yml", text)
+    assert [m.split(":")[0] for m in found.get("DL405", [])] == [
+        "num-layers 40 is not divisible by pp 3"
+    ]
+    assert all(f"{key}: 3 (/{key})" in m for m in found["DL405"])
+
+
+# --- nanotron: parallelism.tp / parallelism.pp --------------------------------------------------
+
+NANOTRON = """\
+parallelism:
+  dp: 2
+  tp: 8
+  pp: 3
+model:
+  model_config:
+    hidden_size: 768
+    num_attention_heads: 12
+    num_hidden_layers: 40
+    intermediate_size: 3072
+"""
+
+
+def test_nanotron_parallelism_section_sets_tp_and_pp() -> None:
+    found = _messages("nanotron.yaml", NANOTRON)
+    assert [m.split(":")[0] for m in found.get("DL401", [])] == [
+        "num_attention_heads 12 is not divisible by tp 8"
+    ]
+    assert [m.split(":")[0] for m in found.get("DL405", [])] == [
+        "num_hidden_layers 40 is not divisible by pp 3"
+    ]
+
+
+def test_tp_outside_a_parallelism_section_is_not_a_parallel_size() -> None:
+    text = NANOTRON.replace("parallelism:", "logging:")
+    found = _messages("nanotron.yaml", text)
+    assert "DL401" not in found
+    assert "DL405" not in found
