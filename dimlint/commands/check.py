@@ -18,6 +18,7 @@ from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
 from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
 from dimlint.records import Record
+from dimlint.report.escape import for_json, for_terminal
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
@@ -368,16 +369,16 @@ def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> Non
     diagnostics = run.diagnostics
     chosen = output_format(args.output_format)
     if args.show_fixes and run.fixed:
-        err.write(printable(_fixed_listing(run.fixed, bool(args.diff))))
+        err.write(for_terminal(_fixed_listing(run.fixed, bool(args.diff))))
     if args.diff and chosen in ("full", "concise"):
         return  # the diff is the output; machine formats print the findings (fixes as edits)
     if args.statistics:
-        out.write(printable(_statistics(diagnostics)))
+        out.write(for_terminal(_statistics(diagnostics)))
         return
-    out.write(printable(renderer(chosen)(diagnostics, run.sources)))
+    out.write(safe_output(chosen, renderer(chosen)(diagnostics, run.sources)))
     if chosen in ("full", "concise"):
         out.write(
-            printable(_summary(diagnostics, len(run.fixed), bool(args.fix), len(run.missing)))
+            for_terminal(_summary(diagnostics, len(run.fixed), bool(args.fix), len(run.missing)))
         )
     if chosen == "github":
         _write_step_summary(diagnostics, err)
@@ -385,13 +386,20 @@ def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> Non
         from dimlint.report import sarif
         from dimlint.sources.safeio import replace_atomically
 
-        report = printable(sarif.render(diagnostics, run.sources))
+        report = for_json(sarif.render(diagnostics, run.sources))
         try:
             replace_atomically(args.sarif_file, report.encode("utf-8"))
         except OSError as error:
             raise UsageError(
                 f"cannot write the SARIF report {args.sarif_file}: {error.strerror or error}"
             ) from None
+
+
+def safe_output(chosen: str, text: str) -> str:
+    """The report of format ``chosen`` with what it quotes from the input made safe to print
+    (:mod:`dimlint.report.escape`): JSON escapes in the JSON formats, Python escapes in the
+    others."""
+    return for_json(text) if chosen in ("json", "sarif", "junit") else for_terminal(text)
 
 
 def printable(text: str) -> str:
@@ -416,7 +424,7 @@ def _write_step_summary(diagnostics: Sequence[Diagnostic], err: TextIO) -> None:
         return
     try:
         with open(target, "a", encoding="utf-8") as handle:
-            handle.write(printable(step_summary(diagnostics)))
+            handle.write(for_terminal(step_summary(diagnostics)))
     except OSError as error:
         err.write(f"dimlint: cannot write the step summary {target}: {error.strerror}\n")
 

@@ -23,6 +23,7 @@ from dimlint.api.memory_report import (
     report,
 )
 from dimlint.errors import UsageError
+from dimlint.report.escape import for_terminal
 
 __all__ = [
     "ESTIMATED",
@@ -52,7 +53,7 @@ def run_mem(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         payload: Any = reports[0] if len(reports) == 1 else reports
         out.write(json.dumps(payload, indent=2) + "\n")
     else:
-        out.write("\n".join(render(item) for item in reports))
+        out.write(for_terminal("\n".join(render(item) for item in reports)))
     if args.plot:
         from dimlint.report.memory_plot import PlotError, plot
 

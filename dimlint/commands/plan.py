@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
+from dimlint.report.escape import for_terminal
+
 if TYPE_CHECKING:
     from dimlint.deploy.plan import Plan
 
@@ -29,8 +31,8 @@ def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output_format == "json":
         out.write(json.dumps(plan.data, indent=2) + "\n")
     else:
-        out.write(render_table(plan))
-        out.writelines(f"note: {note}\n" for note in plan.data["notes"])
+        out.write(for_terminal(render_table(plan)))
+        out.writelines(for_terminal(f"note: {note}\n") for note in plan.data["notes"])
     return 0
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any, TextIO
 
 from dimlint.errors import UsageError
+from dimlint.report.escape import for_terminal
 
 
 def _shape(shape: tuple[str | int, ...]) -> str:
@@ -77,5 +78,5 @@ def run_shapes(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         line = f"  {name:<{widths[0]}}  {shape:<{widths[1]}}  {params:>{widths[2]}}  {note}"
         lines.append(line.rstrip())
     lines.extend(f"  note: {note}" for note in result.notes)
-    out.write("\n".join(lines) + "\n")
+    out.write(for_terminal("\n".join(lines) + "\n"))
     return 0

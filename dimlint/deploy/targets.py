@@ -115,7 +115,8 @@ def parse_target(text: str) -> Target:
             raise TargetError(
                 f"target {text!r}: {part!r} is not one of {', '.join(k + '=N' for k in keys)}"
             )
-        if not value.strip().isdigit() or int(value) < 1:
+        digits = value.strip()
+        if not (digits.isascii() and digits.isdigit()) or len(digits) > 16 or int(digits) < 1:
             raise TargetError(f"target {text!r}: {key} must be a positive integer, got {value!r}")
         if key in sizes:
             raise TargetError(f"target {text!r}: {key} is given twice")
@@ -134,8 +135,14 @@ def parse_budget_text(text: str) -> tuple[int, str]:
 
 
 def _positive(value: Any, name: str, where: str) -> int:
+    from dimlint.config.values import MAX_COUNT
+
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise TargetError(f"{where}{name} must be a positive integer, got {value!r}")
+    if value > MAX_COUNT:
+        raise TargetError(
+            f"{where}{name} must be at most 10^15, got a {len(str(value))}-digit number"
+        )
     return value
 
 
