@@ -148,7 +148,7 @@ def render(item: dict[str, Any]) -> str:
                 f"budget {budget['budget']}",
                 size(budget["usable_bytes"]),
                 f"usable per GPU ({budget['gpu_memory_utilization']:g} of"
-                f" {size(budget['memory_bytes'])}): {verdict}",
+                f" {size(budget['memory_bytes'])}, {budget['gpu']}): {verdict}",
             )
         )
     width = max(len(label) for label, _, _ in rows)

@@ -34,7 +34,8 @@ ALIASES = {"transformers": "hf", "flash-attn2": "fa2", "flash-attn3": "fa3"}
 #: Weight and KV cache number formats ``--dtype``/``--kv-dtype`` accept (DESIGN.md).
 DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
-_BUDGET = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\S+)\s*$")
+_MEMORY_ONLY = re.compile(r"^\d+(?:\.\d+)?\s*(?:GB|GIB|TB|TIB)$", re.IGNORECASE)
+_BUDGET = re.compile(r"^\s*(\d+)\s*[xX×*]\s*(\S.*?)\s*$")
 
 
 class TargetError(ValueError):
@@ -125,9 +126,13 @@ def parse_target(text: str) -> Target:
 
 
 def parse_budget_text(text: str) -> tuple[int, str]:
-    """Split ``8xH100-80GB`` into (8, ``H100-80GB``); the GPU name is checked elsewhere."""
+    """Split ``8xH100-80GB`` into (8, ``H100-80GB``), a bare ``H100-80GB`` or ``24GiB`` into
+    (1, …); the GPU name is checked elsewhere (:func:`dimlint.memory.gpus.gpu_named`)."""
     match = _BUDGET.match(text)
-    if match is None or int(match.group(1)) < 1:
+    bare = text.strip()
+    if match is None and bare and (not bare[0].isdigit() or _MEMORY_ONLY.match(bare)):
+        return 1, bare  # one GPU, by name (H100-80GB) or by memory (24GiB); 8H100 is a typo
+    if match is None or len(match.group(1)) > 16 or int(match.group(1)) < 1:
         raise TargetError(
             f"budget {text!r} is not N×GPU (e.g. 8xH100-80GB, 1xRTX4090-24GB, 2xMI300X-192GB)"
         )
