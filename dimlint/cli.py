@@ -86,6 +86,11 @@ def _add_common_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument("--no-config", action="store_true", help="ignore every settings file")
     command.add_argument(
+        "--force",
+        action="store_true",
+        help="compute even from a config with errors (the output is labelled INVALID MODEL)",
+    )
+    command.add_argument(
         "--verbose", action="store_true", help="show the traceback of an internal error"
     )
 
@@ -349,9 +354,13 @@ def main(
         fmt = "json" if getattr(args, "output_format", None) == "json" else "full"
         text = renderer(fmt)(rejected.diagnostics, rejected.sources)
         out.write(for_json(text) if fmt == "json" else for_terminal(text))
+        unreadable = any(
+            d.code in ("DL001", "DL002", "DL003", "DL004", "DL005") for d in (rejected.diagnostics)
+        )
+        hint = "" if unreadable else " (--force computes anyway, labelled as an invalid model)"
         err.write(
-            f"dimlint: {args.command}: the config has input errors (shown above); nothing was"
-            " computed from it\n"
+            f"dimlint: {args.command}: the config has errors (shown above); nothing was"
+            f" computed from it{hint}\n"
         )
         return 1
     except BrokenPipeError:

@@ -18,8 +18,10 @@ from typing import Any, TextIO
 from dimlint.api.memory_report import (
     ESTIMATED,
     apply_settings,
+    label_invalid,
     layout_refusals,
     load_document,
+    load_model,
     report,
 )
 from dimlint.errors import UsageError
@@ -40,13 +42,14 @@ __all__ = [
 def run_mem(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Compute and print the memory report of every path: exit 1 when a ``--budget`` is given
     and a model does not fit it (as ``check --budget`` fails on DL501), 2 on usage errors."""
-    documents = [load_document(path, args) for path in args.paths]
+    models = [load_model(path, args) for path in args.paths]
+    documents = [(model.path, model.specs) for model in models]
     reports = []
-    for path, specs in documents:
+    for model in models:
         own = argparse.Namespace(**vars(args))
-        apply_settings(path, specs, own)
+        apply_settings(model.path, model.specs, own)
         try:
-            reports.append(report(path, specs, own))
+            reports.append(label_invalid(report(model.path, model.specs, own), model))
         except ValueError as error:
             raise UsageError(str(error)) from None
     if args.output_format == "json":
@@ -86,6 +89,8 @@ def render(item: dict[str, Any]) -> str:
     moe = params["active"] != params["total"]
     kind = f"MoE, {_billions(params['active'])} active" if moe else "dense"
     lines = [f"{item['path']}  ({item['model_type'] or 'unknown type'}, {kind})"]
+    if item.get("invalid"):
+        lines.insert(0, item["invalid"]["note"])
     rows: list[tuple[str, str, str]] = [
         (
             "parameters",

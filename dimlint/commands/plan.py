@@ -27,6 +27,7 @@ def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         kv_dtype=args.kv_dtype,
         config=args.config,
         no_config=args.no_config,
+        force=args.force,
     )
     if args.output_format == "json":
         out.write(json.dumps(plan.data, indent=2) + "\n")
@@ -65,7 +66,8 @@ def render_table(result: Plan) -> str:
         if gpu
         else "no --gpu given: memory shown, fit not judged"
     )
-    lines = [
+    lines = [plan["invalid"]["note"]] if plan.get("invalid") else []
+    lines += [
         f"{plan['path']} ({plan['model_type'] or 'config'}) · context {plan['context']} ×"
         f" batch {plan['batch']} · {plan['dtype']} weights, {plan['kv_dtype']} KV cache · {where}",
         "",
