@@ -189,6 +189,12 @@ def _add_check_parser(commands: _Commands) -> None:
     )
     check.add_argument("--show-fixes", action="store_true", help="list the fixes applied")
     check.add_argument(
+        "--skip-non-configs",
+        action="store_true",
+        help="treat the files named as a folder walk does: skip tokenizer files, JSONC tooling"
+        " files and YAML templates instead of reporting them (the pre-commit hooks pass it)",
+    )
+    check.add_argument(
         "--config", default=None, help="settings file (dimlint.toml or pyproject.toml)"
     )
     check.add_argument("--no-config", action="store_true", help="ignore every settings file")

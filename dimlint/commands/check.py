@@ -156,7 +156,14 @@ def _collect(
 
     #: The selection of each settings object seen (most runs have one): built once, not per file.
     selections: dict[int, tuple[Settings, Selection]] = {}
-    for target in discover(existing, cwd_settings.excludes, passed_over):
+    for found in discover(existing, cwd_settings.excludes, passed_over):
+        target = found
+        if found.explicit and getattr(args, "skip_non_configs", False):
+            reason = _not_read_by_a_walk(found.path)
+            if reason is not None:
+                passed_over(found.path, reason)
+                continue
+            target = found._replace(explicit=False)  # judged as a walk judges its files
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
@@ -200,6 +207,19 @@ def _collect(
         run.diagnostics.extend(result.diagnostics)
     run.diagnostics.sort(key=lambda d: d.sort_key)
     return run._replace(fixed_files=fixed_files)
+
+
+def _not_read_by_a_walk(path: str) -> str | None:
+    """Why a folder walk would pass over the file at ``path`` (``--skip-non-configs``): not a
+    kind of file dimlint reads, or JSON that is never a model config (``tokenizer.json``)."""
+    from dimlint.lint.discovery import NOT_CONFIGS
+
+    name = os.path.basename(path)
+    if not name.endswith((".json", ".py", ".yaml", ".yml")):
+        return "not a file kind dimlint reads (JSON, YAML, Python)"
+    if name in NOT_CONFIGS:
+        return f"{name} is never a model config"
+    return None
 
 
 def _check_hub(
