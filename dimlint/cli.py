@@ -18,6 +18,7 @@ from typing import TextIO, TypeAlias
 
 from dimlint import __version__
 from dimlint.errors import RejectedInput, UsageError
+from dimlint.report.escape import for_json, for_terminal, terminal_stream
 
 #: What ``add_subparsers`` returns.
 _Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -47,9 +48,18 @@ def _width() -> int:
 
 
 def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return int(text)
+    """A count from the command line: ASCII digits, 1 up to ``MAX_COUNT`` (10^15)."""
+    from dimlint.config.values import MAX_COUNT
+
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit()) or int(digits[:30]) < 1:
+        shown = text if len(text) <= 40 else f"{text[:20]}… ({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown!r}")
+    if len(digits) > 16 or int(digits) > MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"a {len(digits.lstrip('0'))}-digit number: at most 10^15 (1,000,000,000,000,000)"
+        )
+    return int(digits)
 
 
 def _add_deployment_options(check: argparse.ArgumentParser) -> None:
@@ -75,6 +85,11 @@ def _add_common_options(command: argparse.ArgumentParser) -> None:
         "--config", default=None, help="settings file (dimlint.toml or pyproject.toml)"
     )
     command.add_argument("--no-config", action="store_true", help="ignore every settings file")
+    command.add_argument(
+        "--force",
+        action="store_true",
+        help="compute even from a config with errors (the output is labelled INVALID MODEL)",
+    )
     command.add_argument(
         "--verbose", action="store_true", help="show the traceback of an internal error"
     )
@@ -179,6 +194,12 @@ def _add_check_parser(commands: _Commands) -> None:
         "--diff", action="store_true", help="print the fixes as a diff instead of writing them"
     )
     check.add_argument("--show-fixes", action="store_true", help="list the fixes applied")
+    check.add_argument(
+        "--skip-non-configs",
+        action="store_true",
+        help="treat the files named as a folder walk does: skip tokenizer files, JSONC tooling"
+        " files and YAML templates instead of reporting them (the pre-commit hooks pass it)",
+    )
     check.add_argument(
         "--config", default=None, help="settings file (dimlint.toml or pyproject.toml)"
     )
@@ -291,7 +312,7 @@ def main(
     argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    err = terminal_stream(stderr or sys.stderr)  # messages quote paths and values: escaped
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(arguments[0] if arguments and arguments[0] in _COMMANDS else None)
     try:
@@ -343,10 +364,15 @@ def main(
         from dimlint.report import renderer
 
         fmt = "json" if getattr(args, "output_format", None) == "json" else "full"
-        out.write(renderer(fmt)(rejected.diagnostics, rejected.sources))
+        text = renderer(fmt)(rejected.diagnostics, rejected.sources)
+        out.write(for_json(text) if fmt == "json" else for_terminal(text))
+        unreadable = any(
+            d.code in ("DL001", "DL002", "DL003", "DL004", "DL005") for d in (rejected.diagnostics)
+        )
+        hint = "" if unreadable else " (--force computes anyway, labelled as an invalid model)"
         err.write(
-            f"dimlint: {args.command}: the config has input errors (shown above); nothing was"
-            " computed from it\n"
+            f"dimlint: {args.command}: the config has errors (shown above); nothing was"
+            f" computed from it{hint}\n"
         )
         return 1
     except BrokenPipeError:

@@ -18,8 +18,10 @@ class UsageError(DimlintError):
 
 
 class RejectedInput(DimlintError):
-    """A config with error-level input findings (DL001–DL005): commands that compute from it
-    (``mem``, ``plan``, ``shapes``) report the findings instead, and exit 1 as ``check`` would."""
+    """A config with error-level findings: commands that compute from it (``mem``, ``plan``,
+    ``shapes``, and the API's ``mem`` and ``plan``) report the findings instead, and exit 1 as
+    ``check`` would; the message lists them, one ``path:line:column: CODE [severity] message``
+    per line."""
 
     def __init__(self, diagnostics: list[Any], sources: dict[str, str]) -> None:
         count = len(diagnostics)

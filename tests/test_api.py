@@ -91,10 +91,11 @@ def test_dict_matches_the_cli_on_the_same_text(tmp_path: Path) -> None:
     assert {d.path for d in found} == {"<dict>"}
     expected = check_cli(path, "--budget", "1xRTX4090-24GB", "--context", "32768")
     assert without_file(rendered(found)) == without_file(expected)
-    assert dimlint.mem(value, context=8192) == {
-        **cli("mem", str(path), "--context", "8192", "--output-format", "json")[1],
-        "path": "<dict>",
-    }
+    with pytest.raises(dimlint.RejectedInput):  # errors: no numbers, unless forced
+        dimlint.mem(value, context=8192)
+    forced = cli("mem", str(path), "--context", "8192", "--force", "--output-format", "json")[1]
+    assert dimlint.mem(value, context=8192, force=True) == {**forced, "path": "<dict>"}
+    assert forced["invalid"]["note"].startswith("INVALID MODEL")
 
 
 def _saved(config: Any, folder: Path) -> Path:
@@ -172,7 +173,7 @@ def test_assert_valid_lists_every_error() -> None:
             lambda: dimlint.plan({"model_type": "llama", "hidden_size": "4096"}),
             r'<dict>:\d+:\d+: DL003 \[error\] hidden_size is the string "4096"',
         ),
-        (lambda: dimlint.plan(BROKEN, gpu="NOPE"), "NOPE"),
+        (lambda: dimlint.plan(BROKEN, gpu="NOPE", force=True), "NOPE"),
     ],
 )
 def test_problems_are_dimlint_errors(call: Any, message: str) -> None:
@@ -220,6 +221,8 @@ SMALL = {
         ("plan", {"max_gpus": 0}, "max_gpus"),
         ("plan", {"kv_dtype": "fp64"}, "kv_dtype"),
         ("plan", {"no_config": "yes"}, "no_config"),
+        ("plan", {"force": 1}, "force"),
+        ("mem", {"force": None}, "force"),
     ],
 )
 def test_every_wrong_option_is_a_usage_error_naming_it(
@@ -254,8 +257,8 @@ def test_memory_is_the_package_and_mem_the_function() -> None:
 
 def test_the_api_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     dimlint.check(BROKEN, targets=TARGETS)
-    dimlint.mem(BROKEN)
-    dimlint.plan(BROKEN)
+    dimlint.mem(BROKEN, force=True)
+    dimlint.plan(BROKEN, force=True)
     with pytest.raises(dimlint.UsageError):
         dimlint.check("no/such/file.json")
     assert capsys.readouterr() == ("", "")

@@ -312,6 +312,15 @@ def test_pre_commit_hooks_with_the_real_client(tmp_path: Path) -> None:
     assert "DL002" in output
     code, output = _try_repo(repository, "dimlint", ["good/config.json"], home)
     assert code == 0, output
+    # a training YAML is seen; JSON with comments and a tokenizer file are not failed
+    (repository / "train.yaml").write_text("model:\n  d_model: 1000\n  n_heads: 16\n")
+    (repository / "tsconfig.json").write_text('{\n  // JSONC\n  "compilerOptions": {}\n}\n')
+    subprocess.run(["git", "-C", str(repository), "add", "."], check=True)
+    code, output = _try_repo(repository, "dimlint", ["train.yaml"], home)
+    assert code == 1, output
+    assert "DL101" in output
+    code, output = _try_repo(repository, "dimlint", ["tsconfig.json", "bad/tokenizer.json"], home)
+    assert code == 0, output
 
     code, output = _try_repo(repository, "dimlint-fix", ["bad/config.json"], home)
     assert code == 1, output  # pre-commit fails a hook that modified files
@@ -331,3 +340,92 @@ def test_hook_manifest_is_valid() -> None:
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- what the hooks see, and the README's snippets ---------------------------------------------
+
+
+def _hooks() -> list[dict[str, object]]:
+    import yaml
+
+    hooks: list[dict[str, object]] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    return hooks
+
+
+def _readme_yaml_blocks(section: str) -> list[object]:
+    import re
+
+    import yaml
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", body, re.S)]
+
+
+def test_the_hooks_see_every_file_kind_check_reads() -> None:
+    """pre-commit's ``identify`` tags of every extension a folder walk reads are in the hooks'
+    ``types_or``, and no ``files`` pattern narrows them (training YAMLs were never seen)."""
+    from identify.identify import tags_from_filename
+
+    read = ["config.json", "train.yaml", "train.yml", "model.py"]
+    for hook in _hooks():
+        assert "files" not in hook
+        assert "--skip-non-configs" in str(hook["entry"])
+        kinds = set(hook["types_or"])  # type: ignore[call-overload]
+        for name in read:
+            assert kinds & tags_from_filename(name), (hook["id"], name)
+
+
+def test_the_readme_snippets_work_as_written() -> None:
+    """The local hook is the manifest's hook; a remote ``rev`` is a tag that exists or a
+    commit (no release is tagged: ``v0.1.0`` was named and did not exist)."""
+    tags = subprocess.run(
+        ["git", "-C", str(REPO), "tag"], capture_output=True, text=True, check=False
+    ).stdout.split()
+    manifest = {str(hook["id"]): hook for hook in _hooks()}
+    blocks = _readme_yaml_blocks("pre-commit")
+    assert len(blocks) == 2
+    for block in blocks:
+        for repo in block["repos"]:  # type: ignore[index]
+            if repo["repo"] == "local":
+                for hook in repo["hooks"]:
+                    own = manifest[hook["id"]]
+                    assert hook["entry"] == own["entry"]
+                    assert hook["types_or"] == own["types_or"]
+                    assert hook["language"] == "system"
+            else:
+                rev = str(repo["rev"])
+                assert rev in tags or (len(rev) == 40 and int(rev, 16) >= 0), rev
+                assert {hook["id"] for hook in repo["hooks"]} <= set(manifest)
+
+
+def test_skip_non_configs_judges_named_files_as_a_walk(tmp_path: Path) -> None:
+    files = {
+        "tsconfig.json": '{\n  // comments, as JSONC allows\n  "compilerOptions": {}\n}\n',
+        ".vscode/settings.json": '{ /* editor */ "editor.tabSize": 2 }\n',
+        "tokenizer.json": '{"model": {"vocab": {"a": 0}}}\n',
+        "chart/templates/deploy.yaml": "{{ if .Values.x }}\ndim: {{ .Values.dim }}\n",
+        "README.md": "# not read\n",
+        "train/olmo.yaml": "model:\n  d_model: 1000\n  n_heads: 16\n  n_layers: 4\n",
+        "model/config.json": '{"model_type": "llama", "hidden_size": 4100,'
+        ' "num_attention_heads": 32, "num_hidden_layers": 2, "vocab_size": 32000}\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    names = [str(tmp_path / name) for name in files]
+    out, err = io.StringIO(), io.StringIO()
+    code = main(
+        ["check", "--no-config", "--skip-non-configs", "--output-format", "json", *names], out, err
+    )
+    assert code == 1, err.getvalue()
+    found = {
+        (Path(f["file"]).relative_to(tmp_path).as_posix(), f["code"])
+        for f in json.loads(out.getvalue())
+        if f["severity"] == "error"
+    }
+    assert found == {("train/olmo.yaml", "DL101"), ("model/config.json", "DL101")}
+    out = io.StringIO()
+    assert main(["check", "--no-config", "--output-format", "json", *names], out, err) == 1
+    unread = {Path(f["file"]).name for f in json.loads(out.getvalue()) if f["code"] == "DL001"}
+    assert {"tsconfig.json", "settings.json"} <= unread  # named without the flag: reported

@@ -191,7 +191,7 @@ def test_gpu_catalogue_reports_device_memory() -> None:
         ("1xRTX4090-24GB", 1, "RTX4090-24GB"),
         ("2xMI300X-192GB", 2, "MI300X-192GB"),
         ("H100-80GB", 1, "H100-80GB"),
-        ("4×h100", 4, "H100-80GB"),
+        ("4×h100-80gb", 4, "H100-80GB"),  # a bare "h100" is ambiguous (test_budgets.py)
         ("8 x A100-80GB", 8, "A100-80GB"),
     ],
 )

@@ -144,7 +144,7 @@ def test_plan_table(tmp_path: Path) -> None:
     assert code == 0
     assert "vllm (vLLM)" in out
     assert "  tp accepted: 1, 2, 4" in out
-    assert "tp 8: num_attention_heads 28 is not divisible by tp 8" in out
+    assert "tp 3, 5, 6, 8: num_attention_heads 28 is not divisible by tp\n" in out
     assert "ep 2–8: the model has no routed experts to distribute" in out
     assert "smallest layout that fits: tp 1 × pp 1 (1 GPU" in out
     assert "memory per GPU in GiB" in out

@@ -171,7 +171,8 @@ def test_parse_target_errors(text: str, message: str) -> None:
 def test_budget_form() -> None:
     assert parse_budget_text("8xH100-80GB") == (8, "H100-80GB")
     assert parse_budget_text("2×MI300X-192GB") == (2, "MI300X-192GB")
-    for bad in ("H100", "0xH100-80GB", "8x"):
+    assert parse_budget_text("24gib") == (1, "24gib")  # a bare name or memory: one GPU
+    for bad in ("0xH100-80GB", "8x", "8 * "):
         with pytest.raises(TargetError, match="is not N×GPU"):
             parse_budget_text(bad)
 

@@ -251,13 +251,18 @@ def mem(
     recompute: str = "none",
     attention: str = "sdpa",
     config: str | None = None,
+    force: bool = False,
 ) -> dict[str, Any]:
     """The ``dimlint mem --output-format json`` object of ``source``: ``params``, ``weights``,
     ``kv_cache``, ``per_gpu`` (and ``training``, ``budget`` when asked), in bytes. The context
-    defaults to the model's longest; ``config`` names a settings file (default: none)."""
+    defaults to the model's longest; ``config`` names a settings file (default: none).
+
+    A config with error-level findings raises :class:`RejectedInput` (listing them); with
+    ``force=True`` the dict is computed anyway and starts with ``invalid`` (a note and the
+    errors), as ``dimlint mem --force`` prints it."""
     import argparse
 
-    from dimlint.api.memory_report import apply_settings, load_document, report
+    from dimlint.api.memory_report import apply_settings, label_invalid, load_model, report
     from dimlint.deploy.targets import DTYPES
 
     config = options.path("config", config)
@@ -277,11 +282,12 @@ def mem(
         attention=options.text("attention", attention, ("flash", "sdpa", "eager")),
         config=config,
         no_config=config is None,
+        force=options.flag("force", force),
     )
-    path, specs = load_document(source, given)
-    apply_settings(path, specs, given)
+    model = load_model(source, given)
+    apply_settings(model.path, model.specs, given)
     try:
-        return report(path, specs, given)
+        return label_invalid(report(model.path, model.specs, given), model)
     except ValueError as error:
         raise UsageError(str(error)) from None
 
@@ -297,12 +303,15 @@ def plan(
     kv_dtype: str | None = None,
     config: str | None = None,
     no_config: bool | None = None,
+    force: bool = False,
 ) -> Plan:
     """The deployment plan of ``source``: ``.data`` is ``dimlint plan --output-format json``
     (valid TP/PP/EP degrees per engine, the reasons for the others, memory per GPU, notes).
 
     ``config`` names a settings file; the API reads none unless given one (``no_config``
-    defaults to ``config is None``; the CLI passes its own choice)."""
+    defaults to ``config is None``; the CLI passes its own choice). A config with error-level
+    findings raises :class:`RejectedInput`; ``force=True`` plans it anyway, and ``.data``
+    starts with ``invalid`` (a note and the errors)."""
     from dimlint.deploy.engines import MAX_DEGREE
     from dimlint.deploy.plan import PlanRequest, build_plan
     from dimlint.deploy.targets import DTYPES
@@ -316,7 +325,10 @@ def plan(
     config = options.path("config", config)
     if no_config is not None:
         no_config = options.flag("no_config", no_config)
-    model = read_model(source, config, config is None if no_config is None else no_config)
+    force = options.flag("force", force)
+    model = read_model(
+        source, config, config is None if no_config is None else no_config, force=force
+    )
     path, specs = model.path, model.specs
     if not any(spec.heads is not None for spec in specs):
         raise UsageError(f"{path}: no attention heads found: is this a model config?")
@@ -341,6 +353,10 @@ def plan(
     except ValueError as error:  # an unknown GPU name, from the catalogue
         raise UsageError(str(error)) from None
     result.data["notes"] = _context_notes(result, specs)
+    if model.errors:
+        from dimlint.api.memory_report import label_invalid
+
+        result = result._replace(data=label_invalid(result.data, model))
     return result
 
 

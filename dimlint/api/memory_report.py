@@ -9,24 +9,60 @@ arguments, or the API's keywords in one) and :func:`apply_settings` fills what t
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dimlint.config.spec import ModelSpec
 from dimlint.errors import UsageError
 from dimlint.sources.source import Source
+
+if TYPE_CHECKING:
+    from dimlint.lint.model_input import ModelInput
 
 ESTIMATED = ["activations", "overhead"]
 
 
 def load_document(path: Source, args: argparse.Namespace) -> tuple[str, list[ModelSpec]]:
     """The specs of the config at ``path``, read by the front end every command shares
-    (:func:`dimlint.lint.model_input.read_model`): input errors are findings, not numbers."""
+    (:func:`dimlint.lint.model_input.read_model`): errors are findings, not numbers."""
+    model = load_model(path, args)
+    return model.path, model.specs
+
+
+def load_model(path: Source, args: argparse.Namespace) -> ModelInput:
+    """:func:`load_document` with what the front end found (``errors`` under ``--force``)."""
     from dimlint.lint.model_input import read_model
 
-    model = read_model(path, getattr(args, "config", None), getattr(args, "no_config", False))
+    model = read_model(
+        path,
+        getattr(args, "config", None),
+        getattr(args, "no_config", False),
+        force=bool(getattr(args, "force", False)),
+    )
     if not any(spec.hidden is not None for spec in model.specs):
         raise UsageError(f"{model.path}: no hidden size found: is this a model config?")
-    return model.path, model.specs
+    return model
+
+
+def label_invalid(result: dict[str, Any], model: ModelInput) -> dict[str, Any]:
+    """Mark a result computed with ``--force`` from a config with errors: ``invalid`` holds
+    the label and the errors (code, message, line), first in the dict; absent otherwise."""
+    if not model.errors:
+        return result
+    from dimlint.lint.model_input import invalid_model_note
+
+    invalid = {
+        "note": invalid_model_note(model.errors),
+        "errors": [
+            {
+                "code": d.code,
+                "message": d.message,
+                "line": d.span.start_pos.line if d.span else None,
+                "pointer": d.pointer,
+            }
+            for d in model.errors
+        ],
+    }
+    return {"invalid": invalid, **result}
 
 
 def _layer_counts(spec: ModelSpec) -> dict[str, int]:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
+from dimlint.config.values import MAX_COUNT, shown_count
 from dimlint.diagnostics import Severity
 from dimlint.errors import UsageError
 
 
 def _shown(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return shown_count(value)
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -49,17 +52,13 @@ def text(name: str, value: object, choices: Iterable[str] | None = None) -> str 
     return value
 
 
-def count(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int | None:
+def count(name: str, value: object, minimum: int = 1, maximum: int = MAX_COUNT) -> int | None:
     """An integer option (``None`` when not given); ``True`` is not a count."""
     if value is None:
         return None
-    if (
-        not isinstance(value, int)
-        or isinstance(value, bool)
-        or value < minimum
-        or (maximum is not None and value > maximum)
-    ):
-        bounds = f"from {minimum} to {maximum}" if maximum is not None else f"≥ {minimum}"
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum or value > maximum:
+        top = "10^15" if maximum == MAX_COUNT else str(maximum)
+        bounds = f"from {minimum} to {top}"
         raise UsageError(f"{name}={_shown(value)}: expected an integer {bounds}")
     return value
 

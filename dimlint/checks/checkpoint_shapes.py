@@ -229,7 +229,7 @@ def _listing(names: list[str]) -> str:
 
 
 def _natural(name: str) -> list[object]:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+    return [int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", name)]
 
 
 def _count(number: int, noun: str) -> str:

@@ -18,6 +18,7 @@ from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
 from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
 from dimlint.records import Record
+from dimlint.report.escape import for_json, for_terminal
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
@@ -155,7 +156,14 @@ def _collect(
 
     #: The selection of each settings object seen (most runs have one): built once, not per file.
     selections: dict[int, tuple[Settings, Selection]] = {}
-    for target in discover(existing, cwd_settings.excludes, passed_over):
+    for found in discover(existing, cwd_settings.excludes, passed_over):
+        target = found
+        if found.explicit and getattr(args, "skip_non_configs", False):
+            reason = _not_read_by_a_walk(found.path)
+            if reason is not None:
+                passed_over(found.path, reason)
+                continue
+            target = found._replace(explicit=False)  # judged as a walk judges its files
         settings = _settings_for(target.path, args, explicit)
         if not target.explicit and settings.excludes(target.path):
             continue  # excluded by the settings nearest to the file (a file named is checked)
@@ -199,6 +207,19 @@ def _collect(
         run.diagnostics.extend(result.diagnostics)
     run.diagnostics.sort(key=lambda d: d.sort_key)
     return run._replace(fixed_files=fixed_files)
+
+
+def _not_read_by_a_walk(path: str) -> str | None:
+    """Why a folder walk would pass over the file at ``path`` (``--skip-non-configs``): not a
+    kind of file dimlint reads, or JSON that is never a model config (``tokenizer.json``)."""
+    from dimlint.lint.discovery import NOT_CONFIGS
+
+    name = os.path.basename(path)
+    if not name.endswith((".json", ".py", ".yaml", ".yml")):
+        return "not a file kind dimlint reads (JSON, YAML, Python)"
+    if name in NOT_CONFIGS:
+        return f"{name} is never a model config"
+    return None
 
 
 def _check_hub(
@@ -368,16 +389,16 @@ def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> Non
     diagnostics = run.diagnostics
     chosen = output_format(args.output_format)
     if args.show_fixes and run.fixed:
-        err.write(printable(_fixed_listing(run.fixed, bool(args.diff))))
+        err.write(for_terminal(_fixed_listing(run.fixed, bool(args.diff))))
     if args.diff and chosen in ("full", "concise"):
         return  # the diff is the output; machine formats print the findings (fixes as edits)
     if args.statistics:
-        out.write(printable(_statistics(diagnostics)))
+        out.write(for_terminal(_statistics(diagnostics)))
         return
-    out.write(printable(renderer(chosen)(diagnostics, run.sources)))
+    out.write(safe_output(chosen, renderer(chosen)(diagnostics, run.sources)))
     if chosen in ("full", "concise"):
         out.write(
-            printable(_summary(diagnostics, len(run.fixed), bool(args.fix), len(run.missing)))
+            for_terminal(_summary(diagnostics, len(run.fixed), bool(args.fix), len(run.missing)))
         )
     if chosen == "github":
         _write_step_summary(diagnostics, err)
@@ -385,13 +406,20 @@ def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> Non
         from dimlint.report import sarif
         from dimlint.sources.safeio import replace_atomically
 
-        report = printable(sarif.render(diagnostics, run.sources))
+        report = for_json(sarif.render(diagnostics, run.sources))
         try:
             replace_atomically(args.sarif_file, report.encode("utf-8"))
         except OSError as error:
             raise UsageError(
                 f"cannot write the SARIF report {args.sarif_file}: {error.strerror or error}"
             ) from None
+
+
+def safe_output(chosen: str, text: str) -> str:
+    """The report of format ``chosen`` with what it quotes from the input made safe to print
+    (:mod:`dimlint.report.escape`): JSON escapes in the JSON formats, Python escapes in the
+    others."""
+    return for_json(text) if chosen in ("json", "sarif", "junit") else for_terminal(text)
 
 
 def printable(text: str) -> str:
@@ -416,7 +444,7 @@ def _write_step_summary(diagnostics: Sequence[Diagnostic], err: TextIO) -> None:
         return
     try:
         with open(target, "a", encoding="utf-8") as handle:
-            handle.write(printable(step_summary(diagnostics)))
+            handle.write(for_terminal(step_summary(diagnostics)))
     except OSError as error:
         err.write(f"dimlint: cannot write the step summary {target}: {error.strerror}\n")
 

@@ -18,11 +18,14 @@ from typing import Any, TextIO
 from dimlint.api.memory_report import (
     ESTIMATED,
     apply_settings,
+    label_invalid,
     layout_refusals,
     load_document,
+    load_model,
     report,
 )
 from dimlint.errors import UsageError
+from dimlint.report.escape import for_terminal
 
 __all__ = [
     "ESTIMATED",
@@ -39,20 +42,21 @@ __all__ = [
 def run_mem(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Compute and print the memory report of every path: exit 1 when a ``--budget`` is given
     and a model does not fit it (as ``check --budget`` fails on DL501), 2 on usage errors."""
-    documents = [load_document(path, args) for path in args.paths]
+    models = [load_model(path, args) for path in args.paths]
+    documents = [(model.path, model.specs) for model in models]
     reports = []
-    for path, specs in documents:
+    for model in models:
         own = argparse.Namespace(**vars(args))
-        apply_settings(path, specs, own)
+        apply_settings(model.path, model.specs, own)
         try:
-            reports.append(report(path, specs, own))
+            reports.append(label_invalid(report(model.path, model.specs, own), model))
         except ValueError as error:
             raise UsageError(str(error)) from None
     if args.output_format == "json":
         payload: Any = reports[0] if len(reports) == 1 else reports
         out.write(json.dumps(payload, indent=2) + "\n")
     else:
-        out.write("\n".join(render(item) for item in reports))
+        out.write(for_terminal("\n".join(render(item) for item in reports)))
     if args.plot:
         from dimlint.report.memory_plot import PlotError, plot
 
@@ -85,6 +89,8 @@ def render(item: dict[str, Any]) -> str:
     moe = params["active"] != params["total"]
     kind = f"MoE, {_billions(params['active'])} active" if moe else "dense"
     lines = [f"{item['path']}  ({item['model_type'] or 'unknown type'}, {kind})"]
+    if item.get("invalid"):
+        lines.insert(0, item["invalid"]["note"])
     rows: list[tuple[str, str, str]] = [
         (
             "parameters",
@@ -147,7 +153,7 @@ def render(item: dict[str, Any]) -> str:
                 f"budget {budget['budget']}",
                 size(budget["usable_bytes"]),
                 f"usable per GPU ({budget['gpu_memory_utilization']:g} of"
-                f" {size(budget['memory_bytes'])}): {verdict}",
+                f" {size(budget['memory_bytes'])}, {budget['gpu']}): {verdict}",
             )
         )
     width = max(len(label) for label, _, _ in rows)

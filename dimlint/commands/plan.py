@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
+from dimlint.report.escape import for_terminal
+
 if TYPE_CHECKING:
     from dimlint.deploy.plan import Plan
 
@@ -25,13 +27,32 @@ def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         kv_dtype=args.kv_dtype,
         config=args.config,
         no_config=args.no_config,
+        force=args.force,
     )
     if args.output_format == "json":
         out.write(json.dumps(plan.data, indent=2) + "\n")
     else:
-        out.write(render_table(plan))
-        out.writelines(f"note: {note}\n" for note in plan.data["notes"])
+        out.write(for_terminal(render_table(plan)))
+        out.writelines(for_terminal(f"note: {note}\n") for note in plan.data["notes"])
     return 0
+
+
+def by_reason(summaries: dict[int, str]) -> dict[str, list[int]]:
+    """Refused degrees grouped by reason, not by degree: each summary is split into its clauses
+    (``"; "``) and the degree is taken out of each (``tp 6`` → ``tp``, ``6 ranks`` → ``the
+    ranks``), so "num_attention_heads 28 is not divisible by tp" lists every degree it refuses
+    on one line, however large ``--max-gpus`` is. Reasons keep their first appearance's order."""
+    import re
+
+    grouped: dict[str, list[int]] = {}
+    for degree, summary in sorted(summaries.items()):
+        for clause in summary.split("; "):
+            reason = re.sub(rf"\b(tp|pp|ep|dp) {degree}\b", r"\1", clause)
+            reason = re.sub(rf"\b{degree} ranks\b", "the ranks", reason)
+            degrees = grouped.setdefault(reason, [])
+            if degree not in degrees:
+                degrees.append(degree)
+    return grouped
 
 
 def _gib(count: int) -> str:
@@ -39,13 +60,16 @@ def _gib(count: int) -> str:
 
 
 def _ranges(degrees: list[int]) -> str:
-    """``[2, 3, 4, 6]`` → ``2–4, 6``."""
-    parts: list[str] = []
-    for degree in degrees:
-        if parts and degree == int(parts[-1].split("–")[-1]) + 1:
-            parts[-1] = f"{parts[-1].split('–')[0]}–{degree}"
+    """``[1, 2, 4, 5, 6, 8]`` → ``1, 2, 4–6, 8``: runs of three or more as ranges."""
+    runs: list[list[int]] = []
+    for degree in sorted(degrees):
+        if runs and degree == runs[-1][-1] + 1:
+            runs[-1].append(degree)
         else:
-            parts.append(str(degree))
+            runs.append([degree])
+    parts: list[str] = []
+    for run in runs:
+        parts.extend([f"{run[0]}–{run[-1]}"] if len(run) > 2 else map(str, run))
     return ", ".join(parts)
 
 
@@ -63,7 +87,8 @@ def render_table(result: Plan) -> str:
         if gpu
         else "no --gpu given: memory shown, fit not judged"
     )
-    lines = [
+    lines = [plan["invalid"]["note"]] if plan.get("invalid") else []
+    lines += [
         f"{plan['path']} ({plan['model_type'] or 'config'}) · context {plan['context']} ×"
         f" batch {plan['batch']} · {plan['dtype']} weights, {plan['kv_dtype']} KV cache · {where}",
         "",
@@ -73,12 +98,9 @@ def render_table(result: Plan) -> str:
     for name, entry in plan["engines"].items():
         lines.append(f"{name} ({entry['label']})")
         for kind in ("tp", "pp", "ep"):
-            lines.append(f"  {kind} accepted: {', '.join(map(str, entry[kind])) or 'none'}")
-            by_reason: dict[str, list[int]] = {}
-            for degree, summary in result.summaries[name, kind].items():
-                by_reason.setdefault(summary, []).append(degree)
-            for summary, degrees in by_reason.items():
-                lines.append(f"    {kind} {_ranges(degrees)}: {summary}")
+            lines.append(f"  {kind} accepted: {_ranges(entry[kind]) or 'none'}")
+            for reason, degrees in by_reason(result.summaries[name, kind]).items():
+                lines.append(f"    {kind} {_ranges(degrees)}: {reason}")
         for layout in entry["layouts"]:
             key = (layout["tp"], layout["pp"])
             layouts[key] = layout
@@ -99,9 +121,18 @@ def render_table(result: Plan) -> str:
     )
     header = ("tp", "pp", "gpus", "weights", "kv cache", "activ.", "overhead", "total", "fits")
     rows = [header]
+    #: (tp, memory per GPU) already shown with fewer GPUs: more pipeline stages that buy
+    #: nothing (28 layers over 8 or 9 stages both leave 4 on the largest stage).
+    shown: set[tuple[int, tuple[int, ...]]] = set()
+    same = 0
     for key in sorted(layouts, key=lambda k: (k[0] * k[1], k[1])):
         layout = layouts[key]
         memory = layout["memory"]
+        per_gpu = (layout["tp"], tuple(sorted(memory.values())))
+        if per_gpu in shown:
+            same += 1
+            continue
+        shown.add(per_gpu)
         fits = {True: "yes", False: "no", None: "-"}[layout["fits"]]
         rows.append(
             (
@@ -120,4 +151,9 @@ def render_table(result: Plan) -> str:
     for row in rows:
         cells = [cell.rjust(width) for cell, width in zip(row, widths, strict=False)]
         lines.append("  " + "  ".join([*cells, row[-1]]))
+    if same:
+        lines.append(
+            f"  ({same} layout{'s' if same != 1 else ''} with more pipeline stages and the same"
+            " memory per GPU as one above left out; --output-format json lists every layout)"
+        )
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ import json
 from typing import Any, TextIO
 
 from dimlint.errors import UsageError
+from dimlint.report.escape import for_terminal
 
 
 def _shape(shape: tuple[str | int, ...]) -> str:
@@ -19,7 +20,7 @@ def run_shapes(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dimlint.memory import language_spec
     from dimlint.memory.shapes import supports, walk
 
-    model = read_model(args.path, args.config, args.no_config)
+    model = read_model(args.path, args.config, args.no_config, force=args.force)
     path, specs = model.path, model.specs
     if not any(spec.hidden is not None for spec in specs):
         raise UsageError(f"{path}: no hidden size found: is this a model config?")
@@ -54,11 +55,15 @@ def run_shapes(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "total": result.total,
         "notes": result.notes,
     }
+    from dimlint.api.memory_report import label_invalid
+
+    document = label_invalid(document, model)
     if args.output_format == "json":
         out.write(json.dumps(document, indent=2) + "\n")
         return 0
     title = f"{path}  ({spec.model_type}{', ' + spec.pointer if spec.pointer else ''})"
-    lines = [
+    lines = [document["invalid"]["note"]] if "invalid" in document else []
+    lines += [
         title,
         f"  layer {result.layer} of {result.layers}, batch {args.batch} × sequence {args.seq:,}",
     ]
@@ -77,5 +82,5 @@ def run_shapes(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         line = f"  {name:<{widths[0]}}  {shape:<{widths[1]}}  {params:>{widths[2]}}  {note}"
         lines.append(line.rstrip())
     lines.extend(f"  note: {note}" for note in result.notes)
-    out.write("\n".join(lines) + "\n")
+    out.write(for_terminal("\n".join(lines) + "\n"))
     return 0

@@ -12,3 +12,18 @@ class HugeInt(int):
         obj = super().__new__(cls, 0)
         obj.digits = digits
         return obj
+
+
+#: The largest count a user may give (a context, batch, tensor-parallel size...): 10**15 tokens or
+#: GPUs is past any deployment, and every product of such counts still converts to a float
+#: (a 320-digit ``--batch`` raised OverflowError in the memory arithmetic).
+MAX_COUNT = 10**15
+
+
+def shown_count(value: int) -> str:
+    """An integer for a message: itself when short, else its size ("a 320-digit number"), which
+    any size can print (``str()`` of an int past 4,300 digits raises ``ValueError``)."""
+    if value.bit_length() <= 64:
+        return str(value)
+    digits = int(abs(value).bit_length() * 0.30103) + 1  # log10(2): exact to ±1 digit
+    return f"a number of about {digits:,} digits"

@@ -34,7 +34,8 @@ ALIASES = {"transformers": "hf", "flash-attn2": "fa2", "flash-attn3": "fa3"}
 #: Weight and KV cache number formats ``--dtype``/``--kv-dtype`` accept (DESIGN.md).
 DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
-_BUDGET = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\S+)\s*$")
+_MEMORY_ONLY = re.compile(r"^\d+(?:\.\d+)?\s*(?:GB|GIB|TB|TIB)$", re.IGNORECASE)
+_BUDGET = re.compile(r"^\s*(\d+)\s*[xX×*]\s*(\S.*?)\s*$")
 
 
 class TargetError(ValueError):
@@ -115,7 +116,8 @@ def parse_target(text: str) -> Target:
             raise TargetError(
                 f"target {text!r}: {part!r} is not one of {', '.join(k + '=N' for k in keys)}"
             )
-        if not (value.strip().isascii() and value.strip().isdigit()) or int(value) < 1:
+        digits = value.strip()
+        if not (digits.isascii() and digits.isdigit()) or len(digits) > 16 or int(digits) < 1:
             raise TargetError(f"target {text!r}: {key} must be a positive integer, got {value!r}")
         if key in sizes:
             raise TargetError(f"target {text!r}: {key} is given twice")
@@ -124,9 +126,13 @@ def parse_target(text: str) -> Target:
 
 
 def parse_budget_text(text: str) -> tuple[int, str]:
-    """Split ``8xH100-80GB`` into (8, ``H100-80GB``); the GPU name is checked elsewhere."""
+    """Split ``8xH100-80GB`` into (8, ``H100-80GB``), a bare ``H100-80GB`` or ``24GiB`` into
+    (1, …); the GPU name is checked elsewhere (:func:`dimlint.memory.gpus.gpu_named`)."""
     match = _BUDGET.match(text)
-    if match is None or int(match.group(1)) < 1:
+    bare = text.strip()
+    if match is None and bare and (not bare[0].isdigit() or _MEMORY_ONLY.match(bare)):
+        return 1, bare  # one GPU, by name (H100-80GB) or by memory (24GiB); 8H100 is a typo
+    if match is None or len(match.group(1)) > 16 or int(match.group(1)) < 1:
         raise TargetError(
             f"budget {text!r} is not N×GPU (e.g. 8xH100-80GB, 1xRTX4090-24GB, 2xMI300X-192GB)"
         )
@@ -134,8 +140,14 @@ def parse_budget_text(text: str) -> tuple[int, str]:
 
 
 def _positive(value: Any, name: str, where: str) -> int:
+    from dimlint.config.values import MAX_COUNT
+
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise TargetError(f"{where}{name} must be a positive integer, got {value!r}")
+    if value > MAX_COUNT:
+        raise TargetError(
+            f"{where}{name} must be at most 10^15, got a {len(str(value))}-digit number"
+        )
     return value
 
 

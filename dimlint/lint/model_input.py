@@ -1,8 +1,9 @@
 """The one front end of the commands that compute from a config (``mem``, ``plan``, ``shapes``).
 
-They read a config exactly as ``check`` does — the same reader, normalization and input rules
-(DL001–DL005) — so a file ``check`` rejects is never turned into numbers: its error-level input
-findings are raised as :class:`~dimlint.errors.RejectedInput` (exit 1, in the chosen format),
+They read a config exactly as ``check`` does — the same reader, normalization and rules — so a
+file with an error-level finding is never turned into numbers: its errors are raised as
+:class:`~dimlint.errors.RejectedInput` (exit 1, in the chosen format; ``--force`` computes
+anyway and labels the output as describing an invalid model),
 and a missing path or a file that is not a model config is a usage error (exit 2). The nearest
 settings file applies here as in ``check``: its severities grade the input rules, and its
 deployment keys (``context``, ``batch``, ``dtype``, ``kv-dtype``, ``budget``) are the defaults
@@ -38,6 +39,19 @@ class ModelInput(Record):
     settings: Settings
     #: Input findings below error level (a misspelt key, a missing dimension): shown as notes.
     warnings: list[Diagnostic]
+    #: With ``force``: the error-level findings the config has (the numbers computed from it
+    #: describe an invalid model, and every command says so). Empty otherwise.
+    errors: tuple[Diagnostic, ...] = ()
+
+
+def invalid_model_note(errors: tuple[Diagnostic, ...]) -> str:
+    """The label of every output computed with ``--force`` from a config with errors."""
+    codes = ", ".join(sorted({d.code for d in errors}))
+    count = len(errors)
+    return (
+        f"INVALID MODEL: the config has {count} error{'s' if count != 1 else ''} ({codes}; see"
+        " `dimlint check`); --force computed these numbers anyway"
+    )
 
 
 def settings_for(path: str, config: str | None = None, no_config: bool = False) -> Settings:
@@ -52,14 +66,20 @@ def settings_for(path: str, config: str | None = None, no_config: bool = False) 
         raise UsageError(str(error)) from None
 
 
-def read_model(source: Source, config: str | None = None, no_config: bool = False) -> ModelInput:
+def read_model(
+    source: Source, config: str | None = None, no_config: bool = False, force: bool = False
+) -> ModelInput:
     """Read the config ``source``: a file, a folder holding ``config.json``, a Hub id
     (``hf://org/name``; :mod:`dimlint.sources.hub`), or — from the API — a ``dict`` or a
     transformers config object (:mod:`dimlint.sources.source`).
 
-    Raises :class:`RejectedInput` when an input rule finds an error, :class:`UsageError` when the
-    source is missing or holds no model config. A source that is no local file takes the
-    settings of the current folder.
+    One refusal policy for every command that computes from a config: a config with an
+    error-level finding of ``check`` (the rules the settings select; no deployment rules) is
+    not turned into numbers — :class:`RejectedInput` carries the findings (exit 1, shown in the
+    command's format). ``force`` computes anyway: the input findings that leave nothing to read
+    still refuse, the others come back in :attr:`ModelInput.errors` for the output to label.
+    :class:`UsageError` when the source is missing or holds no model config. A source that is
+    no local file takes the settings of the current folder.
     """
     from dimlint.sources.source import load_source
 
@@ -71,23 +91,32 @@ def read_model(source: Source, config: str | None = None, no_config: bool = Fals
         if not os.path.lexists(path):
             raise UsageError(f"{path}: cannot read: no such file")
         settings = settings_for(path, config, no_config)
-        result, data = lint_path(path, Selection(select=INPUT_CODES, severity=settings.severity))
+        result, data = lint_path(path, _selection(settings))
     else:
         path, data = loaded.path, loaded.data
         settings = settings_for(os.path.join(os.getcwd(), "_"), config, no_config)
-        selection = Selection(select=INPUT_CODES, severity=settings.severity)
-        result = lint_bytes(path, data, selection)
+        result = lint_bytes(path, data, _selection(settings))
     errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
-    if errors:
+    unreadable = [d for d in errors if d.code in INPUT_CODES]
+    if errors and (unreadable or not force):
         text = data.decode("utf-8", "replace") if data is not None else ""
-        raise RejectedInput(errors, {path: text})
+        raise RejectedInput(unreadable or errors, {path: text})
     document = result.document
     value: Any = document.value if isinstance(document, JsonDocument) else None
     if not isinstance(value, dict) or result.skipped:
         reason = result.skipped or "not a model config"
         raise UsageError(f"{path}: no hidden size found: is this a model config? ({reason})")
-    warnings = [d for d in result.diagnostics if d.severity is not Severity.ERROR]
-    return ModelInput(path, specs_for_document(path, value), settings, warnings)
+    warnings = [
+        d for d in result.diagnostics if d.severity is not Severity.ERROR and d.code in INPUT_CODES
+    ]
+    specs = specs_for_document(path, value)
+    return ModelInput(path, specs, settings, warnings, tuple(errors))
+
+
+def _selection(settings: Settings) -> Selection:
+    """The rules ``check`` runs on the file under these settings (companion files and the
+    deployment rules aside): the judge of whether numbers may be computed from it."""
+    return settings.selection(None, (), ())
 
 
 def deployment_of(model: ModelInput, **given: Any) -> Deployment:

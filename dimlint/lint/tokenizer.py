@@ -71,7 +71,9 @@ def _highest_in(name: str, value: Any) -> TokenId | None:
         decoder = value.get("added_tokens_decoder")
         if isinstance(decoder, dict):
             for key, entry in decoder.items():
-                if str(key).isdigit() and len(str(key)) < 20:  # an id past 2**63 is no id
+                # ASCII digits only ("¹²" is digits to str.isdigit, not to int); an id past
+                # 2**63 is no id
+                if str(key).isascii() and str(key).isdigit() and len(str(key)) < 20:
                     content = entry.get("content") if isinstance(entry, dict) else entry
                     found.append(TokenId(int(key), str(content), name, "added token"))
     else:

@@ -58,7 +58,7 @@ class Cfg:
         if index not in self._layers:
             layer: dict[str, Any] = {}
             for key, values in overrides.items():
-                if isinstance(values, dict) and str(key).isdigit() and int(key) == index:
+                if isinstance(values, dict) and _index_key(key) == index:
                     layer = values
             if not layer:
                 self._layers[index] = self
@@ -208,3 +208,10 @@ class Cfg:
         if self.spec.tie_word_embeddings is None:
             return self.defaults.get("tie_word_embeddings") is True
         return self.spec.tie_word_embeddings
+
+
+def _index_key(key: object) -> int | None:
+    """A ``per_layer_config`` key as a layer index: ASCII digits only (``"¹²"`` is digits to
+    ``str.isdigit`` but not to ``int``), and no more than an index can be."""
+    text = str(key)
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 20 else None

@@ -330,7 +330,9 @@ def _common_breaks(cfg: Cfg) -> list[int]:
     overrides = cfg.get("per_layer_config")
     if isinstance(overrides, dict):
         keys = (str(key) for key in overrides)
-        breaks += _around(int(key) for key in keys if key.isdigit() and len(key) < 20)
+        breaks += _around(
+            int(key) for key in keys if key.isascii() and key.isdigit() and len(key) < 20
+        )
     widths = cfg.get("intermediate_size")
     if isinstance(widths, list):
         breaks += range(len(widths) + 1)

@@ -230,7 +230,7 @@ class Mapped(Record):
 
 
 def _natural(name: str) -> list[object]:
-    return [int(part) if part.isdigit() else part for part in _NATURAL.split(name)]
+    return [int(part) if part.isdecimal() else part for part in _NATURAL.split(name)]
 
 
 def to_model_names(

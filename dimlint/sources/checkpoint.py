@@ -28,7 +28,7 @@ from dimlint.sources.confine import within_any
 from dimlint.sources.filenames import is_weight_file
 from dimlint.sources.folder import Beside, LocalFiles
 from dimlint.sources.jsonfile import InputProblem
-from dimlint.sources.safetensors import TensorInfo, is_lfs_pointer
+from dimlint.sources.safetensors import TensorInfo, is_lfs_pointer, name_problem
 
 #: Index files larger than this are not read (DeepSeek-V3's, with 91k tensors, is 9 MB).
 MAX_INDEX_BYTES = 256 * 1024 * 1024
@@ -96,6 +96,10 @@ def read_index(path: str) -> Index | InputProblem:
         isinstance(shard, str) for shard in weight_map.values()
     ):
         return InputProblem(f"{name}: no weight_map object mapping tensor names to shard files")
+    for tensor in weight_map:
+        wrong_name = name_problem(str(tensor))
+        if wrong_name is not None:
+            return InputProblem(f"{name}: {wrong_name}")
     metadata = value.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
     return Index(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from typing import IO, Any
 
 from dimlint.records import Record
@@ -155,8 +156,29 @@ def parse_header(path: str, raw: bytes, size: int) -> Header | InputProblem:
     return Header(path, tensors, metadata, 8 + len(raw), size)
 
 
+#: A run of digits this long in a tensor name is no layer or expert index (10**18 layers).
+_LONG_NUMBER = re.compile(r"\d{19,}")
+
+
+def name_problem(name: str) -> str | None:
+    """Why a tensor name cannot be compared with a config: a layer or expert "index" of 19 or
+    more digits (the comparisons turn indices into integers; a 5,000-digit one is past
+    Python's ``int`` conversion limit, a 300-digit one prints as a number of that size)."""
+    found = _LONG_NUMBER.search(name)
+    if found is None:
+        return None
+    shown = name if len(name) <= 80 else f"{name[:40]}…{name[-20:]}"
+    return (
+        f"tensor {shown} holds a {len(found.group()):,}-digit number where a layer or expert"
+        " index belongs: no checkpoint has that many"
+    )
+
+
 def _tensor(path: str, name: str, entry: Any) -> tuple[TensorInfo, int, int] | InputProblem:
     """One header entry, checked the way the safetensors loader checks it."""
+    wrong_name = name_problem(name)
+    if wrong_name is not None:
+        return _problem(path, wrong_name)
     if not isinstance(entry, dict):
         return _problem(path, f"tensor {name} has no dtype/shape/data_offsets object")
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")

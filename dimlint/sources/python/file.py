@@ -58,21 +58,42 @@ def decode(data: bytes) -> tuple[str | None, bool, InputProblem | None]:
 
     Python source is UTF-8 unless a coding cookie says otherwise (PEP 263); files in another
     encoding are decoded for checking but come back with a problem marked recoverable, so that
-    they are linted and never rewritten.
+    they are linted and never rewritten. A cookie Python would refuse — an encoding it does not
+    know, one that is not a text encoding (``rot13``, ``zlib``), ``undefined``, bytes the
+    encoding cannot decode, or a decoded text Python cannot compile (a lone surrogate from
+    ``unicode_escape``) — is the problem CPython's ``SyntaxError`` would name, at the cookie.
     """
     bom = data.startswith(codecs.BOM_UTF8)
     body = data[len(codecs.BOM_UTF8) :] if bom else data
+    cookie = _cookie_at(body)
+    refused = _refused_codec(cookie) if cookie is not None else None
+    if refused is not None:
+        return None, bom, refused
+    declared: str | None = None
+    if cookie is not None:  # what Python reads the file as, whatever else it would be
+        encoding, line = cookie
+        try:
+            declared = body.decode(encoding)
+        except UnicodeError as error:  # UnicodeDecodeError, and the codec "undefined"
+            reason = _first_clause(error)
+            message = f"the file cannot be decoded as {encoding}, its coding declaration: {reason}"
+            return None, bom, InputProblem(message, Position(line, 1))
     try:
         return body.decode("utf-8"), bom, None
     except UnicodeDecodeError as error:
         failure = error
-    encoding = _cookie(body)
-    if encoding is not None:
-        try:
-            message = f"the file is {encoding}-encoded; fixes are written only to UTF-8 files"
-            return body.decode(encoding), bom, InputProblem(message, recoverable=True)
-        except (LookupError, UnicodeDecodeError):
-            pass
+    if cookie is not None and declared is not None:
+        encoding, text = cookie[0], declared
+        surrogate = _lone_surrogate(text)
+        if surrogate is not None:
+            where, character = surrogate
+            message = (
+                f"decoded as {encoding} (its coding declaration) the file holds the lone"
+                f" surrogate U+{ord(character):04X}, which Python cannot compile"
+            )
+            return None, bom, InputProblem(message, position_of(text, where))
+        message = f"the file is {encoding}-encoded; fixes are written only to UTF-8 files"
+        return text, bom, InputProblem(message, recoverable=True)
     prefix = body[: failure.start].decode("utf-8", errors="replace")
     line, column = position_of(prefix, len(prefix))
     byte = body[failure.start : failure.start + 1].hex()
@@ -86,13 +107,47 @@ def decode(data: bytes) -> tuple[str | None, bool, InputProblem | None]:
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
-def _cookie(data: bytes) -> str | None:
-    """The PEP 263 encoding declared in the first two lines, if any (not UTF-8)."""
-    for line in data.splitlines()[:2]:
+def _cookie_at(data: bytes) -> tuple[str, int] | None:
+    """The PEP 263 encoding declared in the first two lines and its line, if any (not UTF-8)."""
+    for number, line in enumerate(data.splitlines()[:2], start=1):
         match = _COOKIE.match(line)
         if match is not None:
             name = match.group(1).decode("ascii").lower()
-            return None if name.replace("_", "-") in ("utf-8", "utf8") else name
+            return None if name.replace("_", "-") in ("utf-8", "utf8") else (name, number)
+    return None
+
+
+def _refused_codec(cookie: tuple[str, int]) -> InputProblem | None:
+    """Why Python refuses to read a file with this coding declaration at all, if it does."""
+    name, line = cookie
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        reason = "Python knows no such encoding"
+    else:
+        if getattr(info, "_is_text_encoding", True):
+            return None
+        reason = "it is not a text encoding"
+    message = (
+        f"the coding declaration names {name!r}: {reason}, so Python refuses to run the file"
+        " (SyntaxError: encoding problem); declare utf-8 or remove the declaration"
+    )
+    return InputProblem(message, Position(line, 1))
+
+
+def _first_clause(error: UnicodeError) -> str:
+    text = str(error).strip() or type(error).__name__
+    return " ".join(text.encode("ascii", "backslashreplace").decode("ascii").split())[:200]
+
+
+def _lone_surrogate(text: str) -> tuple[int, str] | None:
+    """The offset and character of the first lone surrogate in ``text``, if any."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return error.start, text[error.start]
     return None
 
 
