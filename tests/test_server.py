@@ -239,7 +239,10 @@ def apply(text: str, edit: types.WorkspaceEdit | None) -> str:
 
 
 def _for(action: types.CodeAction, code: str) -> bool:
-    return [d.code for d in action.diagnostics or []] == [code]
+    """A fix of the finding ``code`` (alone, or merged with others making the same edit), not
+    an action suppressing it."""
+    suppressing = action.title.startswith(("Ignore ", "Disable "))
+    return code in [d.code for d in action.diagnostics or []] and not suppressing
 
 
 async def actions_at(
@@ -550,6 +553,71 @@ async def test_python_dataclass_config(client: RecordingClient, tmp_path: Path) 
     # untied embedding and head: 2 × 50304 × 770 = 77,468,160
     shown = await hover(client, uri, noqa, "vocab_size")
     assert "parameters: 77.5M" in shown
+
+
+@pytest.mark.asyncio
+async def test_merged_quick_fixes_and_suppression_actions(
+    client: RecordingClient, tmp_path: Path
+) -> None:
+    # DL101 and DL201 both round hidden_size to 4096: one action naming both codes
+    path = tmp_path / "config.json"
+    text = BROKEN.replace('  "vocab_size": 32000,\n', "", 1)
+    uri = open_document(client, path, text, "json")
+    found = await published(client, uri, 1)
+    heads = next(d for d in found if d.code == "DL101")
+    actions = await actions_at(client, uri, heads)
+    edits = [a for a in actions if a.edit is not None and a.edit.document_changes]
+    shapes = [a for a in edits if a.title.startswith("Change shapes")]
+    assert len(shapes) == 1, [a.title for a in actions]
+    assert {d.code for d in shapes[0].diagnostics or []} == {"DL101", "DL201"}
+    assert "DL101, DL201" in shapes[0].title
+    # JSON: ignore in this file, through the settings check reads (pyproject.toml here)
+    (tmp_path / "pyproject.toml").write_text('[tool.dimlint]\nignore = ["DL3"]\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(
+                    uri=_uri(tmp_path / "pyproject.toml"), type=types.FileChangeType.Changed
+                )
+            ]
+        )
+    )
+    offered = await actions_at(client, uri, heads)
+    [ignore] = [a for a in offered if a.title.startswith("Ignore DL101")]
+    assert ignore.title == "Ignore DL101 in this file (per-file-ignores in pyproject.toml)"
+    assert ignore.edit is not None
+    [settings_change] = ignore.edit.document_changes or []
+    assert isinstance(settings_change, types.TextDocumentEdit)
+    assert settings_change.text_document.uri == _uri(tmp_path / "pyproject.toml")
+    [whole] = settings_change.edits
+    assert isinstance(whole, types.TextEdit)
+    (tmp_path / "pyproject.toml").write_text(whole.new_text)
+    assert "DL101" not in {f["code"] for f in check_json(path, text)}
+    assert "DL201" in {f["code"] for f in check_json(path, text)}
+
+    # Python: "# noqa: DLxxx" on the finding's line, which check then honours
+    model = tmp_path / "model.py"
+    source = open_document(client, model, DATACLASS, "python")
+    first = await published(client, source, 1)
+    width = next(d for d in first if d.code == "DL201")
+    offered = await actions_at(client, source, width)
+    assert {a.title for a in offered if "noqa" in a.title} == {
+        "Disable DL101 for this line (# noqa: DL101)",
+        "Disable DL201 for this line (# noqa: DL201)",
+    }
+    [noqa] = [a for a in offered if a.title.startswith("Disable DL201")]
+    assert noqa.title == "Disable DL201 for this line (# noqa: DL201)"
+    silenced = apply(DATACLASS, noqa.edit)
+    assert "n_embd: int = 770  # noqa: DL201\n" in silenced
+    assert [f["code"] for f in check_json(model, silenced)] == ["DL101"]
+    change(client, source, 2, silenced)
+    assert [d.code for d in await published(client, source, 2)] == ["DL101"]
+    heads = next(d for d in await published(client, source, 2) if d.code == "DL101")
+    [more] = [a for a in await actions_at(client, source, heads) if "noqa" in a.title]
+    assert more.title.startswith("Disable DL101")
+    both = apply(silenced, more.edit)
+    assert "n_embd: int = 770  # noqa: DL201, DL101\n" in both
+    assert check_json(model, both) == []
 
 
 def test_server_without_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
