@@ -517,6 +517,83 @@ async def test_a_typing_session_cannot_pile_up(traced: RecordingClient, tmp_path
     )
 
 
+# -- every file kind check reads, and silence where check is silent ------------------------------
+
+TRAINING_YAML = """# a Megatron-style training config
+model:
+  hidden_size: 4100
+  num_layers: 24
+  num_attention_heads: 32
+  ffn_hidden_size: 11008
+tensor_model_parallel_size: 8
+"""
+
+
+@pytest.mark.asyncio
+async def test_yaml_training_config(client: RecordingClient, tmp_path: Path) -> None:
+    path = tmp_path / "train.yaml"
+    uri = open_document(client, path, TRAINING_YAML, "yaml")
+    first = await published(client, uri, 1)
+    reference = check_json(path, TRAINING_YAML)
+    assert "DL101" in {f["code"] for f in reference}
+    assert actual(first) == expected(TRAINING_YAML, reference)
+    heads = next(d for d in first if d.code == "DL101")
+    fixes = [a for a in await actions_at(client, uri, heads) if _for(a, "DL101")]
+    assert fixes
+    fixed = apply(TRAINING_YAML, fixes[0].edit)
+    change(client, uri, 2, fixed)
+    assert actual(await published(client, uri, 2)) == expected(fixed, check_json(path, fixed))
+
+
+@pytest.mark.asyncio
+async def test_files_check_passes_over_stay_silent(client: RecordingClient, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the workspace is a repository: its .gitignore applies
+    (tmp_path / ".gitignore").write_text("generated/\n")
+    jsonc = '{\n  // editor settings\n  "editor.tabSize": 2,\n}\n'
+    silent = {
+        ".vscode/settings.json": jsonc,
+        ".devcontainer/devcontainer.json": jsonc,
+        "tsconfig.json": '{"compilerOptions": {"strict": true,}}',
+        "package.json": '{"name": "x", "version": "1.0.0",, }',
+        "data/records.json": '[{"id": 1}, {"id": 2',
+        "node_modules/pkg/config.json": BROKEN,
+        "generated/config.json": BROKEN,
+    }
+    uris = []
+    for name, text in silent.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        uris.append(open_document(client, path, text, "json"))
+    # what check . reports on the same tree: nothing from these files
+    for name, text in silent.items():
+        (tmp_path / name).write_text(text)
+    out = io.StringIO()
+    main(["check", str(tmp_path), "--output-format", "json"], out, io.StringIO())
+    assert json.loads(out.getvalue()) == []
+    for uri in uris:
+        assert await published(client, uri, 1) == []
+
+
+@pytest.mark.asyncio
+async def test_a_document_that_stops_parsing_keeps_its_findings(
+    client: RecordingClient, tmp_path: Path
+) -> None:
+    path = tmp_path / "config.json"
+    uri = open_document(client, path, BROKEN, "json")
+    good = await published(client, uri, 1)
+    assert {d.code for d in good} >= {"DL101", "DL002"}
+    cut = BROKEN[: BROKEN.index('"num_hidden_layers"')]  # typing: the rest not there yet
+    change(client, uri, 2, cut)
+    shown = await published(client, uri, 2)
+    parse = [d for d in shown if d.code == "DL001"]
+    assert actual(parse) == expected(cut, check_json(path, cut))
+    kept = [d for d in shown if d.code != "DL001"]
+    assert sorted(d.code for d in kept) == sorted(d.code for d in good)
+    assert all(d.message.endswith("[stale: from the last version that parsed]") for d in kept)
+    change(client, uri, 3, BROKEN)
+    assert actual(await published(client, uri, 3)) == expected(BROKEN, check_json(path, BROKEN))
+
+
 # -- Python ------------------------------------------------------------------------------------
 
 
