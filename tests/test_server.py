@@ -369,11 +369,14 @@ async def test_hover_costs_from_the_memory_model(client: RecordingClient, tmp_pa
     assert "multiple of 64" in shown
     assert "parameters: 262M" in shown
     assert "8.19K per unit" in shown
-    # KV cache per token, bf16: 2 (K, V) × 32 layers × 8 KV heads × 128 × 2 B = 131,072 B
+    # KV cache per token, bf16: 2 (K, V) × 32 layers × 8 KV heads × 128 × 2 B = 131,072 B;
+    # mem's context without max_position_embeddings is 2048 tokens: 256 MiB, 32 MiB per KV head
     shown = await hover(client, uri, text, "8,\n")  # on the value of num_key_value_heads
     assert "**num_key_value_heads** = 8" in shown
     assert "✓ divides num_attention_heads 32" in shown
-    assert "KV cache per token: 128 KiB (100.0% of 128 KiB), 16 KiB per unit" in shown
+    assert "KV cache at 2,048 tokens × 1, bf16" in shown
+    assert "KV cache: 256 MiB (100.0% of 256 MiB), 32 MiB per unit" in shown
+    assert "KV cache per token: 128 KiB" in shown
     shown = await hover(client, uri, text, '"hidden_size"')
     assert "✓ divisible by num_attention_heads 32 (head dim = 4096/32)" in shown
 
@@ -627,9 +630,10 @@ async def test_python_dataclass_config(client: RecordingClient, tmp_path: Path) 
     shown = await hover(client, uri, noqa, "n_head")
     assert "**n_head** = 12" in shown
     assert "✗ divides n_embd 770" in shown
-    # untied embedding and head: 2 × 50304 × 770 = 77,468,160
+    # untied embedding and head: 2 × 50304 × 770 = 77,468,160 (no model type: an estimate)
     shown = await hover(client, uri, noqa, "vocab_size")
-    assert "parameters: 77.5M" in shown
+    assert "parameters (estimate: a model type counted approximately): 77.5M (" in shown
+    assert "1.54K per unit" in shown
 
 
 @pytest.mark.asyncio

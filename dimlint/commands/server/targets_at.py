@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dimlint.commands.server.hover import Hit, describe, field_at
+from dimlint.commands.server.hover import Hit, describe, field_at, json_respec
 from dimlint.config.normalize import looks_like_model_config, specs_for_document
 from dimlint.config.spec import ModelSpec
 from dimlint.sources import jsonfile
@@ -83,4 +83,7 @@ def hover_text(
     if found is None:
         return None
     specs, hit = found
-    return describe(path, specs, hit, deployment), hit.start, hit.end
+    respec = None
+    if hit.located.pointer is not None and specs:
+        respec = json_respec(path, specs[0].raw, hit.located.pointer)
+    return describe(path, specs, hit, deployment, respec), hit.start, hit.end
