@@ -134,3 +134,24 @@ def test_phi3_v_has_a_kv_cache(tmp_path: Path) -> None:
         assert "KV cache: 48 GiB" in shown
         assert "0 B," not in shown
         assert "parameters (estimate" in shown  # mem counts phi3_v approximately
+
+
+def test_yaml_training_config_hover(tmp_path: Path) -> None:
+    path = tmp_path / "train.yaml"
+    text = (
+        "model:\n"
+        "  hidden_size: 4096\n"
+        "  num_layers: 24\n"
+        "  num_attention_heads: 32\n"
+        "  ffn_hidden_size: 11008\n"
+    )
+    path.write_text(text, encoding="utf-8")
+    found = hover_text(str(path), text, text.index("num_layers") + 2, None)
+    assert found is not None
+    shown, start, end = found
+    assert text[start:end] in ("num_layers", "24")
+    assert "**num_layers** = 24 in config at /model" in shown
+    # mem's default context without a stated maximum is 2048 tokens; per layer and token
+    # 2 (K, V) × 4096 × 2 B = 16 KiB: 32 MiB per layer, 768 MiB for 24
+    assert "KV cache: 768 MiB (100.0% of 768 MiB), 32 MiB per unit" in shown
+    assert "by `dimlint mem`'s model" in shown  # mem itself reads config.json files only

@@ -171,3 +171,12 @@ def _with_origin(diagnostic: Diagnostic, sizes: dict[str, ParallelSize], code: s
     if not keys:
         return diagnostic
     return diagnostic._replace(message=f"{diagnostic.message} [parallel sizes from {keys}]")
+
+
+def specs_of(path: str, value: Any) -> list[ModelSpec]:
+    """The specs of the model sections of a parsed YAML document, read as :func:`lint_yaml`
+    reads them (the language server's hover, and its probes of neighbouring values)."""
+    from dimlint.sources import yamlmodels
+
+    family = yamlmodels.top_level_model_type(value)
+    return [_spec(path, section, family) for section in yamlmodels.sections(value)]
