@@ -541,8 +541,16 @@ async def test_yaml_training_config(client: RecordingClient, tmp_path: Path) -> 
     assert "DL101" in {f["code"] for f in reference}
     assert actual(first) == expected(TRAINING_YAML, reference)
     heads = next(d for d in first if d.code == "DL101")
-    fixes = [a for a in await actions_at(client, uri, heads) if _for(a, "DL101")]
+    offered = await actions_at(client, uri, heads)
+    fixes = [a for a in offered if _for(a, "DL101")]
     assert fixes
+    # "# noqa: DL101" on the line, which check honours in YAML as in Python
+    [noqa] = [a for a in offered if a.title.startswith("Disable DL101")]
+    silenced = apply(TRAINING_YAML, noqa.edit)
+    assert "  hidden_size: 4100  # noqa: DL101\n" in silenced
+    codes = {f["code"] for f in check_json(path, silenced)}
+    assert "DL101" not in codes
+    assert codes
     fixed = apply(TRAINING_YAML, fixes[0].edit)
     change(client, uri, 2, fixed)
     assert actual(await published(client, uri, 2)) == expected(fixed, check_json(path, fixed))

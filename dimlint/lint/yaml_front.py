@@ -87,6 +87,13 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
             located = locate(document, spec.pointer, finding, selection)
             result.diagnostics.append(_with_origin(located, sizes, finding.code))
     result.read = (len(specs), 0)
+    if b"noqa" in data.lower():  # suppression comments, read as in Python files
+        from dimlint.lint import noqa
+
+        found_noqa = noqa.directives(document, noqa.yaml_comments(document.text))
+        result.diagnostics = noqa.apply(
+            result.diagnostics, found_noqa, document, selection, enabled
+        )
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 

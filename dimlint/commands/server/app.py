@@ -249,8 +249,9 @@ class DimlintServer(LanguageServer):
         wanted: types.Range,
         versioned: bool,
     ) -> list[types.CodeAction]:
-        """ "Disable for this line" (``# noqa`` in Python) or "ignore in this file" (the
-        settings' ``per-file-ignores``, for JSON and YAML) for each finding in ``wanted``."""
+        """The actions switching a finding in ``wanted`` off: "disable for this line"
+        (``# noqa`` in Python and YAML) or "ignore in this file" (the settings'
+        ``per-file-ignores``, for JSON, which has no comments)."""
         path, folder = self.paths[uri]
         actions: list[types.CodeAction] = []
         seen: set[tuple[str, int]] = set()
@@ -261,11 +262,13 @@ class DimlintServer(LanguageServer):
             line = found.span.start_pos[0]
             if not protocol.overlaps(converted.range, wanted):
                 continue
-            if (found.code, line if path.endswith(".py") else 0) in seen:
+            commented = path.endswith((".py", ".yaml", ".yml"))
+            if (found.code, line if commented else 0) in seen:
                 continue
-            seen.add((found.code, line if path.endswith(".py") else 0))
-            if path.endswith(".py"):
-                change = noqa_change(linted.text, line, found.code)
+            seen.add((found.code, line if commented else 0))
+            if commented:
+                yaml = not path.endswith(".py")
+                change = noqa_change(linted.text, line, found.code, yaml)
                 if change is None:
                     continue
                 edit = types.TextEdit(

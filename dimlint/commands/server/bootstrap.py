@@ -59,8 +59,7 @@ def serve() -> int:
     import os
 
     logging.basicConfig(level=os.environ.get("DIMLINT_LOG_LEVEL", "WARNING"))
-    loader = _Loader()
-    loader.start()
+    loader = _Loader()  # started once initialize is answered: nothing competes with that
     stdin = sys.stdin.fileno()
     reader = Framed(lambda size: os.read(stdin, size))
     writer = Writer(sys.stdout.buffer)
@@ -85,9 +84,10 @@ def serve() -> int:
                 "serverInfo": {"name": "dimlint", "version": __version__},
             }
             writer.send({"id": ident, "result": result})
+            loader.start()
             break
         if method == "exit":
-            return 1
+            return 1  # exit before initialize: the imports never started
         if "id" in message and isinstance(method, str):
             writer.error(ident, SERVER_NOT_INITIALIZED, "the server is not initialized yet")
     loader.join()

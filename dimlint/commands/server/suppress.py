@@ -1,9 +1,9 @@
 """The "disable this finding" actions: a ``# noqa`` comment, or a per-file ignore in the settings.
 
-Python files take ``# noqa: DLxxx`` on the line a finding starts on (the syntax
+Python and YAML files take ``# noqa: DLxxx`` on the line a finding starts on (the syntax
 :mod:`dimlint.lint.noqa` reads); a line that already has a directive with codes gets the code
-added to it. The comment is only offered where it is a comment: not after a line continuation
-and not on a line that ends inside a multi-line string (tokenize decides).
+added to it. In Python the comment is only offered where it is a comment: not after a line
+continuation and not on a line that ends inside a multi-line string (tokenize decides).
 
 JSON has no comments, so a JSON finding is ignored for its file in the settings ``check`` reads:
 ``per-file-ignores`` of the nearest ``dimlint.toml`` or ``pyproject.toml`` (``[tool.dimlint]``),
@@ -34,18 +34,24 @@ class TextChange(NamedTuple):
     new: str
 
 
-def noqa_change(text: str, line: int, code: str) -> TextChange | None:
-    """The change adding ``code`` to a ``# noqa`` on 1-based ``line`` (None: not possible there,
-    or the line is already suppressed)."""
+def noqa_change(text: str, line: int, code: str, yaml: bool = False) -> TextChange | None:
+    """The change adding ``code`` to a ``# noqa`` on 1-based ``line`` of Python (or, with
+    ``yaml``, YAML) text; None when not possible there, or the line is already suppressed."""
     lines = text.splitlines(keepends=True)
     if not 1 <= line <= len(lines):
         return None
-    facts = _line_facts(text, line)
-    if facts is None:
-        return None
     start = sum(len(part) for part in lines[: line - 1])
     body = lines[line - 1].rstrip("\r\n")
-    if body.rstrip().endswith("\\"):
+    if yaml:
+        from dimlint.lint.noqa import yaml_comments
+
+        comments = [c for c in yaml_comments(lines[line - 1]) if c[0] < len(body)]
+        facts: int | None = comments[0][0] if comments else -1
+    else:
+        facts = _line_facts(text, line)
+        if body.rstrip().endswith("\\"):
+            return None
+    if facts is None:
         return None
     directive = _DIRECTIVE.search(body, facts) if facts >= 0 else None
     if directive is not None:
