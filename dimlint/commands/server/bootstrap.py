@@ -11,7 +11,6 @@ its own answer suppressed (:mod:`.rpc`).
 from __future__ import annotations
 
 import json
-import logging
 import sys
 import threading
 from typing import Any
@@ -35,6 +34,10 @@ class _Loader(threading.Thread):
         self.error: BaseException | None = None
 
     def run(self) -> None:
+        import logging
+        import os
+
+        logging.basicConfig(level=os.environ.get("DIMLINT_LOG_LEVEL", "WARNING"))
         try:
             from dimlint.commands.server.app import build
 
@@ -58,7 +61,6 @@ def serve() -> int:
     """Speak LSP on stdin/stdout until the client says exit; the exit code per the spec."""
     import os
 
-    logging.basicConfig(level=os.environ.get("DIMLINT_LOG_LEVEL", "WARNING"))
     loader = _Loader()  # started once initialize is answered: nothing competes with that
     stdin = sys.stdin.fileno()
     reader = Framed(lambda size: os.read(stdin, size))

@@ -10,7 +10,6 @@ imported, and the server keeps reading with it afterwards.
 from __future__ import annotations
 
 import json
-import logging
 import re
 import threading
 from collections.abc import Callable
@@ -21,8 +20,6 @@ MAX_MESSAGE = 64 * 2**20
 #: Header lines are read in pieces of at most this many bytes.
 _LINE = 1 << 16
 _LENGTH = re.compile(rb"content-length:[ \t]*(\d+)[ \t]*\r?\n?$", re.IGNORECASE)
-
-logger = logging.getLogger("dimlint.server")
 
 
 class Framed:
@@ -88,7 +85,9 @@ class Framed:
                 length = int(found.group(1))
         if length > self.limit:
             self.refused += 1
-            logger.error(
+            import logging  # not at import: initialize is answered before logging is loaded
+
+            logging.getLogger("dimlint.server").error(
                 "refused a message of %d bytes (at most %d are read); skipping to the next header",
                 length,
                 self.limit,
