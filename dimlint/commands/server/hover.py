@@ -201,6 +201,9 @@ def _parallel(spec: ModelSpec, field: str, value: int, deployment: Deployment | 
 
 #: Steps tried, in order, to reach a valid neighbour that changes the figures.
 _STEPS = (*range(1, 17), 24, 32, 48, 64, 96, 128, 256)
+#: Valid neighbours that change nothing, after which the figures are taken not to depend on the
+#: value (a value divided by 2 or 4 in the model changes them within four steps).
+_UNCHANGED = 4
 
 
 class Figures(NamedTuple):
@@ -305,19 +308,28 @@ def neighbour(
     here: Figures,
     errors: set[tuple[str | None, str]],
     steps: tuple[int, ...] = _STEPS,
+    patience: int = _UNCHANGED,
 ) -> Neighbour | None:
-    """The nearest value in ``direction`` that is valid and changes ``mem``'s figures."""
+    """The nearest value in ``direction`` that is valid and changes ``mem``'s figures; a valid
+    value that changes nothing when ``patience`` valid values in a row changed nothing (the
+    figures do not depend on this value); None when no value tried is valid."""
+    unchanged: list[Neighbour] = []
     for step in steps:
         candidate = value + direction * step
         if candidate < 1:
-            return None
+            break
         specs = respec(candidate)
         if not specs or not _shape_errors(specs) <= errors:
             continue
         counted = _recount(path, specs, here.args)
-        if counted is not None and _key(counted) != _key(here.report):
+        if counted is None:
+            continue
+        if _key(counted) != _key(here.report):
             return Neighbour(candidate, counted)
-    return None
+        unchanged.append(Neighbour(candidate, counted))
+        if len(unchanged) >= patience:
+            break
+    return unchanged[0] if unchanged else None
 
 
 def neighbours(
@@ -335,7 +347,17 @@ def neighbours(
         for direction in (1, -1)
         if (side := neighbour(path, value, direction, respec, here, errors)) is not None
     ]
-    if len(found) == 2:
+    changed = [side for side in found if _key(side.report) != _key(here.report)]
+    if len(changed) == 1 and len(found) == 2:
+        # one side moves, the other not yet: look further on that side (a cache allocated in
+        # blocks of 16 tokens changes only every 16th window size)
+        other = next(side for side in found if side not in changed)
+        direction = 1 if other.value > value else -1
+        further = neighbour(path, value, direction, respec, here, errors, patience=len(_STEPS))
+        if further is not None and _key(further.report) != _key(here.report):
+            found = [changed[0], further]
+            changed = found
+    if len(changed) == 2:
         distance = max(abs(side.value - value) for side in found)
         if any(abs(side.value - value) != distance for side in found):
             even = [
