@@ -244,6 +244,7 @@ class DimlintServer(LanguageServer):
     def suppressions(
         self,
         uri: str,
+        where: tuple[str, str | None],
         linted: Linted,
         index: LineIndex,
         wanted: types.Range,
@@ -252,7 +253,7 @@ class DimlintServer(LanguageServer):
         """The actions switching a finding in ``wanted`` off: "disable for this line"
         (``# noqa`` in Python and YAML) or "ignore in this file" (the settings'
         ``per-file-ignores``, for JSON, which has no comments)."""
-        path, folder = self.paths[uri]
+        path, folder = where
         actions: list[types.CodeAction] = []
         seen: set[tuple[str, int]] = set()
         for found in linted.diagnostics:
@@ -417,9 +418,10 @@ def build() -> DimlintServer:
     ) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         linted = await ls.linted(uri)
-        if linted is None:
+        where = ls.paths.get(uri)
+        if linted is None or where is None:  # closed meanwhile
             return None
-        path, _ = ls.paths[uri]
+        path, _ = where
         index = ls.index(linted.text)
         versioned = _versioned_edits(ls)
         only = list(params.context.only or [])
@@ -430,7 +432,7 @@ def build() -> DimlintServer:
             )
             loop = asyncio.get_running_loop()
             actions += await loop.run_in_executor(
-                ls.pool, ls.suppressions, uri, linted, index, params.range, versioned
+                ls.pool, ls.suppressions, uri, where, linted, index, params.range, versioned
             )
         safe = [
             d for d in linted.diagnostics if d.fix and d.fix.applicability is Applicability.SAFE
@@ -478,9 +480,10 @@ def build() -> DimlintServer:
 
         uri = params.text_document.uri
         snapshot = ls._snapshot(uri)
-        if snapshot is None:
+        where = ls.paths.get(uri)
+        if snapshot is None or where is None:
             return None
-        path, _ = ls.paths[uri]
+        path, _ = where
         text = snapshot.text
         resolved = ls.config.resolve(path)
         deployment = resolved.selection.deployment if resolved.selection else None
