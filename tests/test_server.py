@@ -544,7 +544,7 @@ async def test_yaml_training_config(client: RecordingClient, tmp_path: Path) -> 
     offered = await actions_at(client, uri, heads)
     fixes = [a for a in offered if _for(a, "DL101")]
     assert fixes
-    # "# noqa: DL101" on the line, which check honours in YAML as in Python
+    # a noqa comment for DL101 on the line, which check honours in YAML as in Python
     [noqa] = [a for a in offered if a.title.startswith("Disable DL101")]
     silenced = apply(TRAINING_YAML, noqa.edit)
     assert "  hidden_size: 4100  # noqa: DL101\n" in silenced
@@ -684,7 +684,7 @@ async def test_merged_quick_fixes_and_suppression_actions(
     assert "DL101" not in {f["code"] for f in check_json(path, text)}
     assert "DL201" in {f["code"] for f in check_json(path, text)}
 
-    # Python: "# noqa: DLxxx" on the finding's line, which check then honours
+    # Python: a noqa comment for the code on the finding's line, which check then honours
     model = tmp_path / "model.py"
     source = open_document(client, model, DATACLASS, "python")
     first = await published(client, source, 1)

@@ -259,3 +259,22 @@ def _meaningful(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _meaningful(v) for k, v in value.items() if v not in (False, None)}
     return value
+
+
+def test_initialize_is_answered_without_the_heavy_imports() -> None:
+    """What runs before the initialize answer imports neither pygls nor lsprotocol (seconds of
+    imports on a loaded machine): the answer cannot wait for them."""
+    code = (
+        "import sys, dimlint.cli, dimlint.commands.server, dimlint.commands.server.bootstrap\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol',"
+        " 'cattrs', 'logging') or m == 'dimlint.commands.server.app')\n"
+        "print(heavy)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    assert done.stdout.strip() == "[]"
