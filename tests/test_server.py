@@ -583,6 +583,17 @@ async def test_files_check_passes_over_stay_silent(client: RecordingClient, tmp_
     assert json.loads(out.getvalue()) == []
     for uri in uris:
         assert await published(client, uri, 1) == []
+    # and no hover either: a config under node_modules is not one of the workspace's
+    line = BROKEN.split("\n").index(next(x for x in BROKEN.split("\n") if "num_attention" in x))
+    shown = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(
+                uri=_uri(tmp_path / "node_modules/pkg/config.json")
+            ),
+            position=types.Position(line=line, character=4),
+        )
+    )
+    assert shown is None
 
 
 @pytest.mark.asyncio

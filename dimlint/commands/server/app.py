@@ -30,7 +30,7 @@ from dimlint.commands.server.capabilities import CODE_ACTION_KINDS, DIAGNOSTIC_O
 from dimlint.commands.server.config import SETTINGS_FILES, ServerSettings
 from dimlint.commands.server.documents import folder_paths, lint_path
 from dimlint.commands.server.framing import Framed, Writer
-from dimlint.commands.server.linting import Linted, Outcome, fix_all, lint_text
+from dimlint.commands.server.linting import Linted, Outcome, fix_all, lint_text, silenced
 from dimlint.commands.server.positions import LineIndex, LspPosition, encoding_of
 from dimlint.commands.server.rpc import DimlintProtocol
 from dimlint.commands.server.scheduler import Scheduler, Snapshot
@@ -483,7 +483,10 @@ def build() -> DimlintServer:
         where = ls.paths.get(uri)
         if snapshot is None or where is None:
             return None
-        path, _ = where
+        path, folder = where
+        loop = asyncio.get_running_loop()
+        if await loop.run_in_executor(ls.pool, silenced, path, folder) is not None:
+            return None  # a file check passes over gets no hover either
         text = snapshot.text
         resolved = ls.config.resolve(path)
         deployment = resolved.selection.deployment if resolved.selection else None
