@@ -239,7 +239,10 @@ def apply(text: str, edit: types.WorkspaceEdit | None) -> str:
 
 
 def _for(action: types.CodeAction, code: str) -> bool:
-    return [d.code for d in action.diagnostics or []] == [code]
+    """A fix of the finding ``code`` (alone, or merged with others making the same edit), not
+    an action suppressing it."""
+    suppressing = action.title.startswith(("Ignore ", "Disable "))
+    return code in [d.code for d in action.diagnostics or []] and not suppressing
 
 
 async def actions_at(
@@ -366,11 +369,14 @@ async def test_hover_costs_from_the_memory_model(client: RecordingClient, tmp_pa
     assert "multiple of 64" in shown
     assert "parameters: 262M" in shown
     assert "8.19K per unit" in shown
-    # KV cache per token, bf16: 2 (K, V) × 32 layers × 8 KV heads × 128 × 2 B = 131,072 B
+    # KV cache per token, bf16: 2 (K, V) × 32 layers × 8 KV heads × 128 × 2 B = 131,072 B;
+    # mem's context without max_position_embeddings is 2048 tokens: 256 MiB, 32 MiB per KV head
     shown = await hover(client, uri, text, "8,\n")  # on the value of num_key_value_heads
     assert "**num_key_value_heads** = 8" in shown
     assert "✓ divides num_attention_heads 32" in shown
-    assert "KV cache per token: 128 KiB (100.0% of 128 KiB), 16 KiB per unit" in shown
+    assert "KV cache at 2,048 tokens × 1, bf16" in shown
+    assert "KV cache: 256 MiB (100.0% of 256 MiB), 32 MiB per unit" in shown
+    assert "KV cache per token: 128 KiB" in shown
     shown = await hover(client, uri, text, '"hidden_size"')
     assert "✓ divisible by num_attention_heads 32 (head dim = 4096/32)" in shown
 
@@ -514,6 +520,102 @@ async def test_a_typing_session_cannot_pile_up(traced: RecordingClient, tmp_path
     )
 
 
+# -- every file kind check reads, and silence where check is silent ------------------------------
+
+TRAINING_YAML = """# a Megatron-style training config
+model:
+  hidden_size: 4100
+  num_layers: 24
+  num_attention_heads: 32
+  ffn_hidden_size: 11008
+tensor_model_parallel_size: 8
+"""
+
+
+@pytest.mark.asyncio
+async def test_yaml_training_config(client: RecordingClient, tmp_path: Path) -> None:
+    path = tmp_path / "train.yaml"
+    uri = open_document(client, path, TRAINING_YAML, "yaml")
+    first = await published(client, uri, 1)
+    reference = check_json(path, TRAINING_YAML)
+    assert "DL101" in {f["code"] for f in reference}
+    assert actual(first) == expected(TRAINING_YAML, reference)
+    heads = next(d for d in first if d.code == "DL101")
+    offered = await actions_at(client, uri, heads)
+    fixes = [a for a in offered if _for(a, "DL101")]
+    assert fixes
+    # a noqa comment for DL101 on the line, which check honours in YAML as in Python
+    [noqa] = [a for a in offered if a.title.startswith("Disable DL101")]
+    silenced = apply(TRAINING_YAML, noqa.edit)
+    assert "  hidden_size: 4100  # noqa: DL101\n" in silenced
+    codes = {f["code"] for f in check_json(path, silenced)}
+    assert "DL101" not in codes
+    assert codes
+    fixed = apply(TRAINING_YAML, fixes[0].edit)
+    change(client, uri, 2, fixed)
+    assert actual(await published(client, uri, 2)) == expected(fixed, check_json(path, fixed))
+
+
+@pytest.mark.asyncio
+async def test_files_check_passes_over_stay_silent(client: RecordingClient, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the workspace is a repository: its .gitignore applies
+    (tmp_path / ".gitignore").write_text("generated/\n")
+    jsonc = '{\n  // editor settings\n  "editor.tabSize": 2,\n}\n'
+    silent = {
+        ".vscode/settings.json": jsonc,
+        ".devcontainer/devcontainer.json": jsonc,
+        "tsconfig.json": '{"compilerOptions": {"strict": true,}}',
+        "package.json": '{"name": "x", "version": "1.0.0",, }',
+        "data/records.json": '[{"id": 1}, {"id": 2',
+        "node_modules/pkg/config.json": BROKEN,
+        "generated/config.json": BROKEN,
+    }
+    uris = []
+    for name, text in silent.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        uris.append(open_document(client, path, text, "json"))
+    # what check . reports on the same tree: nothing from these files
+    for name, text in silent.items():
+        (tmp_path / name).write_text(text)
+    out = io.StringIO()
+    main(["check", str(tmp_path), "--output-format", "json"], out, io.StringIO())
+    assert json.loads(out.getvalue()) == []
+    for uri in uris:
+        assert await published(client, uri, 1) == []
+    # and no hover either: a config under node_modules is not one of the workspace's
+    line = BROKEN.split("\n").index(next(x for x in BROKEN.split("\n") if "num_attention" in x))
+    shown = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(
+                uri=_uri(tmp_path / "node_modules/pkg/config.json")
+            ),
+            position=types.Position(line=line, character=4),
+        )
+    )
+    assert shown is None
+
+
+@pytest.mark.asyncio
+async def test_a_document_that_stops_parsing_keeps_its_findings(
+    client: RecordingClient, tmp_path: Path
+) -> None:
+    path = tmp_path / "config.json"
+    uri = open_document(client, path, BROKEN, "json")
+    good = await published(client, uri, 1)
+    assert {d.code for d in good} >= {"DL101", "DL002"}
+    cut = BROKEN[: BROKEN.index('"num_hidden_layers"')]  # typing: the rest not there yet
+    change(client, uri, 2, cut)
+    shown = await published(client, uri, 2)
+    parse = [d for d in shown if d.code == "DL001"]
+    assert actual(parse) == expected(cut, check_json(path, cut))
+    kept = [d for d in shown if d.code != "DL001"]
+    assert sorted(d.code for d in kept) == sorted(d.code for d in good)
+    assert all(d.message.endswith("[stale: from the last version that parsed]") for d in kept)
+    change(client, uri, 3, BROKEN)
+    assert actual(await published(client, uri, 3)) == expected(BROKEN, check_json(path, BROKEN))
+
+
 # -- Python ------------------------------------------------------------------------------------
 
 
@@ -547,9 +649,75 @@ async def test_python_dataclass_config(client: RecordingClient, tmp_path: Path) 
     shown = await hover(client, uri, noqa, "n_head")
     assert "**n_head** = 12" in shown
     assert "✗ divides n_embd 770" in shown
-    # untied embedding and head: 2 × 50304 × 770 = 77,468,160
+    # untied embedding and head: 2 × 50304 × 770 = 77,468,160 (no model type: an estimate)
     shown = await hover(client, uri, noqa, "vocab_size")
-    assert "parameters: 77.5M" in shown
+    assert "parameters (estimate: a model type counted approximately): 77.5M (" in shown
+    assert "1.54K per unit" in shown
+
+
+@pytest.mark.asyncio
+async def test_merged_quick_fixes_and_suppression_actions(
+    client: RecordingClient, tmp_path: Path
+) -> None:
+    # DL101 and DL201 both round hidden_size to 4096: one action naming both codes
+    path = tmp_path / "config.json"
+    text = BROKEN.replace('  "vocab_size": 32000,\n', "", 1)
+    uri = open_document(client, path, text, "json")
+    found = await published(client, uri, 1)
+    heads = next(d for d in found if d.code == "DL101")
+    actions = await actions_at(client, uri, heads)
+    edits = [a for a in actions if a.edit is not None and a.edit.document_changes]
+    shapes = [a for a in edits if a.title.startswith("Change shapes")]
+    assert len(shapes) == 1, [a.title for a in actions]
+    assert {d.code for d in shapes[0].diagnostics or []} == {"DL101", "DL201"}
+    assert "DL101, DL201" in shapes[0].title
+    # JSON: ignore in this file, through the settings check reads (pyproject.toml here)
+    (tmp_path / "pyproject.toml").write_text('[tool.dimlint]\nignore = ["DL3"]\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(
+                    uri=_uri(tmp_path / "pyproject.toml"), type=types.FileChangeType.Changed
+                )
+            ]
+        )
+    )
+    offered = await actions_at(client, uri, heads)
+    [ignore] = [a for a in offered if a.title.startswith("Ignore DL101")]
+    assert ignore.title == "Ignore DL101 in this file (per-file-ignores in pyproject.toml)"
+    assert ignore.edit is not None
+    [settings_change] = ignore.edit.document_changes or []
+    assert isinstance(settings_change, types.TextDocumentEdit)
+    assert settings_change.text_document.uri == _uri(tmp_path / "pyproject.toml")
+    [whole] = settings_change.edits
+    assert isinstance(whole, types.TextEdit)
+    (tmp_path / "pyproject.toml").write_text(whole.new_text)
+    assert "DL101" not in {f["code"] for f in check_json(path, text)}
+    assert "DL201" in {f["code"] for f in check_json(path, text)}
+
+    # Python: a noqa comment for the code on the finding's line, which check then honours
+    model = tmp_path / "model.py"
+    source = open_document(client, model, DATACLASS, "python")
+    first = await published(client, source, 1)
+    width = next(d for d in first if d.code == "DL201")
+    offered = await actions_at(client, source, width)
+    assert {a.title for a in offered if "noqa" in a.title} == {
+        "Disable DL101 for this line (# noqa: DL101)",
+        "Disable DL201 for this line (# noqa: DL201)",
+    }
+    [noqa] = [a for a in offered if a.title.startswith("Disable DL201")]
+    assert noqa.title == "Disable DL201 for this line (# noqa: DL201)"
+    silenced = apply(DATACLASS, noqa.edit)
+    assert "n_embd: int = 770  # noqa: DL201\n" in silenced
+    assert [f["code"] for f in check_json(model, silenced)] == ["DL101"]
+    change(client, source, 2, silenced)
+    assert [d.code for d in await published(client, source, 2)] == ["DL101"]
+    heads = next(d for d in await published(client, source, 2) if d.code == "DL101")
+    [more] = [a for a in await actions_at(client, source, heads) if "noqa" in a.title]
+    assert more.title.startswith("Disable DL101")
+    both = apply(silenced, more.edit)
+    assert "n_embd: int = 770  # noqa: DL201, DL101\n" in both
+    assert check_json(model, both) == []
 
 
 def test_server_without_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -89,3 +89,17 @@ def test_file_parallel_sizes_become_a_target() -> None:
     assert dl401[0].span is not None
     assert dl401[0].span.start_pos.line == 4
     assert "tensor_model_parallel_size: 8" in dl401[0].message
+
+
+def test_noqa_comments_suppress_yaml_findings_and_unused_ones_are_reported() -> None:
+    text = (
+        "model:\n"
+        "  hidden_size: 4100  # noqa: DL101\n"
+        "  num_layers: 24\n"
+        "  num_attention_heads: 32 # noqa: DL999\n"
+        '  name: "a # noqa: DL201 in a quoted string is no comment"\n'
+    )
+    found = _found("m.yaml", text)
+    assert ("DL101", 2, 16) not in found  # suppressed on its line
+    assert ("DL201", 2, 16) in found  # a code the comment does not list
+    assert ("DL701", 4, 27) in found  # DL999 is no rule: the comment suppresses nothing

@@ -1,7 +1,7 @@
 """DL701 unused-noqa: registered here for the catalogue, the CLI and filtering.
 
-It is a check over Python comments, not over a :class:`ModelSpec`: :mod:`dimlint.lint.noqa` raises
-it while applying the ``# noqa`` comments of a file.
+It is a check over Python and YAML comments, not over a :class:`ModelSpec`:
+:mod:`dimlint.lint.noqa` raises it while applying the ``# noqa`` comments of a file.
 """
 
 from __future__ import annotations
@@ -13,6 +13,6 @@ register(
     "DL701",
     "unused-noqa",
     Severity.INFO,
-    "A `# noqa: DLxxx` comment in Python code suppresses nothing.",
+    "A `# noqa: DLxxx` comment in Python or YAML suppresses nothing.",
     fix="always",
 )

@@ -1,4 +1,5 @@
-"""``# noqa`` comments in Python files: suppression, and DL701 for the ones that suppress nothing.
+"""``# noqa`` comments in Python and YAML files: suppression, and DL701 for the ones that suppress
+nothing.
 
 The syntax is ruff's and flake8's: ``# noqa`` suppresses every finding on its line,
 ``# noqa: DL101, DL201`` the listed codes (separated by commas and/or spaces; text after the
@@ -15,17 +16,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 from dimlint.checks import all_rules
-from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
 from dimlint.lint.selection import Selection
 from dimlint.records import Record
-from dimlint.sources.python.file import PythonDocument
 
 _DIRECTIVE = re.compile(
     r"#\s*(?i:noqa)(?::\s*(?P<codes>[A-Z]+[0-9]+(?:(?:\s*,\s*|\s+)[A-Z]+[0-9]+)*))?"
 )
 _CODE = re.compile(r"[A-Z]+[0-9]+")
+
+
+class Document(Protocol):
+    """What suppression reads of a document (a Python or a YAML one)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    def position(self, offset: int) -> Position: ...
+    def span(self, start: int, end: int) -> Span: ...
 
 
 class Code(Record):
@@ -46,9 +58,28 @@ class Directive(Record):
     comment_end: int
 
 
-def directives(
-    document: PythonDocument, comments: Sequence[tuple[int, int, str]]
-) -> list[Directive]:
+def yaml_comments(text: str) -> list[tuple[int, int, str]]:
+    """The comments of a YAML text as (start, end, text): a ``#`` at the start of a line or after
+    a space or tab, outside a quoted scalar on that line, up to the end of the line."""
+    found = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        quote: str | None = None
+        for index, char in enumerate(body):
+            if quote is not None:
+                if char == quote:
+                    quote = None
+            elif char in "'\"" and (index == 0 or body[index - 1] in " \t:[{,-"):
+                quote = char
+            elif char == "#" and (index == 0 or body[index - 1] in " \t"):
+                found.append((offset + index, offset + len(body), body[index:]))
+                break
+        offset += len(line)
+    return found
+
+
+def directives(document: Document, comments: Sequence[tuple[int, int, str]]) -> list[Directive]:
     """The noqa directives among the comments of a file (at most one per comment)."""
     found = []
     for start, end, text in comments:
@@ -70,7 +101,7 @@ def directives(
 def apply(
     diagnostics: list[Diagnostic],
     found: list[Directive],
-    document: PythonDocument,
+    document: Document,
     selection: Selection,
     enabled: frozenset[str],
 ) -> list[Diagnostic]:
@@ -96,7 +127,7 @@ def apply(
 def _unused(
     found: list[Directive],
     used: set[tuple[int, str]],
-    document: PythonDocument,
+    document: Document,
     selection: Selection,
     enabled: frozenset[str],
 ) -> list[Diagnostic]:
@@ -137,7 +168,7 @@ def _unused(
     return reports
 
 
-def _removal(directive: Directive, unused: list[Code], text: str, document: PythonDocument) -> Edit:
+def _removal(directive: Directive, unused: list[Code], text: str, document: Document) -> Edit:
     """Remove the unused codes; remove the directive (and the comment) when none remains."""
     remaining = [code for code in directive.codes if code not in unused]
     if remaining:

@@ -87,6 +87,13 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
             located = locate(document, spec.pointer, finding, selection)
             result.diagnostics.append(_with_origin(located, sizes, finding.code))
     result.read = (len(specs), 0)
+    if b"noqa" in data.lower():  # suppression comments, read as in Python files
+        from dimlint.lint import noqa
+
+        found_noqa = noqa.directives(document, noqa.yaml_comments(document.text))
+        result.diagnostics = noqa.apply(
+            result.diagnostics, found_noqa, document, selection, enabled
+        )
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 
@@ -171,3 +178,12 @@ def _with_origin(diagnostic: Diagnostic, sizes: dict[str, ParallelSize], code: s
     if not keys:
         return diagnostic
     return diagnostic._replace(message=f"{diagnostic.message} [parallel sizes from {keys}]")
+
+
+def specs_of(path: str, value: Any) -> list[ModelSpec]:
+    """The specs of the model sections of a parsed YAML document, read as :func:`lint_yaml`
+    reads them (the language server's hover, and its probes of neighbouring values)."""
+    from dimlint.sources import yamlmodels
+
+    family = yamlmodels.top_level_model_type(value)
+    return [_spec(path, section, family) for section in yamlmodels.sections(value)]

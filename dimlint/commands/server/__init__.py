@@ -19,6 +19,6 @@ def run_server(err: TextIO) -> int:
     if importlib.util.find_spec("pygls") is None or importlib.util.find_spec("lsprotocol") is None:
         err.write(MISSING)
         return 2
-    from dimlint.commands.server.app import serve
+    from dimlint.commands.server.bootstrap import serve
 
     return serve()

@@ -19,17 +19,22 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from dimlint import __version__
 from dimlint.commands.server import protocol
+from dimlint.commands.server.capabilities import CODE_ACTION_KINDS, DIAGNOSTIC_OPTIONS
 from dimlint.commands.server.config import SETTINGS_FILES, ServerSettings
 from dimlint.commands.server.documents import folder_paths, lint_path
-from dimlint.commands.server.linting import Linted, Outcome, fix_all, lint_text
+from dimlint.commands.server.framing import Framed, Writer
+from dimlint.commands.server.linting import Linted, Outcome, fix_all, lint_text, silenced
 from dimlint.commands.server.positions import LineIndex, LspPosition, encoding_of
+from dimlint.commands.server.rpc import DimlintProtocol
 from dimlint.commands.server.scheduler import Scheduler, Snapshot
+from dimlint.commands.server.suppress import noqa_change, per_file_ignore
 from dimlint.diagnostics import Applicability, Diagnostic
 
 #: Seconds between the last keystroke and the lint (``debounce-ms`` in the editor settings).
@@ -48,9 +53,14 @@ T = TypeVar("T")
 class DimlintServer(LanguageServer):
     """pygls server holding the open documents and their lint scheduling."""
 
+    protocol: DimlintProtocol
+
     def __init__(self) -> None:
         super().__init__(
-            "dimlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+            "dimlint",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=DimlintProtocol,
         )
         self.config = ServerSettings()
         #: JSON and YAML lints, hovers and fixes: never behind Python work.
@@ -101,6 +111,10 @@ class DimlintServer(LanguageServer):
         """Lint every open document again (the settings changed: cached results are stale)."""
         self.generation += 1
         self.scheduler.relint_all()
+        workspace = self.client_capabilities.workspace
+        diagnostics = workspace.diagnostics if workspace is not None else None
+        if self.pull and diagnostics is not None and diagnostics.refresh_support:
+            self.workspace_diagnostic_refresh(None)  # the client pulls them again
 
     # -- documents ----------------------------------------------------------------------------
 
@@ -123,7 +137,7 @@ class DimlintServer(LanguageServer):
     def _snapshot(self, uri: str) -> Snapshot | None:
         if uri not in self.paths:
             return None
-        document = self.workspace.text_documents.get(uri)
+        document = self.workspace.text_documents.get(unquote(uri))
         if document is None:
             return None
         return Snapshot(document.version, document.source, self.generation)
@@ -227,6 +241,75 @@ class DimlintServer(LanguageServer):
         document = self.client_capabilities.text_document
         return bool(document is not None and document.diagnostic is not None)
 
+    def suppressions(
+        self,
+        uri: str,
+        where: tuple[str, str | None],
+        linted: Linted,
+        index: LineIndex,
+        wanted: types.Range,
+        versioned: bool,
+    ) -> list[types.CodeAction]:
+        """The actions switching a finding in ``wanted`` off: "disable for this line"
+        (``# noqa`` in Python and YAML) or "ignore in this file" (the settings'
+        ``per-file-ignores``, for JSON, which has no comments)."""
+        path, folder = where
+        actions: list[types.CodeAction] = []
+        seen: set[tuple[str, int]] = set()
+        for found in linted.diagnostics:
+            if found.code in ("DL001", "DL701") or found.span is None:
+                continue
+            converted = protocol.diagnostic(index, found)
+            line = found.span.start_pos[0]
+            if not protocol.overlaps(converted.range, wanted):
+                continue
+            commented = path.endswith((".py", ".yaml", ".yml"))
+            if (found.code, line if commented else 0) in seen:
+                continue
+            seen.add((found.code, line if commented else 0))
+            if commented:
+                yaml = not path.endswith(".py")
+                change = noqa_change(linted.text, line, found.code, yaml)
+                if change is None:
+                    continue
+                edit = types.TextEdit(
+                    range=protocol.offsets_range(index, change.start, change.end),
+                    new_text=change.new,
+                )
+                title = f"Disable {found.code} for this line (# noqa: {found.code})"
+                workspace_edit = protocol.workspace_edit(uri, linted.version, [edit], versioned)
+            else:
+                settings = self.config.resolve(path).settings.source
+                target = per_file_ignore(
+                    settings, folder or os.path.dirname(path), path, found.code
+                )
+                if target is None:
+                    continue
+                made = protocol.settings_edit(
+                    target.path, target.old, target.new, self._creates(), index.encoding
+                )
+                if made is None:
+                    continue
+                name = os.path.basename(target.path)
+                title = f"Ignore {found.code} in this file (per-file-ignores in {name})"
+                workspace_edit = made
+            actions.append(
+                types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[converted],
+                    edit=workspace_edit,
+                )
+            )
+        return actions
+
+    def _creates(self) -> bool:
+        """Whether the client can create a file in a workspace edit (a new dimlint.toml)."""
+        workspace = self.client_capabilities.workspace
+        edit = workspace.workspace_edit if workspace is not None else None
+        operations = edit.resource_operations if edit is not None else None
+        return bool(operations and types.ResourceOperationKind.Create in operations)
+
     def forget(self, uri: str) -> None:
         self.scheduler.closed(uri)
         self.good.pop(uri, None)
@@ -328,18 +411,17 @@ def build() -> DimlintServer:
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(
-            code_action_kinds=[types.CodeActionKind.QuickFix, protocol.FIX_ALL_KIND]
-        ),
+        types.CodeActionOptions(code_action_kinds=list(CODE_ACTION_KINDS)),
     )
     async def code_action(
         ls: DimlintServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         linted = await ls.linted(uri)
-        if linted is None:
+        where = ls.paths.get(uri)
+        if linted is None or where is None:  # closed meanwhile
             return None
-        path, _ = ls.paths[uri]
+        path, _ = where
         index = ls.index(linted.text)
         versioned = _versioned_edits(ls)
         only = list(params.context.only or [])
@@ -347,6 +429,10 @@ def build() -> DimlintServer:
         if _kind_wanted(only, types.CodeActionKind.QuickFix):
             actions += protocol.quick_fixes(
                 uri, linted.version, index, linted.diagnostics, params.range, versioned
+            )
+            loop = asyncio.get_running_loop()
+            actions += await loop.run_in_executor(
+                ls.pool, ls.suppressions, uri, where, linted, index, params.range, versioned
             )
         safe = [
             d for d in linted.diagnostics if d.fix and d.fix.applicability is Applicability.SAFE
@@ -366,15 +452,41 @@ def build() -> DimlintServer:
                     )
         return actions
 
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier=str(DIAGNOSTIC_OPTIONS["identifier"]),
+            inter_file_dependencies=False,
+            workspace_diagnostics=False,
+        ),
+    )
+    async def diagnostic(
+        ls: DimlintServer, params: types.DocumentDiagnosticParams
+    ) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
+        """Pull diagnostics: the findings on the current version, once its lint is done."""
+        found = await ls.scheduler.current(params.text_document.uri)
+        if found is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        snapshot, outcome = found
+        result_id = f"{snapshot.version}.{snapshot.generation}.{hash(snapshot.text)}"
+        if params.previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        items = ls.shown_diagnostics(params.text_document.uri, snapshot, outcome)
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: DimlintServer, params: types.HoverParams) -> types.Hover | None:
         from dimlint.commands.server.targets_at import hover_text
 
         uri = params.text_document.uri
         snapshot = ls._snapshot(uri)
-        if snapshot is None:
+        where = ls.paths.get(uri)
+        if snapshot is None or where is None:
             return None
-        path, _ = ls.paths[uri]
+        path, folder = where
+        loop = asyncio.get_running_loop()
+        if await loop.run_in_executor(ls.pool, silenced, path, folder) is not None:
+            return None  # a file check passes over gets no hover either
         text = snapshot.text
         resolved = ls.config.resolve(path)
         deployment = resolved.selection.deployment if resolved.selection else None
@@ -406,12 +518,52 @@ def _versioned_edits(ls: DimlintServer) -> bool:
     return bool(edit is not None and edit.document_changes)
 
 
-def serve() -> int:
-    """Speak LSP on stdin/stdout until the client says exit."""
-    logging.basicConfig(level=os.environ.get("DIMLINT_LOG_LEVEL", "WARNING"))
-    server = build()
+class _Out:
+    """pygls' writer: framed bytes to stdout, under the bootstrap writer's lock."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+
+    def write(self, data: bytes) -> None:
+        with self.writer.lock:
+            self.writer.stream.write(data)
+            self.writer.stream.flush()
+
+    def close(self) -> None:
+        """Nothing to close: stdout ends with the process."""
+
+
+async def _loop(server: DimlintServer, reader: Framed) -> None:
+    """Hand each message read from stdin (on a thread: reads block) to the protocol in order."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    def pump() -> None:
+        while True:
+            body = reader.read()
+            loop.call_soon_threadsafe(queue.put_nowait, body)
+            if body is None:
+                return
+
+    threading.Thread(target=pump, name="dimlint-stdin", daemon=True).start()
+    while (body := await queue.get()) is not None:
+        if body:
+            server.protocol.deliver(body)
+
+
+def run(server: DimlintServer, reader: Framed, writer: Writer, initialize: dict[str, Any]) -> int:
+    """Serve after :mod:`.bootstrap` answered ``initialize``: replay it to set up pygls' workspace
+    (its answer suppressed), then handle messages until ``exit`` or the end of the input."""
+    protocol = server.protocol
+    protocol.set_writer(_Out(writer))
+    protocol.silent_id = initialize["id"]
+    protocol.deliver(initialize)
     try:
-        server.start_io()
+        asyncio.run(_loop(server, reader))
+    except SystemExit:
+        pass
     finally:
         server.close()
-    return 0
+    if protocol.exit_code is not None:
+        return int(protocol.exit_code)
+    return 0 if protocol._shutdown else 1  # the input ended without exit

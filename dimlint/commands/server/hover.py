@@ -5,19 +5,24 @@ Two parts, both computed from the same code the rest of dimlint uses:
 * **Constraints** — what the value must divide or be divisible by (heads into hidden, KV heads
   into heads, Tensor Core alignment, the parallel sizes of the configured targets), each marked
   as met or not with the rule that checks it.
-* **Cost** — parameters and KV-cache bytes per token from :mod:`dimlint.memory` (what ``mem``
-  reports), and how they move with this value: the config is recounted with the value one
-  higher (and one lower). When both steps change the count by the same amount the count is
-  linear in the value, and ``step × value`` is exactly the part of the model this key accounts
-  for (the embedding rows of ``vocab_size``, the MLP of ``intermediate_size``, the layers of
-  ``num_hidden_layers``); otherwise (``hidden_size`` is in quadratic terms) the marginal cost of
-  one more unit is shown.
+* **Cost** — the figures of ``dimlint mem`` for the document (:func:`mem_figures` calls the very
+  report ``mem`` prints, with the settings ``mem`` would apply): parameters, the KV cache at
+  ``mem``'s context (a sliding window bounds it, so bytes per token alone can be 0), the total
+  per GPU, labelled an estimate as ``mem`` labels it. How they move with the value is measured
+  between the document and its **valid neighbours**: the nearest values above and below that
+  add no shape error (DL1xx) the document does not already have — ``num_attention_heads`` 28 on
+  a 3584-wide model is compared with 32, never with 29 — and that change the figures at all (a
+  value halved in the model, ``intermediate_size // 2``, is probed two apart). When both sides
+  move by the same amount per unit, the figure is linear in the value, and ``rate × value`` is
+  exactly the part of the model this key accounts for (the embedding rows of ``vocab_size``, the
+  layers of ``num_hidden_layers``); otherwise each neighbour's difference is shown.
 
 No pygls here: the server turns the Markdown into an LSP ``Hover``.
 """
 
 from __future__ import annotations
 
+import argparse
 import copy
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -194,28 +199,71 @@ def _parallel(spec: ModelSpec, field: str, value: int, deployment: Deployment | 
     return lines
 
 
-class Cost(NamedTuple):
-    """Parameters and KV-cache bytes per token of a whole document."""
+#: Steps tried, in order, to reach a valid neighbour that changes the figures.
+_STEPS = (*range(1, 17), 24, 32, 48, 64, 96, 128, 256)
+#: Valid neighbours that change nothing, after which the figures are taken not to depend on the
+#: value (a value divided by 2 or 4 in the model changes them within four steps).
+_UNCHANGED = 4
 
-    params: int
-    kv_per_token: float
+
+class Figures(NamedTuple):
+    """What ``dimlint mem`` reports for one document (its JSON report and the options used)."""
+
+    report: dict[str, Any]
+    args: argparse.Namespace
 
 
-def cost(specs: list[ModelSpec], kv_dtype: str | None) -> Cost | None:
-    """``mem``'s totals for ``specs`` (None when the memory model cannot count them)."""
-    from dimlint.memory import kv_bytes_per_token, language_spec, model_parameters
-    from dimlint.memory.dtypes import dtype_bytes, stated_dtype
+def mem_figures(path: str, specs: list[ModelSpec]) -> Figures | None:
+    """``mem``'s report of ``specs`` read from ``path`` (None when ``mem`` could not count them)."""
+    from dimlint.api.memory_report import apply_settings, report
 
+    args = argparse.Namespace(
+        context=None,
+        batch=None,
+        dtype=None,
+        kv_dtype=None,
+        tp=None,
+        pp=None,
+        budget=None,
+        training=False,
+        config=None,
+        no_config=False,
+    )
     try:
-        params = model_parameters(specs).total
-        dtype = stated_dtype(specs[0].raw)
-        kind = kv_dtype or (dtype if dtype_bytes(dtype) >= 2 else "bf16")
-        return Cost(params, kv_bytes_per_token(language_spec(specs), kind))
+        apply_settings(path, specs, args)
+        return Figures(report(path, specs, args), args)
     except Exception:  # the memory model meets configs it cannot count: no cost, no crash
         return None
 
 
-def _set(root: dict[str, Any], pointer: str, value: int) -> dict[str, Any]:
+def _recount(path: str, specs: list[ModelSpec], args: argparse.Namespace) -> dict[str, Any] | None:
+    from dimlint.api.memory_report import report
+
+    try:
+        return report(path, specs, args)
+    except Exception:
+        return None
+
+
+def _shape_errors(specs: list[ModelSpec]) -> set[tuple[str | None, str]]:
+    """The error-level shape findings (DL1xx) of ``specs``: what makes a config invalid."""
+    from dimlint.checks import all_rules
+    from dimlint.diagnostics import Severity
+    from dimlint.lint.run_rules import spec_findings
+    from dimlint.lint.selection import Selection
+
+    rules = all_rules()
+    codes = [code for code, rule in rules.items() if code.startswith("DL1")]
+    found: set[tuple[str | None, str]] = set()
+    for spec in specs:
+        for finding in spec_findings(spec, codes, Selection()):
+            severity = finding.severity or rules[finding.code].severity
+            if severity is Severity.ERROR:
+                found.add((spec.pointer, finding.code))
+    return found
+
+
+def set_value(root: dict[str, Any], pointer: str, value: int) -> dict[str, Any]:
     """A copy of ``root`` with the member at ``pointer`` set to ``value``."""
     updated = copy.deepcopy(root)
     tokens = [unescape_pointer_token(t) for t in pointer.split("/")[1:]]
@@ -227,16 +275,98 @@ def _set(root: dict[str, Any], pointer: str, value: int) -> dict[str, Any]:
     return updated
 
 
-def _recount(
-    path: str, root: dict[str, Any], pointer: str, value: int, kv_dtype: str | None
-) -> Cost | None:
-    if value < 1:
-        return None
-    try:
-        specs = specs_for_document(path, _set(root, pointer, value))
-    except Exception:  # pragma: no cover - normalization accepts any dict; kept as a guard
-        return None
-    return cost(specs, kv_dtype)
+def json_respec(
+    path: str, root: dict[str, Any], pointer: str
+) -> Callable[[int], list[ModelSpec] | None]:
+    """The document's specs with the value at ``pointer`` replaced, read as ``mem`` reads it."""
+
+    def respec(value: int) -> list[ModelSpec] | None:
+        try:
+            return specs_for_document(path, set_value(root, pointer, value))
+        except Exception:  # normalization accepts any dict; kept as a guard
+            return None
+
+    return respec
+
+
+def _key(report: dict[str, Any]) -> tuple[int, int]:
+    return report["params"]["total"], report["kv_cache"]["bytes"]
+
+
+class Neighbour(NamedTuple):
+    """A valid value near the document's, and ``mem``'s report with it."""
+
+    value: int
+    report: dict[str, Any]
+
+
+def neighbour(
+    path: str,
+    value: int,
+    direction: int,
+    respec: Callable[[int], list[ModelSpec] | None],
+    here: Figures,
+    errors: set[tuple[str | None, str]],
+    steps: tuple[int, ...] = _STEPS,
+    patience: int = _UNCHANGED,
+) -> Neighbour | None:
+    """The nearest value in ``direction`` that is valid and changes ``mem``'s figures; a valid
+    value that changes nothing when ``patience`` valid values in a row changed nothing (the
+    figures do not depend on this value); None when no value tried is valid."""
+    unchanged: list[Neighbour] = []
+    for step in steps:
+        candidate = value + direction * step
+        if candidate < 1:
+            break
+        specs = respec(candidate)
+        if not specs or not _shape_errors(specs) <= errors:
+            continue
+        counted = _recount(path, specs, here.args)
+        if counted is None:
+            continue
+        if _key(counted) != _key(here.report):
+            return Neighbour(candidate, counted)
+        unchanged.append(Neighbour(candidate, counted))
+        if len(unchanged) >= patience:
+            break
+    return unchanged[0] if unchanged else None
+
+
+def neighbours(
+    path: str,
+    value: int,
+    respec: Callable[[int], list[ModelSpec] | None],
+    here: Figures,
+) -> list[Neighbour]:
+    """The valid neighbours above and below. When they lie at different distances (a value
+    halved in the model changes the count every second step), both are probed again at the
+    larger distance, so that the two differences are comparable per unit."""
+    errors = _shape_errors(here_specs) if (here_specs := respec(value)) else set()
+    found = [
+        side
+        for direction in (1, -1)
+        if (side := neighbour(path, value, direction, respec, here, errors)) is not None
+    ]
+    changed = [side for side in found if _key(side.report) != _key(here.report)]
+    if len(changed) == 1 and len(found) == 2:
+        # one side moves, the other not yet: look further on that side (a cache allocated in
+        # blocks of 16 tokens changes only every 16th window size)
+        other = next(side for side in found if side not in changed)
+        direction = 1 if other.value > value else -1
+        further = neighbour(path, value, direction, respec, here, errors, patience=len(_STEPS))
+        if further is not None and _key(further.report) != _key(here.report):
+            found = [changed[0], further]
+            changed = found
+    if len(changed) == 2:
+        distance = max(abs(side.value - value) for side in found)
+        if any(abs(side.value - value) != distance for side in found):
+            even = [
+                neighbour(path, value, direction, respec, here, errors, (distance,))
+                for direction in (1, -1)
+            ]
+            if all(side is not None for side in even):
+                return [side for side in even if side is not None]
+    return found
 
 
 def _count(number: float) -> str:
@@ -262,24 +392,27 @@ def _bytes(number: float) -> str:
 def _effect(
     label: str,
     here: float,
-    up: float | None,
-    down: float | None,
     value: int,
+    sides: list[tuple[Neighbour, float]],
     show: Callable[[float], str],
-) -> str | None:
-    """How ``label`` moves with the value: exactly accounted for when linear, else marginal."""
-    if up is None:
-        return None
-    step = up - here
-    if step == 0:
+) -> str:
+    """How ``label`` moves between the document and its valid neighbours (value, figure)."""
+    if not sides:
+        return f"- {label}: {show(here)}; no valid value nearby to compare with"
+    if all(figure == here for _, figure in sides):
         return f"- {label}: {show(here)}, not changed by this value"
-    linear = down is not None and here - down == step
-    if linear and 0 <= step * value <= here:
-        part = step * value
-        share = f" ({100 * part / here:.1f}% of {show(here)})" if here else ""
-        return f"- {label}: {show(part)}{share}, {show(step)} per unit"
-    plus = "+" if step > 0 else ""
-    return f"- {label}: {plus}{show(step)} for each +1 (total {show(here)})"
+    rates = {(figure - here) / (other.value - value) for other, figure in sides}
+    if len(sides) == 2 and len(rates) == 1:
+        rate = rates.pop()
+        part = rate * value
+        if 0 <= part <= here:
+            share = f" ({100 * part / here:.1f}% of {show(here)})" if here else ""
+            return f"- {label}: {show(part)}{share}, {show(rate)} per unit"
+    moves = []
+    for other, figure in sides:
+        plus = "+" if figure >= here else ""
+        moves.append(f"{plus}{show(figure - here)} at {other.value}")
+    return f"- {label}: {show(here)}; " + ", ".join(moves) + " (the nearest valid values)"
 
 
 def describe(
@@ -287,8 +420,10 @@ def describe(
     specs: list[ModelSpec],
     hit: Hit,
     deployment: Deployment | None,
+    respec: Callable[[int], list[ModelSpec] | None] | None = None,
 ) -> str:
-    """The Markdown of a hover on ``hit``."""
+    """The Markdown of a hover on ``hit``; ``respec(value)`` reads the document again with the
+    hovered value replaced (None: no neighbours are probed)."""
     located = hit.located
     spec = hit.spec
     where = f" in {spec.label}" if spec.pointer else ""
@@ -296,30 +431,49 @@ def describe(
     rules = constraints(spec, hit.field, deployment)
     if rules:
         lines += ["", "Must be:", *(f"- {line}" for line in rules)]
-    kv_dtype = deployment.kv_dtype if deployment is not None else None
-    here = cost(specs, kv_dtype)
-    if here is not None and located.pointer is not None and specs:
-        root = specs[0].raw
-        up = _recount(path, root, located.pointer, located.value + 1, kv_dtype)
-        down = _recount(path, root, located.pointer, located.value - 1, kv_dtype)
-        effects = [
-            _effect(
-                "parameters",
-                here.params,
-                None if up is None else up.params,
-                None if down is None else down.params,
-                located.value,
-                _count,
-            ),
-            _effect(
-                "KV cache per token",
-                here.kv_per_token,
-                None if up is None else up.kv_per_token,
-                None if down is None else down.kv_per_token,
-                located.value,
-                _bytes,
-            ),
-        ]
-        lines += ["", "In this config (the memory model of `dimlint mem`):"]
-        lines += [effect for effect in effects if effect is not None]
+    here = mem_figures(path, specs) if specs else None
+    if here is None:
+        return "\n".join(lines)
+    report = here.report
+    kv = report["kv_cache"]
+    sides = neighbours(path, located.value, respec, here) if respec is not None else []
+    exact = report["params"]["exact"]
+    # mem reads config.json files; for other files the figures are its memory model's
+    source = "as `dimlint mem` reports it" if path.endswith(".json") else "by `dimlint mem`'s model"
+    lines += [
+        "",
+        f"In this config, {source} (KV cache at {kv['context']:,} tokens × {kv['batch']},"
+        f" {kv['dtype']}):",
+    ]
+    lines.append(
+        _effect(
+            "parameters" + ("" if exact else " (estimate: a model type counted approximately)"),
+            report["params"]["total"],
+            located.value,
+            [(n, n.report["params"]["total"]) for n in sides],
+            _count,
+        )
+    )
+    lines.append(
+        _effect(
+            "KV cache",
+            kv["bytes"],
+            located.value,
+            [(n, n.report["kv_cache"]["bytes"]) for n in sides],
+            _bytes,
+        )
+    )
+    if kv["bytes_per_token"]:
+        lines.append(f"- KV cache per token: {_bytes(kv['bytes_per_token'])}")
+    elif kv["bytes"]:
+        lines.append(
+            "- KV cache per token: 0 B beyond the attention window (a sliding window"
+            " bounds the cache)"
+        )
+    gpu = report["per_gpu"]
+    estimated = ", ".join(gpu["estimated"])
+    lines.append(
+        f"- memory per GPU (tp {gpu['tp']}, pp {gpu['pp']}): {_bytes(gpu['total'])} —"
+        f" an estimate ({estimated} are estimated)"
+    )
     return "\n".join(lines)

@@ -9,11 +9,12 @@ that would break the weights beside the config) never offered as an edit.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from lsprotocol import types
 
 from dimlint.checks import all_rules
-from dimlint.commands.server.positions import LineIndex, LspPosition
+from dimlint.commands.server.positions import Encoding, LineIndex, LspPosition
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Severity, Span
 
 SOURCE = "dimlint"
@@ -63,7 +64,7 @@ def text_edits(index: LineIndex, edits: Iterable[Edit]) -> list[types.TextEdit]:
     ]
 
 
-def _overlaps(a: types.Range, b: types.Range) -> bool:
+def overlaps(a: types.Range, b: types.Range) -> bool:
     def key(p: types.Position) -> tuple[int, int]:
         return (p.line, p.character)
 
@@ -81,6 +82,11 @@ def workspace_edit(
     return types.WorkspaceEdit(document_changes=[change])
 
 
+def _edit_key(edit: types.TextEdit) -> tuple[int, int, int, int, str]:
+    start, end = edit.range.start, edit.range.end
+    return (start.line, start.character, end.line, end.character, edit.new_text)
+
+
 def quick_fixes(
     uri: str,
     version: int | None,
@@ -89,32 +95,83 @@ def quick_fixes(
     wanted: types.Range,
     versioned: bool,
 ) -> list[types.CodeAction]:
-    """A quick fix for every finding with an applicable fix whose range meets ``wanted``."""
-    actions = []
+    """A quick fix for every finding with an applicable fix whose range meets ``wanted``.
+
+    Findings whose fixes make the same edits (DL101 and DL201 both rounding ``hidden_size`` to
+    4096) share one action listing both codes: two identical entries in the menu would only
+    make the user wonder what differs.
+    """
+    merged: dict[tuple[tuple[int, int, int, int, str], ...], list[tuple[Diagnostic, Any]]] = {}
     for found in findings:
         fix = found.fix
         if fix is None or fix.applicability is Applicability.DISPLAY:
             continue
         converted = diagnostic(index, found)
-        if not _overlaps(converted.range, wanted):
+        if not overlaps(converted.range, wanted):
             continue
         edits = text_edits(index, fix.edits)
         if not edits:
             continue
-        safe = fix.applicability is Applicability.SAFE
-        title = f"{fix.message} ({found.code})"
+        key = tuple(_edit_key(edit) for edit in edits)
+        merged.setdefault(key, []).append((found, converted))
+    actions = []
+    for group in merged.values():
+        first = group[0][0]
+        assert first.fix is not None
+        codes = ", ".join(dict.fromkeys(found.code for found, _ in group))
+        safe = all(
+            found.fix is not None and found.fix.applicability is Applicability.SAFE
+            for found, _ in group
+        )
+        title = f"{first.fix.message} ({codes})"
         if not safe:
-            title = f"Change shapes: {fix.message} ({found.code}, unsafe fix)"
+            title = f"Change shapes: {first.fix.message} ({codes}, unsafe fix)"
         actions.append(
             types.CodeAction(
                 title=title,
                 kind=types.CodeActionKind.QuickFix,
-                diagnostics=[converted],
+                diagnostics=[converted for _, converted in group],
                 is_preferred=safe,
-                edit=workspace_edit(uri, version, edits, versioned),
+                edit=workspace_edit(uri, version, text_edits(index, first.fix.edits), versioned),
             )
         )
     return actions
+
+
+def offsets_range(index: LineIndex, start: int, end: int) -> types.Range:
+    """The LSP range of character offsets ``start``–``end`` of the indexed text."""
+    return types.Range(
+        start=_position(index.offset_to_lsp(start)), end=_position(index.offset_to_lsp(end))
+    )
+
+
+def settings_edit(
+    path: str, old: str | None, new: str, can_create: bool, encoding: Encoding
+) -> types.WorkspaceEdit | None:
+    """A workspace edit giving the settings file at ``path`` the text ``new`` (creating it
+    when ``old`` is None, if the client can; None when it cannot)."""
+    from pathlib import Path
+
+    uri = Path(path).absolute().as_uri()
+    document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None)
+    if old is None:
+        if not can_create:
+            return None
+        insert = types.TextEdit(
+            range=types.Range(start=_position(LspPosition(0, 0)), end=_position(LspPosition(0, 0))),
+            new_text=new,
+        )
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.CreateFile(uri=uri, options=types.CreateFileOptions(ignore_if_exists=True)),
+                types.TextDocumentEdit(text_document=document, edits=[insert]),
+            ]
+        )
+    index = LineIndex(old, encoding)
+    whole = types.TextEdit(range=offsets_range(index, 0, len(old)), new_text=new)
+    return types.WorkspaceEdit(
+        document_changes=[types.TextDocumentEdit(text_document=document, edits=[whole])]
+    )
 
 
 def whole_text_edit(index: LineIndex, new_text: str) -> types.TextEdit:

@@ -7,9 +7,10 @@ each member located by its key (keyword, dict key, class attribute) and the valu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from dimlint.commands.server.hover import Hit, describe, field_at
+from dimlint.commands.server.hover import Hit, describe, field_at, json_respec, set_value
 from dimlint.config.normalize import looks_like_model_config, specs_for_document
 from dimlint.config.spec import ModelSpec
 from dimlint.sources import jsonfile
@@ -32,6 +33,45 @@ def _json_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] 
 
     hit = field_at(specs, spans, offset)
     return (specs, hit) if hit is not None else None
+
+
+def _yaml_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] | None:
+    from dimlint.lint.yaml_front import may_have_model, specs_of
+    from dimlint.sources import yamlfile
+
+    data = text.encode("utf-8", "surrogatepass")
+    if not may_have_model(data):
+        return None
+    document, _ = yamlfile.load(path, data)
+    if document is None:
+        return None
+    specs = specs_of(path, document.value)
+
+    def spans(pointer: str) -> list[tuple[int, int]]:
+        found = [document.key_span(pointer), document.value_span(pointer)]
+        return [(span.start, span.end) for span in found if span is not None]
+
+    hit = field_at(specs, spans, offset)
+    return (specs, hit) if hit is not None else None
+
+
+def _yaml_respec(path: str, text: str, pointer: str) -> Callable[[int], list[ModelSpec] | None]:
+    """The YAML document's specs with the value at ``pointer`` replaced."""
+    from dimlint.lint.yaml_front import specs_of
+    from dimlint.sources import yamlfile
+
+    document, _ = yamlfile.load(path, text.encode("utf-8", "surrogatepass"))
+    root = document.value if document is not None else None
+
+    def respec(value: int) -> list[ModelSpec] | None:
+        if not isinstance(root, dict):
+            return None
+        try:
+            return specs_of(path, set_value(root, pointer, value))
+        except Exception:  # a section the change makes unreadable: no neighbour there
+            return None
+
+    return respec
 
 
 def _python_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] | None:
@@ -78,9 +118,16 @@ def hover_text(
     path: str, text: str, offset: int, deployment: Deployment | None
 ) -> tuple[str, int, int] | None:
     """Markdown for a hover at character ``offset`` and the range it describes, or None."""
-    finder = _python_hit if path.endswith(".py") else _json_hit
+    yaml = path.endswith((".yaml", ".yml"))
+    finder = _python_hit if path.endswith(".py") else _yaml_hit if yaml else _json_hit
     found = finder(path, text, offset)
     if found is None:
         return None
     specs, hit = found
-    return describe(path, specs, hit, deployment), hit.start, hit.end
+    respec = None
+    if hit.located.pointer is not None and specs:
+        if yaml:
+            respec = _yaml_respec(path, text, hit.located.pointer)
+        else:
+            respec = json_respec(path, specs[0].raw, hit.located.pointer)
+    return describe(path, specs, hit, deployment, respec), hit.start, hit.end
