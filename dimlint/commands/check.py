@@ -241,9 +241,10 @@ def _verbose_line(path: str, result: FileResult) -> str:
     if layers:
         parts.append(f"{layers} torch layer{'s' if layers != 1 else ''}")
     found = len(result.diagnostics)
+    notes = "".join(f"dimlint: {path}: {note}\n" for note in result.notes)
     return (
         f"dimlint: checked {path}: read {' and '.join(parts)},"
-        f" {found} finding{'s' if found != 1 else ''}\n"
+        f" {found} finding{'s' if found != 1 else ''}\n{notes}"
     )
 
 

@@ -81,7 +81,12 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
     section_selection = selection._replace(deployment=_with_file_target(selection, sizes))
     family = yamlmodels.top_level_model_type(document.value)
     codes = enabled - NOT_FOR_YAML
-    specs = [_spec(path, section, family) for section in found]
+    specs = [_spec(path, _known(section), family) for section in found]
+    result.notes = [
+        note
+        for note in document.notes
+        if any(note.startswith(f"{section.pointer}/") for section in found)
+    ]
     for spec in specs:
         for finding in spec_findings(spec, codes, section_selection):
             located = locate(document, spec.pointer, finding, selection)
@@ -89,6 +94,24 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
     result.read = (len(specs), 0)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
+
+
+def _known(section: Section) -> Section:
+    """The section without the values the reader could not know (``Unresolved``): certainty
+    before severity, a rule sees only what the file states (the notes say what was left out)."""
+    return section._replace(obj=_without_unresolved(section.obj, 0))
+
+
+def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:
+    from dimlint.config.values import Unresolved
+
+    kept: dict[str, Any] = {}
+    for key, value in obj.items():
+        if isinstance(value, Unresolved):
+            continue
+        nested = isinstance(value, dict) and depth < 4
+        kept[key] = _without_unresolved(value, depth + 1) if nested else value
+    return kept
 
 
 def _spec(path: str, section: Section, family: str | None) -> ModelSpec:
