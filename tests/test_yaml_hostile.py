@@ -196,3 +196,17 @@ def test_an_absurd_parallel_size_is_not_a_layout() -> None:
     )
     assert [code for code, *_ in _found(text + "\n")] == []
     assert ("DL401", 3, 24) in _found(text[: -len("0" * 30)] + "7\n")  # 17 is judged
+
+
+def test_a_derived_gated_width_is_placed_and_quoted_as_written() -> None:
+    olmo = "model:\n  d_model: 4096\n  n_heads: 32\n  n_layers: 2\n  activation_type: swiglu\n"
+    result = _lint(olmo + "  mlp_hidden_size: 22010\n")
+    (finding,) = [d for d in result.diagnostics if d.code == "DL201"]
+    assert finding.span is not None
+    assert finding.span.start_pos.line == 6  # on mlp_hidden_size, not on d_model
+    assert finding.message.startswith("mlp_hidden_size 22010 (gated: 11005 per branch)")
+    result = _lint(olmo + "  mlp_ratio: 2.7\n")
+    (finding,) = [d for d in result.diagnostics if d.code == "DL201"]
+    assert finding.span is not None
+    assert finding.span.start_pos.line == 6
+    assert "mlp_ratio 2.7 (× d_model 4096 = 11059, gated: 5529 per branch)" in finding.message

@@ -27,8 +27,10 @@ from dimlint.lint.pointer_locate import locate
 from dimlint.lint.results import FileResult
 from dimlint.lint.run_rules import spec_findings
 from dimlint.lint.selection import Selection
+from dimlint.records import Record
 
 if TYPE_CHECKING:
+    from dimlint.checks.registry import Finding
     from dimlint.deploy.targets import Deployment
     from dimlint.sources.yamlmodels import ParallelSize, Section
 
@@ -81,14 +83,16 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
     section_selection = selection._replace(deployment=_with_file_target(selection, sizes))
     family = yamlmodels.top_level_model_type(document.value)
     codes = enabled - NOT_FOR_YAML
-    specs = [_spec(path, _known(section), family) for section in found]
+    built = [_spec(path, _known(section), family) for section in found]
+    specs = [spec for spec, _ in built]
     result.notes = [
         note
         for note in document.notes
         if any(note.startswith(f"{section.pointer}/") for section in found)
     ]
-    for spec in specs:
-        for finding in spec_findings(spec, codes, section_selection):
+    for spec, derived in built:
+        for found_here in spec_findings(spec, codes, section_selection):
+            finding = found_here if derived is None else _on_stated_key(found_here, derived)
             located = locate(document, spec.pointer, finding, selection)
             result.diagnostics.append(_with_origin(located, sizes, finding.code))
     result.read = (len(specs), 0)
@@ -114,7 +118,24 @@ def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:
     return kept
 
 
-def _spec(path: str, section: Section, family: str | None) -> ModelSpec:
+class Derived(Record):
+    """A width the dialect derives from a stated key: how findings quote it, and where."""
+
+    quoted: str
+    stated: str
+    pointer: str
+
+
+def _on_stated_key(finding: Finding, derived: Derived) -> Finding:
+    """A finding about a derived width quotes the number the file states and sits on its key
+    (OLMo's ``mlp_hidden_size 22010`` of a SwiGLU block, not a per-branch 11005 on ``d_model``)."""
+    if derived.quoted not in finding.message:
+        return finding
+    message = finding.message.replace(derived.quoted, derived.stated, 1)
+    return finding._replace(message=message, anchor=derived.pointer)
+
+
+def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, Derived | None]:
     """Normalize one section, then apply what its dialect means beyond the common keys."""
     from dimlint.sources.yamlmodels import olmo_ffn
 
@@ -130,8 +151,17 @@ def _spec(path: str, section: Section, family: str | None) -> ModelSpec:
         spec.recurrent = is_recurrent({}, family, False)
     if spec.gated_mlp is None:
         spec.gated_mlp = _gated(obj)
+    derived: Derived | None = None
     if spec.gated_mlp and spec.ffn is not None and spec.ffn.in_file and _is_neox(obj):
-        spec.ffn = _neox_gated_ffn(obj, spec.ffn)
+        written = spec.ffn
+        spec.ffn = _neox_gated_ffn(obj, written)
+        if written.pointer is not None:
+            derived = Derived(
+                f"{written.key} {spec.ffn.value}",
+                f"{written.key} {written.value} (gpt-neox's gated MLP: {spec.ffn.value} per"
+                " branch)",
+                written.pointer,
+            )
     if spec.ffn is None:
         olmo = olmo_ffn(obj)
         if olmo is not None:
@@ -140,7 +170,18 @@ def _spec(path: str, section: Section, family: str | None) -> ModelSpec:
             pointer = f"{section.pointer}/{key}"
             spec.ffn = Located(width, key, pointer, "config" if stated else "derived")
             spec.gated_mlp = gated
-    return spec
+            if not stated:
+                derived = Derived(f"{key} {width}", _olmo_wording(obj, key, width, gated), pointer)
+    return spec, derived
+
+
+def _olmo_wording(obj: dict[str, Any], key: str, width: int, gated: bool) -> str:
+    """OLMo's MLP width as the file states it, with what dimlint derives from it."""
+    branch = f", gated: {width} per branch" if gated else ""
+    if key == "mlp_ratio":
+        full = int(obj[key] * obj["d_model"])
+        return f"mlp_ratio {obj[key]} (× d_model {obj.get('d_model')} = {full}{branch})"
+    return f"{key} {obj[key]} ({branch.removeprefix(', ')})"
 
 
 def _is_neox(obj: dict[str, Any]) -> bool:
