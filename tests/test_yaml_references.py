@@ -105,3 +105,49 @@ def test_include_cannot_recurse_forever(tmp_path: Path) -> None:
     while isinstance(node, dict) and isinstance(node.get("again"), dict):
         node, depth = node["again"], depth + 1
     assert depth == yamlfile.MAX_INCLUDE_DEPTH
+
+
+def test_megatron_argument_names_are_read_with_their_semantics() -> None:
+    args = "MODEL_ARGS:\n  --num-layers: 2\n  --hidden-size: 4096\n  --num-attention-heads: 32\n"
+    # without --group-query-attention Megatron ignores the groups: no GQA finding
+    assert _found(args + "  --num-query-groups: 5\n") == []
+    gqa = args + "  --group-query-attention: true\n  --num-query-groups: 5\n"
+    assert [code for code, *_ in _found(gqa)] == ["DL102"]
+    assert ("DL101", 3, 18) in _found(args.replace("4096", "4100"))
+
+
+def test_a_megatron_argument_fix_edits_the_written_value(tmp_path: Path) -> None:
+    path = tmp_path / "model_config.yaml"
+    path.write_text(
+        "MODEL_ARGS:\n  --num-layers: 2\n  --hidden-size: 4096.0\n  --num-attention-heads: 32\n"
+    )
+    assert main(["check", str(path), "--fix"], io.StringIO(), io.StringIO()) == 0
+    assert "  --hidden-size: 4096\n" in path.read_text()
+
+
+def test_maxtext_base_sizes() -> None:
+    text = (
+        "base_emb_dim: 4100\nbase_num_query_heads: 32\nbase_num_kv_heads: 32\n"
+        "base_mlp_dim: 11008\nbase_num_decoder_layers: 32\n"
+    )
+    assert ("DL101", 1, 15) in _found(text)
+
+
+def test_levanter_hidden_dim_is_the_width_unless_a_dim_is_stated() -> None:
+    text = "model:\n  type: llama\n  hidden_dim: 4100\n  num_layers: 26\n  num_heads: 32\n"
+    assert ("DL101", 3, 15) in _found(text)
+    mistral = "dim: 4096\nhidden_dim: 14337\nn_heads: 32\nn_layers: 2\n"
+    assert "DL101" not in [code for code, *_ in _found(mistral)]
+
+
+def test_megatron_mla_names() -> None:
+    text = (
+        "model:\n  hidden_size: 2048\n  num_attention_heads: 16\n  num_layers: 2\n"
+        "  multi_latent_attention: true\n  kv_lora_rank: 512\n  q_lora_rank: 1536\n"
+        "  qk_head_dim: 128\n  qk_pos_emb_head_dim: 64\n  v_head_dim: 128\n"
+    )
+    assert _lint(text).diagnostics == []
+
+
+def test_a_flow_style_section_is_read() -> None:
+    assert ("DL101", 1, 22) in _found("model: {hidden_size: 4100, num_attention_heads: 32}\n")

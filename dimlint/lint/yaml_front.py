@@ -37,9 +37,12 @@ if TYPE_CHECKING:
 #: Rules that do not apply to YAML model sections (see the module docstring).
 NOT_FOR_YAML = frozenset({"DL004", "DL005"})
 #: The pre-filter: a key that names a hidden size, head count or layer count.
+#: A key may follow a flow mapping's ``{`` or ``,`` anywhere on a line (``model: {d_model: …}``),
+#: carry Megatron's ``--`` (``--hidden-size:``) or maxtext's ``base_`` (``base_emb_dim``).
 _DIMENSION_KEY = re.compile(
-    rb"(?m)^[\s\"'{,]*(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|model_dim|"
-    rb"num[_-]attention[_-]heads|n_heads?|num_heads|num[_-]layers|n_layers?|num_hidden_layers)"
+    rb"(?m)(?:^|[{,])[\s\"']*(?:--)?(?:base_)?(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|"
+    rb"emb_dim|model_dim|hidden_dim|num[_-]attention[_-]heads|n_heads?|num_heads|"
+    rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers)"
     rb"[\"']?\s*:"
 )
 #: Megatron/NeMo/gpt-neox spell a gated MLP as a flag or an activation name.
@@ -62,7 +65,7 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
     if not may_have_model(data):
         result.skipped = "no model section (no hidden size, heads or layers key)"
         return result
-    from dimlint.sources import yamlfile, yamlmodels
+    from dimlint.sources import yamldialects, yamlfile, yamlmodels
 
     enabled = selection.enabled_codes(path)
     document, problem = yamlfile.load(path, data)
@@ -75,6 +78,7 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
             result.diagnostics.append(Diagnostic("DL001", severity, problem.message, path, span))
         return result
     result.document = document
+    yamldialects.translate(document)
     found = yamlmodels.sections(document.value)
     if not found:
         result.skipped = "no model section (no mapping states two of hidden size, heads, layers)"

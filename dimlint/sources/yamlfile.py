@@ -110,6 +110,13 @@ class YamlDocument:
         found = self._values.get(pointer)
         return self.span(*found) if found is not None else None
 
+    def alias(self, pointer: str, target: str) -> None:
+        """Make ``pointer`` (a dialect key's common name) located where ``target`` is written."""
+        for table in (self._values, self._keys):
+            found = table.get(target)
+            if found is not None:
+                table.setdefault(pointer, found)
+
     def key_span(self, pointer: str) -> Span | None:
         """Where the key of the mapping member at ``pointer`` is written."""
         found = self._keys.get(pointer)
