@@ -271,7 +271,7 @@ class Extractor:
             model_type = model_type or parent.model_type
         members.update(own)
         if model_type is None:
-            model_type = next(filter(None, map(model_type_of_class, base_names)), None)
+            model_type = next(filter(None, map(self._transformers_model_type, bases)), None)
         if not members:
             return None
         candidate = Candidate(
@@ -408,11 +408,26 @@ class Extractor:
             if not isinstance(model_type, str):
                 return None
             return self._transformers_call(f"{callee}(...)", node.func, own, model_type)
-        model_type = model_type_of_class(last)
+        model_type = self._transformers_model_type(callee)
         if model_type is not None and architectures.lookup(model_type) is not None:
             return self._transformers_call(f"{last}(...)", node.func, own, model_type)
         if has_dimensions(sized_keys(own)):
             return Candidate("call", f"{last}(...)", node.func, own)
+        return None
+
+    def _transformers_model_type(self, callee: str) -> str | None:
+        """The model type of a transformers config class the file imports from transformers.
+
+        levanter's ``LlamaConfig(hidden_dim=…)`` and NeMo's ``Qwen2Config`` dataclass share
+        transformers' class names, not its fields or defaults: a class is transformers' only
+        when this file imports it from transformers (``from transformers import LlamaConfig``,
+        ``transformers.LlamaConfig``)."""
+        parts = callee.split(".")
+        if len(parts) == 1:
+            imported = self.scan.transformers_names.get(callee)
+            return model_type_of_class(imported) if imported is not None else None
+        if parts[0] in self.scan.transformers_modules:
+            return model_type_of_class(parts[-1])
         return None
 
     def _from_name(
