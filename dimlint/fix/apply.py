@@ -95,6 +95,7 @@ def fix_file(
     relint: Callable[[bytes], FileResult],
     *,
     unsafe: bool,
+    wanted: Callable[[Diagnostic], bool] | None = None,
 ) -> FixOutcome:
     """Apply allowed fixes in rounds, re-linting between rounds, until none is left.
 
@@ -102,7 +103,8 @@ def fix_file(
     fix: an edit that did not make its finding go away landed somewhere else, or guessed wrong,
     and is not written. A round after which the file reads worse — more DL001 findings: it no
     longer parses, an anchor went missing — is rolled back too; the fixes are then tried one at a
-    time, and the one that breaks the file is refused and reported (``refused``).
+    time, and the one that breaks the file is refused and reported (``refused``). ``wanted``
+    narrows the findings whose fixes apply (the command line's severity floor).
     """
     result = first
     current = original
@@ -115,7 +117,9 @@ def fix_file(
         if document is None:
             break
         candidates = [
-            d for d in result.diagnostics if allowed(d, unsafe) and _identity(d) not in rejected
+            d
+            for d in result.diagnostics
+            if allowed(d, unsafe) and _identity(d) not in rejected and (wanted is None or wanted(d))
         ]
         chosen, edits = _compatible(candidates[:1] if one_at_a_time else candidates)
         if not chosen:

@@ -25,7 +25,7 @@ from dimlint.config.trainingkeys import embedding_rows, is_recurrent
 from dimlint.diagnostics import Diagnostic, Position, Span
 from dimlint.lint.pointer_locate import locate
 from dimlint.lint.results import FileResult
-from dimlint.lint.run_rules import spec_findings
+from dimlint.lint.run_rules import FILE_TARGET_SUFFIX, spec_findings
 from dimlint.lint.selection import Selection
 from dimlint.records import Record
 
@@ -226,7 +226,7 @@ def _with_file_target(selection: Selection, sizes: dict[str, ParallelSize]) -> D
     from dimlint.deploy.targets import Deployment, Target
 
     text = "megatron:" + ",".join(f"{kind}={value}" for kind, value in degrees.items())
-    target = Target("megatron", text=f"{text} (stated in this file)", **degrees)
+    target = Target("megatron", text=f"{text} {FILE_TARGET_SUFFIX}", **degrees)
     base = deployment or Deployment()
     return base._replace(targets=(*base.targets, target))
 
