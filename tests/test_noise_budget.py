@@ -57,3 +57,29 @@ def test_fix_leaves_info_findings_alone_unless_named(tmp_path: Path) -> None:
         io.StringIO(),
     )
     assert json.loads(path.read_text())["vocab_size"] != 50257
+
+
+def test_a_swapped_layers_heads_pair_is_swapped_back(tmp_path: Path) -> None:
+    # pythia-12b-deduped's defect: 40 layers and 36 heads for pythia-12b's 36 and 40
+    path = tmp_path / "pythia-12b-deduped.yml"
+    path.write_text(
+        '{\n  "num-layers": 40,\n  "hidden-size": 5120,\n  "num-attention-heads": 36\n}\n'
+    )
+    out = io.StringIO()
+    main(["check", str(path), "--output-format", "json"], out, io.StringIO())
+    (finding,) = json.loads(out.getvalue())
+    assert "look swapped" in finding["fix"]["message"]
+    main(["check", str(path), "--fix", "--unsafe-fixes"], io.StringIO(), io.StringIO())
+    assert '"num-layers": 36' in path.read_text()
+    assert '"num-attention-heads": 40' in path.read_text()
+
+
+def test_a_pair_that_is_not_swapped_gets_the_usual_fix(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    wide = {"model_type": "llama", "hidden_size": 4100, "num_attention_heads": 32}
+    path.write_text(json.dumps({**wide, "num_hidden_layers": 32, "vocab_size": 32000}))
+    out = io.StringIO()
+    main(["check", str(path), "--output-format", "json"], out, io.StringIO())
+    fixes = [f["fix"]["message"] for f in json.loads(out.getvalue()) if f["code"] == "DL101"]
+    assert fixes
+    assert "swapped" not in fixes[0]

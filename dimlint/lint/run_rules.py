@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from dimlint.checks import all_rules
-from dimlint.checks.registry import Finding
+from dimlint.checks.registry import Finding, PlannedFix
 from dimlint.config.spec import ModelSpec
+from dimlint.diagnostics import Applicability
 from dimlint.lint.selection import Selection
 
 _PlainChecks = tuple[Callable[[ModelSpec], Iterable[Finding]], ...]
@@ -72,6 +73,43 @@ def spec_findings(
 ) -> Iterator[Finding]:
     """Run the enabled rules on one spec (every front end alike), in code order; a rule's
     deployed variant replaces its plain check when a deployment is given."""
+    for finding in _findings(spec, enabled, selection):
+        if finding.code == "DL101" and finding.fix is not None:
+            swap = swapped_fix(spec)
+            if swap is not None:
+                finding = finding._replace(fix=swap)  # noqa: PLW2901 — the one replacement
+        yield finding
+
+
+def swapped_fix(spec: ModelSpec) -> PlannedFix | None:
+    """Undo a layers/heads swap, when that is what the numbers say (pythia-12b-deduped states
+    40 layers and 36 heads for pythia-12b's 36 and 40: 5120 / 36 is no width, 5120 / 40 = 128).
+
+    The pair looks swapped when the width divides by the layer count into a usual head width (a
+    multiple of 8 up to 256) and not by the head count. Swapping back restores the checkpoint
+    the numbers came from; "the nearest head count that divides" would load none.
+    """
+    hidden, heads, layers = spec.hidden, spec.heads, spec.layers
+    if hidden is None or heads is None or layers is None:
+        return None
+    if not (hidden.in_file and heads.in_file and layers.in_file):
+        return None
+    if heads.pointer is None or layers.pointer is None or heads.value == layers.value:
+        return None
+    if spec.head_dim is not None or layers.value <= 0 or hidden.value % heads.value == 0:
+        return None
+    width, rest = divmod(hidden.value, layers.value)
+    if rest or width % 8 or width > 256:
+        return None
+    return PlannedFix(
+        Applicability.UNSAFE,
+        f"swap {layers.key} {layers.value} and {heads.key} {heads.value}: they look swapped"
+        f" ({hidden.value} / {layers.value} = {width} per head)",
+        ((heads.pointer, str(layers.value)), (layers.pointer, str(heads.value))),
+    )
+
+
+def _findings(spec: ModelSpec, enabled: Iterable[str], selection: Selection) -> Iterator[Finding]:
     deployment = selection.deployment
     if is_toy(spec) and not _user_targets(selection):
         enabled = frozenset(enabled) - (PERFORMANCE_CODES - _asked(selection))
