@@ -40,3 +40,30 @@ def test_a_subclass_of_an_unimported_name_is_not_transformers() -> None:
 def test_written_values_are_still_judged_without_the_import() -> None:
     call = "cfg = LlamaConfig(hidden_size=4096, num_attention_heads=30, num_hidden_layers=2)\n"
     assert "DL101" in _codes(call)
+
+
+def test_megatron_mla_names_and_defaults_of_zero() -> None:
+    mla = (
+        "from megatron.core.transformer import MLATransformerConfig\n"
+        "config = MLATransformerConfig(num_layers=2, hidden_size=2048, num_attention_heads=16,"
+        " q_lora_rank=32, kv_lora_rank=32, qk_head_dim=128, v_head_dim=128,"
+        " qk_pos_emb_head_dim=64)\n"
+    )
+    assert _codes(mla) == []
+    placeholder = (
+        "from dataclasses import dataclass\n@dataclass\nclass TransformerConfig:\n"
+        "    num_layers: int = 0\n    hidden_size: int = 0\n    num_attention_heads: int = 0\n"
+    )
+    assert _codes(placeholder) == []
+
+
+def test_megatron_rounds_the_head_width_down() -> None:
+    call = "config = TransformerConfig(num_layers=1, hidden_size=12, num_attention_heads=8)\n"
+    megatron = "from megatron.core.transformer.transformer_config import TransformerConfig\n"
+    assert "DL101" not in _codes(megatron + call)
+    assert "DL101" in _codes("from mylib import TransformerConfig\n" + call)
+
+
+def test_a_dict_model_type_brings_no_defaults_without_transformers() -> None:
+    table = 'PARAMS = {"whisper-base": {"model_type": "whisper", "d_model": 512}}\n'
+    assert _codes(table) == []

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.trainingkeys import MEGATRON_MLA_NAMES
 
 if TYPE_CHECKING:
     from dimlint.sources.yamlfile import YamlDocument
@@ -40,8 +41,7 @@ MEGATRON_RENAMES = {
     "moe_ffn_hidden_size": "moe_intermediate_size",
     "moe_shared_expert_intermediate_size": "shared_expert_intermediate_size",
 }
-#: Megatron's multi-latent attention names → DeepSeek's.
-MLA_RENAMES = {"qk_head_dim": "qk_nope_head_dim", "qk_pos_emb_head_dim": "qk_rope_head_dim"}
+MLA_RENAMES = MEGATRON_MLA_NAMES
 #: maxtext's base sizes → the common names.
 MAXTEXT_RENAMES = {
     "base_emb_dim": "hidden_size",

@@ -59,6 +59,7 @@ class Scan:
     __slots__ = (
         "classes",
         "globals",
+        "imported_from",
         "module",
         "nn_aliases",
         "nn_names",
@@ -83,6 +84,8 @@ class Scan:
         self.transformers_names: dict[str, str] = {}
         #: Local names of the ``transformers`` package itself (``import transformers as tf``).
         self.transformers_modules: set[str] = set()
+        #: Local name → the module it is imported from (``from megatron.core… import X``).
+        self.imported_from: dict[str, str] = {}
 
 
 _SKIPPED_PREFIXES = (
@@ -189,6 +192,8 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
         imported = alias.evaluated_name
         local = alias.evaluated_alias or imported
         frame.bind(local)
+        if module is not None:
+            scan.imported_from[local] = module
         if module == "torch" and imported == "nn":
             scan.nn_aliases.add(local)
         elif module == "torch.nn":
