@@ -32,6 +32,7 @@ from dimlint.records import Record
 if TYPE_CHECKING:
     from dimlint.checks.registry import Finding
     from dimlint.deploy.targets import Deployment
+    from dimlint.sources.yamlfile import YamlDocument
     from dimlint.sources.yamlmodels import ParallelSize, Section
 
 #: Rules that do not apply to YAML model sections (see the module docstring).
@@ -65,7 +66,7 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
     if not may_have_model(data):
         result.skipped = "no model section (no hidden size, heads or layers key)"
         return result
-    from dimlint.sources import yamldialects, yamlfile, yamlmodels
+    from dimlint.sources import yamlfile
 
     enabled = selection.enabled_codes(path)
     document, problem = yamlfile.load(path, data)
@@ -77,6 +78,17 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
             severity = all_rules()["DL001"].severity
             result.diagnostics.append(Diagnostic("DL001", severity, problem.message, path, span))
         return result
+    return lint_document(path, document, selection, result)
+
+
+def lint_document(
+    path: str, document: YamlDocument, selection: Selection, result: FileResult
+) -> FileResult:
+    """Lint a parsed document (a YAML file, a launch script's arguments): its sections, the
+    parallel sizes it states, each finding located by pointer."""
+    from dimlint.sources import yamldialects, yamlmodels
+
+    enabled = selection.enabled_codes(path)
     result.document = document
     yamldialects.translate(document)
     found = yamlmodels.sections(document.value)
@@ -189,8 +201,11 @@ def _olmo_wording(obj: dict[str, Any], key: str, width: int, gated: bool) -> str
 
 
 def _is_neox(obj: dict[str, Any]) -> bool:
-    """gpt-neox's dialect: its own keys, or keys spelled with hyphens."""
-    return bool(_NEOX_MARKERS & obj.keys()) or any("-" in key for key in obj)
+    """gpt-neox's dialect: its own keys, or keys spelled with hyphens (not Megatron's
+    ``--argument`` names, whose MLP width is the per-branch width)."""
+    return bool(_NEOX_MARKERS & obj.keys()) or any(
+        "-" in key and not key.startswith("--") for key in obj
+    )
 
 
 def _neox_gated_ffn(obj: dict[str, Any], ffn: Located[int]) -> Located[int]:
