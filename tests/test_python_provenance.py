@@ -67,3 +67,16 @@ def test_megatron_rounds_the_head_width_down() -> None:
 def test_a_dict_model_type_brings_no_defaults_without_transformers() -> None:
     table = 'PARAMS = {"whisper-base": {"model_type": "whisper", "d_model": 512}}\n'
     assert _codes(table) == []
+
+
+def test_omegaconf_strings_and_megatron_rope_flags_are_not_values() -> None:
+    table = 'cfg = {"hidden_size": "${model_defaults.lm_enc_hidden}", "num_attention_heads": 8,'
+    assert _codes(table + ' "num_layers": 2}\n') == []
+    nemo = (
+        "from dataclasses import dataclass\n"
+        "from nemo.collections.llm.gpt.model.base import GPTConfig\n"
+        "@dataclass\nclass Llama31Config(GPTConfig):\n"
+        "    hidden_size: int = 4096\n    num_attention_heads: int = 32\n"
+        "    num_layers: int = 32\n    rope_scaling: bool = True\n"
+    )
+    assert _codes(nemo) == []

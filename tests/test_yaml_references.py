@@ -151,3 +151,11 @@ def test_megatron_mla_names() -> None:
 
 def test_a_flow_style_section_is_read() -> None:
     assert ("DL101", 1, 22) in _found("model: {hidden_size: 4100, num_attention_heads: 32}\n")
+
+
+def test_zero_sizes_and_none_strings_in_training_yaml_are_not_values() -> None:
+    text = (
+        "transf_decoder:\n  num_layers: 0\n  hidden_size: 512\n  num_attention_heads: 8\n"
+        "  vocab_size: None\n"
+    )
+    assert _lint(text).diagnostics == []

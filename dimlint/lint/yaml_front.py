@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks import all_rules
-from dimlint.config.normalize import GATED_ACTIVATIONS, normalize
+from dimlint.config.normalize import GATED_ACTIVATIONS, INT_FIELDS, normalize
 from dimlint.config.spec import Located, ModelSpec
 from dimlint.config.trainingkeys import embedding_rows, is_recurrent
 from dimlint.diagnostics import Diagnostic, Position, Span
@@ -122,12 +122,25 @@ def _known(section: Section) -> Section:
     return section._replace(obj=_without_unresolved(section.obj, 0))
 
 
+#: Dimension keys whose 0 in a training YAML means "none" or "set later" (NeMo's ASR
+#: ``transf_decoder: num_layers: 0``, no decoder), never a size to judge.
+_ZERO_MEANS_NONE = frozenset(
+    key
+    for field in ("hidden", "heads", "kv_heads", "head_dim", "ffn", "layers", "vocab")
+    for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
+)
+
+
 def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:
+    """``obj`` without what is not a value: Unresolved markers, OmegaConf's ``None`` string
+    (``vocab_size: None`` reads as a string that the framework treats as null), and a 0 size."""
     from dimlint.config.values import Unresolved
 
     kept: dict[str, Any] = {}
     for key, value in obj.items():
-        if isinstance(value, Unresolved):
+        if isinstance(value, Unresolved) or value == "None":
+            continue
+        if key in _ZERO_MEANS_NONE and value.__class__ is int and value == 0:
             continue
         nested = isinstance(value, dict) and depth < 4
         kept[key] = _without_unresolved(value, depth + 1) if nested else value

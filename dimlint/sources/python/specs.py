@@ -85,8 +85,10 @@ def _python_value(key: str, value: Any) -> Any:
         return UNKNOWN
     if key in ALL_DIMENSION_KEYS and is_number(value) and value < 0:
         return UNKNOWN
-    if key in PLACEHOLDER_ZERO_KEYS and value == 0 and not isinstance(value, bool):
+    if key in PLACEHOLDER_ZERO_KEYS and value.__class__ is int and value == 0:
         return UNKNOWN
+    if isinstance(value, str) and "${" in value:
+        return UNKNOWN  # an OmegaConf interpolation, resolved by the framework at run time
     return value
 
 
@@ -149,6 +151,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
     if candidate.framework == "megatron":
         for spec in specs:
             _megatron_head_width(spec)
+            if isinstance(spec.raw.get("rope_scaling"), bool):
+                del spec.raw["rope_scaling"]  # megatron-core's flag, not transformers' dict
     return CandidateSpecs(specs, pointers, frozenset(inherited))
 
 
