@@ -33,6 +33,7 @@ from dimlint.diagnostics import Applicability, Diagnostic, Position, Severity
 from dimlint.fix.apply import fix_file
 from dimlint.lint.pipeline import lint_bytes
 from dimlint.lint.results import FileResult
+from dimlint.lint.run_rules import is_toy
 from dimlint.lint.selection import Selection
 from dimlint.sources import jsonfile, jsonspans
 from dimlint.sources.jsonfile import JsonDocument
@@ -198,8 +199,9 @@ def plant_dl102(base: BaseConfig, spec: ModelSpec) -> Case | None:
 
 
 def plant_dl201(base: BaseConfig, spec: ModelSpec) -> Case | None:
-    """An FFN width off the multiple of 8 that Tensor Core GEMMs need (warning grade)."""
-    if spec.ffn is None:
+    """An FFN width off the multiple of 8 that Tensor Core GEMMs need (warning grade); not in a
+    toy-sized config, where performance rules are silent by design (``run_rules.is_toy``)."""
+    if spec.ffn is None or is_toy(spec):
         return None
     new = _misaligned(spec.ffn.value, 8)
     return value_case("DL201 ffn+4", "DL201", base, spec.ffn, str(new), severity=Severity.WARNING)
@@ -207,7 +209,7 @@ def plant_dl201(base: BaseConfig, spec: ModelSpec) -> Case | None:
 
 def plant_dl202(base: BaseConfig, spec: ModelSpec) -> Case | None:
     """A vocab one row off a multiple of 64 (the classic unpadded tokenizer size)."""
-    if spec.vocab is None:
+    if spec.vocab is None or is_toy(spec):
         return None
     new = next(v for v in (spec.vocab.value + 1, spec.vocab.value + 2) if v % 64)
     return value_case("DL202 vocab+1", "DL202", base, spec.vocab, str(new))

@@ -20,7 +20,7 @@ from dimlint.config import architectures
 from dimlint.config.normalize import INT_FIELDS, MAX_DIMENSION, REQUIRED_FIELDS
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import ModelSpec
-from dimlint.config.values import HugeInt
+from dimlint.config.values import HugeInt, Malformed
 from dimlint.diagnostics import Applicability, Severity
 
 SCHEMA_FILE = os.path.join(
@@ -164,6 +164,8 @@ def _too_large(value: Any) -> bool:
 def _describe(value: Any) -> str:
     if isinstance(value, HugeInt):
         return f"an integer literal of {value.digits} digits"
+    if isinstance(value, Malformed):
+        return f"{value.text}, {value.reason}"
     if isinstance(value, bool):
         return f"the boolean {json.dumps(value)}"
     if value is None:
@@ -276,6 +278,8 @@ def _expected(subschema: dict[str, Any], key: str) -> str:
         return "a number in (0, 1]"
     if key == "layer_types":
         return "a list of layer type names"
+    if key == "mlp_ratio":
+        return "a finite positive number"
     if "type" in subschema and subschema["type"] in (["boolean", "null"], ["object", "null"]):
         return "a " + str(subschema["type"][0])
     reference = subschema.get("$ref", "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from dimlint.checks import all_rules
@@ -262,9 +262,10 @@ def _verbose_line(path: str, result: FileResult) -> str:
     if layers:
         parts.append(f"{layers} torch layer{'s' if layers != 1 else ''}")
     found = len(result.diagnostics)
+    notes = "".join(f"dimlint: {path}: {note}\n" for note in result.notes)
     return (
         f"dimlint: checked {path}: read {' and '.join(parts)},"
-        f" {found} finding{'s' if found != 1 else ''}\n"
+        f" {found} finding{'s' if found != 1 else ''}\n{notes}"
     )
 
 
@@ -344,7 +345,11 @@ def _fix(
     if data.startswith(UTF16_BOMS):
         return result, []  # the fixes were already marked as not writable
     outcome = fixer.fix_file(
-        data, result, lambda new: lint_bytes(path, new, selection), unsafe=args.unsafe_fixes
+        data,
+        result,
+        lambda new: lint_bytes(path, new, selection),
+        unsafe=args.unsafe_fixes,
+        wanted=_fix_wanted(args),
     )
     if outcome.fixed is None:
         return result, []
@@ -364,6 +369,22 @@ def _fix(
         _cannot_write(result, f"the file cannot be written ({error.strerror or error})")
         return result, []
     return outcome.result, outcome.applied
+
+
+def _fix_wanted(args: argparse.Namespace) -> Callable[[Diagnostic], bool]:
+    """Which findings ``--fix`` repairs: warnings and errors; an info finding only when its rule
+    is named by its full code (``--select DL202``) or the fail level is ``info``. An info note
+    is advice (a padded vocabulary, a rounder FFN), and ``--fix --unsafe-fixes`` over a folder
+    must not rewrite every width a note mentions (NeMo BERT's vocab 30522 → 30528)."""
+    named = {*(args.select or ()), *args.extend_select}
+    floor = Severity.WARNING
+    if args.fail_level and Severity.parse(args.fail_level) is Severity.INFO:
+        floor = Severity.INFO
+
+    def wanted(diagnostic: Diagnostic) -> bool:
+        return diagnostic.severity >= floor or diagnostic.code in named
+
+    return wanted
 
 
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")

@@ -22,6 +22,12 @@ from typing import Any
 
 from dimlint.config.spec import Located
 
+#: Megatron's multi-latent attention names (``MLATransformerConfig``, NeMo's YAML) → DeepSeek's:
+#: ``qk_head_dim`` is the non-rotary part of a query/key head, ``qk_pos_emb_head_dim`` the rotary
+#: part (megatron/core/transformer/transformer_config.py: q_head_dim = qk_head_dim +
+#: qk_pos_emb_head_dim).
+MEGATRON_MLA_NAMES = {"qk_head_dim": "qk_nope_head_dim", "qk_pos_emb_head_dim": "qk_rope_head_dim"}
+
 #: Keys whose value is the number of embedding rows (not the tokenizer's vocabulary).
 ROW_KEYS = ("embedding_size", "padded_vocab_size")
 #: Keys whose value is the multiple the embedding rows are rounded up to.

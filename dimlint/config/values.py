@@ -27,3 +27,32 @@ def shown_count(value: int) -> str:
         return str(value)
     digits = int(abs(value).bit_length() * 0.30103) + 1  # log10(2): exact to ±1 digit
     return f"a number of about {digits:,} digits"
+class Malformed:
+    """A value written with an explicit YAML tag or form that does not construct (``!!bool 1``,
+    ``!!timestamp x``, ``!!int ""``): the file states *something* for the key, and no loader
+    reads it as a number, so DL003 reports it (by its text) rather than the run failing."""
+
+    __slots__ = ("reason", "text")
+
+    def __init__(self, text: str, reason: str) -> None:
+        self.text = text
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Malformed({self.text!r}, {self.reason!r})"
+
+
+class Unresolved:
+    """A value dimlint cannot know from the file alone: an OmegaConf/Hydra interpolation it
+    could not resolve (``${oc.env:WIDTH}``), a tag whose meaning belongs to a framework
+    (``!ENV``), a missing include. Readers treat it as absent and say so under ``--verbose``:
+    a finding on a guessed value would be noise."""
+
+    __slots__ = ("reason", "text")
+
+    def __init__(self, text: str, reason: str) -> None:
+        self.text = text
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Unresolved({self.text!r}, {self.reason!r})"

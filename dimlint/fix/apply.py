@@ -24,12 +24,16 @@ MAX_ROUNDS = 10
 
 
 class FixOutcome(Record):
-    """The fixed bytes (None when nothing changed), the findings fixed, and what remains."""
+    """The fixed bytes (None when nothing changed), the findings fixed, and what remains.
+
+    ``refused`` are the fixes rolled back because the file they wrote no longer read (a new
+    DL001): the remaining finding's fix says so instead of being offered again."""
 
     original: bytes
     fixed: bytes | None
     applied: list[Diagnostic]
     result: FileResult
+    refused: tuple[tuple[Diagnostic, str], ...] = ()
 
 
 def allowed(diagnostic: Diagnostic, unsafe: bool) -> bool:
@@ -92,35 +96,51 @@ def fix_file(
     relint: Callable[[bytes], FileResult],
     *,
     unsafe: bool,
+    wanted: Callable[[Diagnostic], bool] | None = None,
 ) -> FixOutcome:
     """Apply allowed fixes in rounds, re-linting between rounds, until none is left.
 
     A round whose re-lint still shows a finding it fixed is rolled back and redone without that
     fix: an edit that did not make its finding go away landed somewhere else, or guessed wrong,
-    and is not written.
+    and is not written. A round after which the file reads worse — more DL001 findings: it no
+    longer parses, an anchor went missing — is rolled back too; the fixes are then tried one at a
+    time, and the one that breaks the file is refused and reported (``refused``). ``wanted``
+    narrows the findings whose fixes apply (the command line's severity floor).
     """
     result = first
     current = original
     applied: list[Diagnostic] = []
     rejected: set[tuple[str, int, int, str]] = set()
-    for _ in range(MAX_ROUNDS * 2):
+    refused: list[tuple[Diagnostic, str]] = []
+    one_at_a_time = False
+    for _ in range(MAX_ROUNDS * 4):
         document = result.document
         if document is None:
             break
         candidates = [
-            d for d in result.diagnostics if allowed(d, unsafe) and _identity(d) not in rejected
+            d
+            for d in result.diagnostics
+            if allowed(d, unsafe) and _identity(d) not in rejected and (wanted is None or wanted(d))
         ]
-        chosen, edits = _compatible(candidates)
+        chosen, edits = _compatible(candidates[:1] if one_at_a_time else candidates)
         if not chosen:
             break
         drop_bom = any(d.code == "DL001" for d in chosen)  # the only DL001 fix removes a BOM
         real_edits = [e for e in edits if e.span.end > e.span.start or e.content]
         text = apply_edits(document.text, real_edits)
-        keep_bom = document.bom and not drop_bom
-        updated = (codecs.BOM_UTF8 if keep_bom else b"") + text.encode("utf-8")
+        boms = 0 if drop_bom else int(document.bom)
+        updated = codecs.BOM_UTF8 * boms + text.encode("utf-8")
         if updated == current:
             break
         after = relint(updated)
+        broken = _new_input_problem(result, after)
+        if broken is not None:
+            if len(chosen) > 1:
+                one_at_a_time = True  # find the fix that breaks the file
+                continue
+            rejected.add(_identity(chosen[0]))
+            refused.append((chosen[0], broken))
+            continue
         persisting = _still_present(chosen, real_edits, after)
         if persisting:
             rejected.update(_identity(d) for d in persisting)
@@ -130,7 +150,37 @@ def fix_file(
         result = after
         if len(applied) > MAX_ROUNDS * 64:
             break
-    return FixOutcome(original, current if current != original else None, applied, result)
+    if refused:
+        result = _mark_refused(result, refused)
+    return FixOutcome(
+        original, current if current != original else None, applied, result, tuple(refused)
+    )
+
+
+def _new_input_problem(before: FileResult, after: FileResult) -> str | None:
+    """What a re-lint says is newly wrong with the file as a file (a DL001 it did not have)."""
+    old = sum(d.code == "DL001" for d in before.diagnostics)
+    new = [d for d in after.diagnostics if d.code == "DL001"]
+    if len(new) <= old and after.document is not None:
+        return None
+    return new[-1].message if new else "the fixed file could not be read back"
+
+
+def _mark_refused(result: FileResult, refused: list[tuple[Diagnostic, str]]) -> FileResult:
+    """Show a refused fix as not applicable, with the reason, on the finding it was for."""
+    from dimlint.diagnostics import Applicability
+
+    reasons = {(d.code, d.message): why for d, why in refused}
+    for index, diagnostic in enumerate(result.diagnostics):
+        why = reasons.get((diagnostic.code, diagnostic.message))
+        if why is None or diagnostic.fix is None:
+            continue
+        shown = diagnostic.fix._replace(
+            applicability=Applicability.DISPLAY,
+            message=f"{diagnostic.fix.message} (not applied: the fixed file would not read: {why})",
+        )
+        result.diagnostics[index] = diagnostic._replace(fix=shown)
+    return result
 
 
 def _identity(diagnostic: Diagnostic) -> tuple[str, int, int, str]:

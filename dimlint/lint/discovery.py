@@ -302,8 +302,9 @@ def _not_config_reason(name: str) -> str:
 
 
 def _wanted_name(name: str) -> bool:
-    """A JSON or YAML file that may be a model config, or Python code (which may define one)."""
-    return name.endswith((".py", ".yaml", ".yml")) or (
+    """A JSON or YAML file that may be a model config, Python code (which may define one), or
+    a launch script (whose Megatron arguments may)."""
+    return name.endswith((".py", ".yaml", ".yml", ".sh")) or (
         name.endswith(".json") and name not in NOT_CONFIGS
     )
 

@@ -160,6 +160,10 @@ def lint_bytes(
         from dimlint.lint.python_front import lint_python
 
         return lint_python(path, data, selection)
+    if path.endswith(".sh"):
+        from dimlint.lint.shell_front import lint_shell
+
+        return lint_shell(path, data, selection)
     if path.endswith((".yaml", ".yml")):
         from dimlint.lint.yaml_front import lint_yaml  # PyYAML is loaded only in there
 

@@ -36,6 +36,8 @@ NOT_FOR_PYTHON = frozenset({"DL005"})
 #: DL004 (near-miss keys) applies only to keywords of a known transformers config: a class of
 #: the user's own defines its fields, it has none to misspell.
 KEY_RULES = frozenset({"DL004"})
+#: What a partial table of a model type gets (``Candidate.typed``): its keys and values only.
+VALUE_RULES = frozenset({"DL003", "DL004"})
 
 
 class Pending:
@@ -247,6 +249,8 @@ class _CandidateChecker:
         self, candidate: Candidate, specs: CandidateSpecs
     ) -> list[tuple[ModelSpec, Finding]]:
         codes = self.codes if candidate.check_keys else self.codes - KEY_RULES
+        if not candidate.typed:
+            codes &= VALUE_RULES
         return [
             (spec, finding)
             for spec in specs.specs

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 class FileResult:
     """Findings for one file, plus what is needed to fix it."""
 
-    __slots__ = ("diagnostics", "document", "path", "read", "skipped", "traceback")
+    __slots__ = ("diagnostics", "document", "notes", "path", "read", "skipped", "traceback")
 
     def __init__(self, path: str, diagnostics: list[Diagnostic] | None = None) -> None:
         self.path = path
@@ -27,3 +27,6 @@ class FileResult:
         self.read: tuple[int, int] | None = None
         #: The traceback of an exception raised while checking it (``--verbose`` prints it).
         self.traceback: str | None = None
+        #: What was stated but not read (``--verbose`` prints them): an interpolation dimlint
+        #: could not resolve, a framework's tag. Certainty before severity: no finding on them.
+        self.notes: list[str] = []

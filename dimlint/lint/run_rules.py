@@ -1,12 +1,23 @@
-"""Running the enabled rules over one ModelSpec: shared by the JSON and Python front ends."""
+"""Running the enabled rules over one ModelSpec: shared by the JSON, Python and YAML front ends.
+
+**The noise budget.** Performance rules — kernel head dims (DL104), GEMM alignment (DL201),
+vocabulary padding (DL202), powers of two (DL203), FFN ratio and rounding (DL301, DL302) — are
+about models that will be trained or served at scale. A model narrower than :data:`TOY_WIDTH`
+is a unit-test fixture or a toy (the configs of a training repository's tests have widths of
+2–48): its GEMMs are too small to fill a GPU, launch overhead dominates, and no padding or
+alignment changes its speed measurably. So on such a config these rules are silent unless the
+user asks: a deployment target (``--target``, ``targets`` in the settings), or the rule's full
+code in ``--select``/``--extend-select``. Correctness rules are never silenced.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
 from dimlint.checks import all_rules
-from dimlint.checks.registry import Finding
+from dimlint.checks.registry import Finding, PlannedFix
 from dimlint.config.spec import ModelSpec
+from dimlint.diagnostics import Applicability
 from dimlint.lint.selection import Selection
 
 _PlainChecks = tuple[Callable[[ModelSpec], Iterable[Finding]], ...]
@@ -27,12 +38,81 @@ def _plain_checks(enabled: frozenset[str]) -> _PlainChecks:
     return checks
 
 
+#: Rules about speed, not correctness: silent on toy-sized configs (see the module docstring).
+PERFORMANCE_CODES = frozenset({"DL104", "DL201", "DL202", "DL203", "DL301", "DL302"})
+#: The width below which a config is a toy or a test fixture (the smallest released language
+#: models people train further or serve start around 256: pythia-70m 512, SmolLM-135M 576).
+TOY_WIDTH = 256
+
+
+def is_toy(spec: ModelSpec) -> bool:
+    """Whether the config is narrower than :data:`TOY_WIDTH` (a stated or derived width)."""
+    return spec.hidden is not None and 0 < spec.hidden.value < TOY_WIDTH
+
+
+#: How a front end marks a target the file itself states (a Megatron YAML's parallel sizes):
+#: a layout to judge, not a request for performance advice.
+FILE_TARGET_SUFFIX = "(stated in this file)"
+
+
+def _user_targets(selection: Selection) -> bool:
+    deployment = selection.deployment
+    if deployment is None:
+        return False
+    return any(not target.text.endswith(FILE_TARGET_SUFFIX) for target in deployment.targets)
+
+
+def _asked(selection: Selection) -> frozenset[str]:
+    """Performance codes the user asked for by name (not by prefix or by default)."""
+    named = {*(selection.select or ()), *selection.extend_select}
+    return PERFORMANCE_CODES & named
+
+
 def spec_findings(
     spec: ModelSpec, enabled: Iterable[str], selection: Selection
 ) -> Iterator[Finding]:
-    """Run the enabled rules on one spec (JSON and Python front ends alike), in code order;
-    a rule's deployed variant replaces its plain check when a deployment is given."""
+    """Run the enabled rules on one spec (every front end alike), in code order; a rule's
+    deployed variant replaces its plain check when a deployment is given."""
+    for finding in _findings(spec, enabled, selection):
+        if finding.code == "DL101" and finding.fix is not None:
+            swap = swapped_fix(spec)
+            if swap is not None:
+                finding = finding._replace(fix=swap)  # noqa: PLW2901 — the one replacement
+        yield finding
+
+
+def swapped_fix(spec: ModelSpec) -> PlannedFix | None:
+    """Undo a layers/heads swap, when that is what the numbers say (pythia-12b-deduped states
+    40 layers and 36 heads for pythia-12b's 36 and 40: 5120 / 36 is no width, 5120 / 40 = 128).
+
+    The pair looks swapped when the width divides by the layer count into a usual head width (a
+    multiple of 8 up to 256) and not by the head count. Swapping back restores the checkpoint
+    the numbers came from; "the nearest head count that divides" would load none.
+    """
+    hidden, heads, layers = spec.hidden, spec.heads, spec.layers
+    if hidden is None or heads is None or layers is None:
+        return None
+    if not (hidden.in_file and heads.in_file and layers.in_file):
+        return None
+    if heads.pointer is None or layers.pointer is None or heads.value == layers.value:
+        return None
+    if spec.head_dim is not None or layers.value <= 0 or hidden.value % heads.value == 0:
+        return None
+    width, rest = divmod(hidden.value, layers.value)
+    if rest or width % 8 or width > 256:
+        return None
+    return PlannedFix(
+        Applicability.UNSAFE,
+        f"swap {layers.key} {layers.value} and {heads.key} {heads.value}: they look swapped"
+        f" ({hidden.value} / {layers.value} = {width} per head)",
+        ((heads.pointer, str(layers.value)), (layers.pointer, str(heads.value))),
+    )
+
+
+def _findings(spec: ModelSpec, enabled: Iterable[str], selection: Selection) -> Iterator[Finding]:
     deployment = selection.deployment
+    if is_toy(spec) and not _user_targets(selection):
+        enabled = frozenset(enabled) - (PERFORMANCE_CODES - _asked(selection))
     if deployment is None:
         for check in _plain_checks(frozenset(enabled)):
             yield from check(spec)

@@ -19,25 +19,31 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks import all_rules
-from dimlint.config.normalize import GATED_ACTIVATIONS, normalize
+from dimlint.config.normalize import GATED_ACTIVATIONS, INT_FIELDS, normalize
 from dimlint.config.spec import Located, ModelSpec
 from dimlint.config.trainingkeys import embedding_rows, is_recurrent
 from dimlint.diagnostics import Diagnostic, Position, Span
 from dimlint.lint.pointer_locate import locate
 from dimlint.lint.results import FileResult
-from dimlint.lint.run_rules import spec_findings
+from dimlint.lint.run_rules import FILE_TARGET_SUFFIX, spec_findings
 from dimlint.lint.selection import Selection
+from dimlint.records import Record
 
 if TYPE_CHECKING:
+    from dimlint.checks.registry import Finding
     from dimlint.deploy.targets import Deployment
+    from dimlint.sources.yamlfile import YamlDocument
     from dimlint.sources.yamlmodels import ParallelSize, Section
 
 #: Rules that do not apply to YAML model sections (see the module docstring).
 NOT_FOR_YAML = frozenset({"DL004", "DL005"})
 #: The pre-filter: a key that names a hidden size, head count or layer count.
+#: A key may follow a flow mapping's ``{`` or ``,`` anywhere on a line (``model: {d_model: …}``),
+#: carry Megatron's ``--`` (``--hidden-size:``) or maxtext's ``base_`` (``base_emb_dim``).
 _DIMENSION_KEY = re.compile(
-    rb"(?m)^[\s\"'{,]*(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|model_dim|"
-    rb"num[_-]attention[_-]heads|n_heads?|num_heads|num[_-]layers|n_layers?|num_hidden_layers)"
+    rb"(?m)(?:^|[{,])[\s\"']*(?:--)?(?:base_)?(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|"
+    rb"emb_dim|model_dim|hidden_dim|num[_-]attention[_-]heads|n_heads?|num_heads|"
+    rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers)"
     rb"[\"']?\s*:"
 )
 #: Megatron/NeMo/gpt-neox spell a gated MLP as a flag or an activation name.
@@ -60,7 +66,7 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
     if not may_have_model(data):
         result.skipped = "no model section (no hidden size, heads or layers key)"
         return result
-    from dimlint.sources import yamlfile, yamlmodels
+    from dimlint.sources import yamlfile
 
     enabled = selection.enabled_codes(path)
     document, problem = yamlfile.load(path, data)
@@ -72,7 +78,19 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
             severity = all_rules()["DL001"].severity
             result.diagnostics.append(Diagnostic("DL001", severity, problem.message, path, span))
         return result
+    return lint_document(path, document, selection, result)
+
+
+def lint_document(
+    path: str, document: YamlDocument, selection: Selection, result: FileResult
+) -> FileResult:
+    """Lint a parsed document (a YAML file, a launch script's arguments): its sections, the
+    parallel sizes it states, each finding located by pointer."""
+    from dimlint.sources import yamldialects, yamlmodels
+
+    enabled = selection.enabled_codes(path)
     result.document = document
+    yamldialects.translate(document)
     found = yamlmodels.sections(document.value)
     if not found:
         result.skipped = "no model section (no mapping states two of hidden size, heads, layers)"
@@ -81,9 +99,16 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
     section_selection = selection._replace(deployment=_with_file_target(selection, sizes))
     family = yamlmodels.top_level_model_type(document.value)
     codes = enabled - NOT_FOR_YAML
-    specs = [_spec(path, section, family) for section in found]
-    for spec in specs:
-        for finding in spec_findings(spec, codes, section_selection):
+    built = [_spec(path, _known(section), family) for section in found]
+    specs = [spec for spec, _ in built]
+    result.notes = [
+        note
+        for note in document.notes
+        if any(note.startswith(f"{section.pointer}/") for section in found)
+    ]
+    for spec, derived in built:
+        for found_here in spec_findings(spec, codes, section_selection):
+            finding = found_here if derived is None else _on_stated_key(found_here, derived)
             located = locate(document, spec.pointer, finding, selection)
             result.diagnostics.append(_with_origin(located, sizes, finding.code))
     result.read = (len(specs), 0)
@@ -98,7 +123,55 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
     return result
 
 
-def _spec(path: str, section: Section, family: str | None) -> ModelSpec:
+def _known(section: Section) -> Section:
+    """The section without the values the reader could not know (``Unresolved``): certainty
+    before severity, a rule sees only what the file states (the notes say what was left out)."""
+    return section._replace(obj=_without_unresolved(section.obj, 0))
+
+
+#: Dimension keys whose 0 in a training YAML means "none" or "set later" (NeMo's ASR
+#: ``transf_decoder: num_layers: 0``, no decoder), never a size to judge.
+_ZERO_MEANS_NONE = frozenset(
+    key
+    for field in ("hidden", "heads", "kv_heads", "head_dim", "ffn", "layers", "vocab")
+    for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
+)
+
+
+def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:
+    """``obj`` without what is not a value: Unresolved markers, OmegaConf's ``None`` string
+    (``vocab_size: None`` reads as a string that the framework treats as null), and a 0 size."""
+    from dimlint.config.values import Unresolved
+
+    kept: dict[str, Any] = {}
+    for key, value in obj.items():
+        if isinstance(value, Unresolved) or value == "None":
+            continue
+        if key in _ZERO_MEANS_NONE and value.__class__ is int and value == 0:
+            continue
+        nested = isinstance(value, dict) and depth < 4
+        kept[key] = _without_unresolved(value, depth + 1) if nested else value
+    return kept
+
+
+class Derived(Record):
+    """A width the dialect derives from a stated key: how findings quote it, and where."""
+
+    quoted: str
+    stated: str
+    pointer: str
+
+
+def _on_stated_key(finding: Finding, derived: Derived) -> Finding:
+    """A finding about a derived width quotes the number the file states and sits on its key
+    (OLMo's ``mlp_hidden_size 22010`` of a SwiGLU block, not a per-branch 11005 on ``d_model``)."""
+    if derived.quoted not in finding.message:
+        return finding
+    message = finding.message.replace(derived.quoted, derived.stated, 1)
+    return finding._replace(message=message, anchor=derived.pointer)
+
+
+def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, Derived | None]:
     """Normalize one section, then apply what its dialect means beyond the common keys."""
     from dimlint.sources.yamlmodels import olmo_ffn
 
@@ -114,8 +187,17 @@ def _spec(path: str, section: Section, family: str | None) -> ModelSpec:
         spec.recurrent = is_recurrent({}, family, False)
     if spec.gated_mlp is None:
         spec.gated_mlp = _gated(obj)
+    derived: Derived | None = None
     if spec.gated_mlp and spec.ffn is not None and spec.ffn.in_file and _is_neox(obj):
-        spec.ffn = _neox_gated_ffn(obj, spec.ffn)
+        written = spec.ffn
+        spec.ffn = _neox_gated_ffn(obj, written)
+        if written.pointer is not None:
+            derived = Derived(
+                f"{written.key} {spec.ffn.value}",
+                f"{written.key} {written.value} (gpt-neox's gated MLP: {spec.ffn.value} per"
+                " branch)",
+                written.pointer,
+            )
     if spec.ffn is None:
         olmo = olmo_ffn(obj)
         if olmo is not None:
@@ -124,12 +206,26 @@ def _spec(path: str, section: Section, family: str | None) -> ModelSpec:
             pointer = f"{section.pointer}/{key}"
             spec.ffn = Located(width, key, pointer, "config" if stated else "derived")
             spec.gated_mlp = gated
-    return spec
+            if not stated:
+                derived = Derived(f"{key} {width}", _olmo_wording(obj, key, width, gated), pointer)
+    return spec, derived
+
+
+def _olmo_wording(obj: dict[str, Any], key: str, width: int, gated: bool) -> str:
+    """OLMo's MLP width as the file states it, with what dimlint derives from it."""
+    branch = f", gated: {width} per branch" if gated else ""
+    if key == "mlp_ratio":
+        full = int(obj[key] * obj["d_model"])
+        return f"mlp_ratio {obj[key]} (× d_model {obj.get('d_model')} = {full}{branch})"
+    return f"{key} {obj[key]} ({branch.removeprefix(', ')})"
 
 
 def _is_neox(obj: dict[str, Any]) -> bool:
-    """gpt-neox's dialect: its own keys, or keys spelled with hyphens."""
-    return bool(_NEOX_MARKERS & obj.keys()) or any("-" in key for key in obj)
+    """gpt-neox's dialect: its own keys, or keys spelled with hyphens (not Megatron's
+    ``--argument`` names, whose MLP width is the per-branch width)."""
+    return bool(_NEOX_MARKERS & obj.keys()) or any(
+        "-" in key and not key.startswith("--") for key in obj
+    )
 
 
 def _neox_gated_ffn(obj: dict[str, Any], ffn: Located[int]) -> Located[int]:
@@ -165,7 +261,7 @@ def _with_file_target(selection: Selection, sizes: dict[str, ParallelSize]) -> D
     from dimlint.deploy.targets import Deployment, Target
 
     text = "megatron:" + ",".join(f"{kind}={value}" for kind, value in degrees.items())
-    target = Target("megatron", text=f"{text} (stated in this file)", **degrees)
+    target = Target("megatron", text=f"{text} {FILE_TARGET_SUFFIX}", **degrees)
     base = deployment or Deployment()
     return base._replace(targets=(*base.targets, target))
 

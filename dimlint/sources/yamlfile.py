@@ -14,17 +14,30 @@ sees (``100_000`` is an int, ``1.0e-5`` a float). It is imported only when a YAM
 so the JSON path stays lean.
 
 JSON pointers address YAML values as they address JSON ones (``/model/d_model``). Anchors and
-aliases resolve to the node where the value is written, and merge keys (``<<: *base``) take the
-merged values with their own positions: a fix edits the definition, which is what takes effect.
+aliases resolve to the node where the value is written, and merge keys (``<<: *base``, nested
+too) take the merged values with their own positions: a fix edits the definition, which is what
+takes effect. A value's span is the scalar itself: an anchor before it (``&h 4096.0``) stays out
+of it, so a fix keeps the anchor the rest of the file refers to, and a block scalar's span ends
+at its last character, not at the next key's line.
+
+Hostile input is bounded and never raises: explicit tags that do not construct (``!!bool 1``,
+``!!int ""``) become :class:`~dimlint.config.values.Malformed` values (DL003 on a dimension
+key); a framework's own tags (``!ENV``) become :class:`~dimlint.config.values.Unresolved`;
+levanter's ``!include other.yaml`` reads the file beside this one; integers too long for
+arithmetic become :class:`~dimlint.config.values.HugeInt`; and alias expansion is capped both
+in values built and in the characters of the JSON pointers built for them (a long anchored key
+aliased many times over builds long pointers long before it builds many nodes).
 """
 
 from __future__ import annotations
 
 import bisect
 import codecs
+import os
 from typing import Any
 
 from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.values import HugeInt, Malformed, Unresolved
 from dimlint.diagnostics import Position, Span, line_starts, position_of
 from dimlint.sources.jsonfile import InputProblem
 
@@ -32,6 +45,18 @@ from dimlint.sources.jsonfile import InputProblem
 MAX_DEPTH = 64
 #: Values built, aliases expanded: far above any config, far below what exhausts memory.
 MAX_NODES = 200_000
+#: Characters of JSON pointers built while expanding aliases: the memory a hostile file can make
+#: the reader spend on positions (a real config builds a few thousand).
+MAX_POINTER_CHARS = 8_000_000
+#: An integer scalar longer than this is no dimension: kept as its digit count (``HugeInt``)
+#: without converting it (a 20,000-part base-60 literal would take seconds and print nowhere).
+MAX_INT_CHARS = 40
+#: How many ``!include`` files deep a YAML file is read, and how large each may be.
+MAX_INCLUDE_DEPTH = 4
+MAX_INCLUDE_BYTES = 1 << 20
+_STANDARD_TAG = "tag:yaml.org,2002:"
+_INT_TAG = _STANDARD_TAG + "int"
+_MERGE_TAG = _STANDARD_TAG + "merge"
 
 
 class YamlDocument:
@@ -43,6 +68,7 @@ class YamlDocument:
         "_values",
         "bom",
         "has_duplicates",
+        "notes",
         "path",
         "text",
         "value",
@@ -55,12 +81,15 @@ class YamlDocument:
         value: Any,
         values: dict[str, tuple[int, int]],
         keys: dict[str, tuple[int, int]],
-        bom: bool = False,
+        bom: int = 0,
     ) -> None:
         self.path = path
         self.text = text
         self.value = value
+        #: How many byte order marks the file starts with (a fix writes them back as they were).
         self.bom = bom
+        #: What the reader could not know (``--verbose`` prints them): unresolved values.
+        self.notes: list[str] = []
         self.has_duplicates = False
         self._values = values
         self._keys = keys
@@ -81,17 +110,27 @@ class YamlDocument:
         found = self._values.get(pointer)
         return self.span(*found) if found is not None else None
 
+    def alias(self, pointer: str, target: str) -> None:
+        """Make ``pointer`` (a dialect key's common name) located where ``target`` is written."""
+        for table in (self._values, self._keys):
+            found = table.get(target)
+            if found is not None:
+                table.setdefault(pointer, found)
+
     def key_span(self, pointer: str) -> Span | None:
         """Where the key of the mapping member at ``pointer`` is written."""
         found = self._keys.get(pointer)
         return self.span(*found) if found is not None else None
 
 
-def decode(data: bytes) -> tuple[str | None, bool, InputProblem | None]:
-    """The text (UTF-8, BOM removed), whether there was a BOM, and why it cannot be decoded."""
-    bom = data.startswith(codecs.BOM_UTF8)
-    if bom:
+def decode(data: bytes) -> tuple[str | None, int, InputProblem | None]:
+    """The text (UTF-8, BOMs removed), how many BOMs it started with, and why it cannot be
+    decoded. Every leading BOM goes: libyaml skips one without counting it in its offsets, so a
+    second one left in the text would shift every span by one character."""
+    bom = 0
+    while data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
+        bom += 1
     if b"\x00" in data[:8192]:
         return None, bom, InputProblem("the file is binary (it contains NUL bytes), not YAML")
     try:
@@ -102,7 +141,9 @@ def decode(data: bytes) -> tuple[str | None, bool, InputProblem | None]:
         return None, bom, InputProblem("invalid UTF-8: save the file as UTF-8", position)
 
 
-def load(path: str, data: bytes) -> tuple[YamlDocument | None, InputProblem | None]:
+def load(
+    path: str, data: bytes, include_depth: int = 0
+) -> tuple[YamlDocument | None, InputProblem | None]:
     """Parse file bytes: the document, or why it is not readable YAML (a DL001 problem)."""
     text, bom, problem = decode(data)
     if text is None:
@@ -121,37 +162,81 @@ def load(path: str, data: bytes) -> tuple[YamlDocument | None, InputProblem | No
         return None, InputProblem(f"invalid YAML: {error}")
     if node is None:
         return None, InputProblem("the file is empty: a config must be a YAML mapping")
-    builder = _Builder(yaml)
+    builder = _Builder(yaml, text, os.path.dirname(path), include_depth)
     try:
         value = builder.build(node, "", 0)
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as error:
         return None, InputProblem(f"invalid YAML value: {error}")
-    return YamlDocument(path, text, value, builder.values, builder.keys, bom), None
+    if "${" in text or "???" in text:
+        from dimlint.sources.yamlrefs import resolve
+
+        resolve(value, builder.values, builder.notes)
+    document = YamlDocument(path, text, value, builder.values, builder.keys, bom)
+    document.notes = builder.notes
+    return document, None
+
+
+def value_range(text: str, start: int, end: int) -> tuple[int, int]:
+    """The characters of a value node without its properties and trailing blank lines.
+
+    PyYAML's marks start at a node's anchor (``&h 4096.0``), and a block scalar's end at the
+    line after it: a fix replacing that range would delete the anchor or join two lines. The
+    anchor is skipped (the rest of the file refers to it) and the tag kept (``!!str 4096`` → the
+    fix writes ``4096``, which is what it means); trailing whitespace is trimmed.
+    """
+    while end > start and text[end - 1] in " \t\r\n":
+        end -= 1
+    if start < end and text[start] == "&":
+        cursor = start
+        while cursor < end and text[cursor] not in " \t\r\n":
+            cursor += 1
+        while cursor < end and text[cursor] in " \t\r\n":
+            cursor += 1
+        if cursor < end:
+            start = cursor
+    return start, end
 
 
 class _Builder:
     """Turn a compose tree into plain values, recording each value's and key's offsets."""
 
-    def __init__(self, yaml: Any) -> None:
+    def __init__(self, yaml: Any, text: str, folder: str, include_depth: int) -> None:
         self.yaml = yaml
+        self.text = text
+        self.folder = folder
+        self.include_depth = include_depth
         self.constructor = yaml.constructor.SafeConstructor()
         self.values: dict[str, tuple[int, int]] = {}
         self.keys: dict[str, tuple[int, int]] = {}
+        self.notes: list[str] = []
         #: Nodes being built (an alias cycle would recurse forever).
         self.active: set[int] = set()
         self.built = 0
+        self.pointer_chars = 0
 
-    def build(self, node: Any, pointer: str, depth: int) -> Any:
+    def _count(self, pointer: str) -> None:
+        """Charge the work of one value: bounded in values and in pointer characters."""
         self.built += 1
+        self.pointer_chars += len(pointer)
         if self.built > MAX_NODES:
             # aliases of aliases ("billion laughs") expand exponentially: refuse, bounded
             raise ValueError(f"more than {MAX_NODES} values once aliases are expanded")
-        self.values.setdefault(pointer, (node.start_mark.index, node.end_mark.index))
+        if self.pointer_chars > MAX_POINTER_CHARS:
+            raise ValueError(
+                f"aliases expand to more than {MAX_POINTER_CHARS} characters of key paths"
+            )
+
+    def build(self, node: Any, pointer: str, depth: int) -> Any:
+        self._count(pointer)
+        if pointer not in self.values:
+            self.values[pointer] = value_range(
+                self.text, node.start_mark.index, node.end_mark.index
+            )
         if depth > MAX_DEPTH or id(node) in self.active:
             return None
         yaml = self.yaml
         if isinstance(node, yaml.ScalarNode):
-            return self.constructor.construct_object(node, deep=True)
+            return self._scalar(node, pointer)
         self.active.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):
@@ -162,41 +247,127 @@ class _Builder:
             result: dict[str, Any] = {}
             merged: list[Any] = []
             for key_node, value_node in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
+                if key_node.tag == _MERGE_TAG:
                     merged.append(value_node)
                     continue
-                key = self.constructor.construct_object(key_node, deep=True)
-                if not isinstance(key, (str, int, float, bool)) and key is not None:
+                name = self._key(key_node)
+                if name is None:
                     continue  # complex keys name no config field
-                name = str(key) if not isinstance(key, bool) else str(key).lower()
                 child = f"{pointer}/{escape_pointer_token(name)}"
-                if child not in self.keys:
-                    self.keys[child] = (key_node.start_mark.index, key_node.end_mark.index)
-                else:
+                if child in self.keys:
                     self.values.pop(child, None)  # YAML readers keep the later duplicate
-                    self.keys[child] = (key_node.start_mark.index, key_node.end_mark.index)
+                self.keys[child] = (key_node.start_mark.index, key_node.end_mark.index)
                 result[name] = self.build(value_node, child, depth + 1)
-            for source in merged:
-                sources = source.value if isinstance(source, yaml.SequenceNode) else [source]
-                for mapping in sources:
-                    if not isinstance(mapping, yaml.MappingNode):
-                        continue
-                    for name, value in self._merge(mapping, pointer, depth).items():
-                        result.setdefault(name, value)
+            self._merge_into(result, merged, pointer, depth)
             return result
         finally:
             self.active.discard(id(node))
 
+    def _key(self, key_node: Any) -> str | None:
+        """A mapping key as a pointer token's text (None for a key that names no field)."""
+        if not isinstance(key_node, self.yaml.ScalarNode):
+            return None
+        key = self._scalar(key_node, None)
+        if isinstance(key, bool):
+            return str(key).lower()
+        if isinstance(key, HugeInt):
+            return None
+        if key is None or isinstance(key, (str, int, float)):
+            return str(key) if key is not None else "None"
+        return None
+
+    def _merge_into(
+        self, result: dict[str, Any], merged: list[Any], pointer: str, depth: int
+    ) -> None:
+        """Add the members of ``<<`` merges not stated in the mapping itself (earlier merged
+        mappings win over later ones, as in YAML's merge-key spec)."""
+        for source in merged:
+            sources = source.value if isinstance(source, self.yaml.SequenceNode) else [source]
+            for mapping in sources:
+                if not isinstance(mapping, self.yaml.MappingNode) or depth > MAX_DEPTH:
+                    continue
+                if id(mapping) in self.active:
+                    continue  # a mapping merging itself through an alias
+                self.active.add(id(mapping))
+                try:
+                    for name, value in self._merge(mapping, pointer, depth).items():
+                        result.setdefault(name, value)
+                finally:
+                    self.active.discard(id(mapping))
+
     def _merge(self, mapping: Any, pointer: str, depth: int) -> dict[str, Any]:
-        """The members of a merged mapping, located where they are written."""
+        """The members of a merged mapping, located where they are written; a merge key inside
+        it (``<<`` in a merged mapping) merges in turn, below the mapping's own members."""
         found: dict[str, Any] = {}
+        nested: list[Any] = []
         for key_node, value_node in mapping.value:
-            key = self.constructor.construct_object(key_node, deep=True)
-            if not isinstance(key, str):
+            if key_node.tag == _MERGE_TAG:
+                nested.append(value_node)
+                continue
+            key = self._key(key_node)
+            if key is None:
                 continue
             child = f"{pointer}/{escape_pointer_token(key)}"
             if child in self.keys:
                 continue  # the mapping's own key wins over a merged one
             self.keys[child] = (key_node.start_mark.index, key_node.end_mark.index)
             found[key] = self.build(value_node, child, depth + 1)
+        self._merge_into(found, nested, pointer, depth + 1)
         return found
+
+    def _scalar(self, node: Any, pointer: str | None) -> Any:
+        """A scalar's value as ``yaml.safe_load`` reads it, or a marker for what it cannot."""
+        tag: str = node.tag
+        raw: str = node.value
+        start, end = value_range(self.text, node.start_mark.index, node.end_mark.index)
+        written = self.text[start:end]
+        if tag == _INT_TAG and len(raw) > MAX_INT_CHARS:
+            return HugeInt(max(1, sum(c.isdigit() for c in raw)))
+        if not tag.startswith(_STANDARD_TAG):
+            if tag == "!include" and pointer is not None:
+                return self._include(raw, pointer)
+            return self._unresolved(
+                written, pointer, f"the tag {tag} is read by the framework, not by YAML"
+            )
+        try:
+            value = self.constructor.construct_object(node, deep=True)
+        except Exception:  # PyYAML's constructors raise KeyError, IndexError, AttributeError…
+            return Malformed(_short(written), f"not a valid {tag.removeprefix(_STANDARD_TAG)}")
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+            return HugeInt(int(value.bit_length() * 0.30103) + 1)
+        return value
+
+    def _unresolved(self, written: str, pointer: str | None, reason: str) -> Unresolved:
+        if pointer is not None:
+            self.notes.append(f"{pointer or '/'}: {_short(written)} not read ({reason})")
+        return Unresolved(_short(written), reason)
+
+    def _include(self, name: str, pointer: str) -> Any:
+        """levanter's ``!include file.yaml``: the value of that file, read beside this one.
+
+        Its values have no position in this file: findings on them point at the ``!include``
+        and offer no fix (the value to edit is in the other file)."""
+        written = f"!include {name}"
+        if self.include_depth >= MAX_INCLUDE_DEPTH:
+            return self._unresolved(written, pointer, "includes nested too deep")
+        from dimlint.sources.safeio import is_regular, read_regular
+
+        target = os.path.join(self.folder, name)
+        if not is_regular(target):
+            return self._unresolved(written, pointer, "the included file is not beside this one")
+        try:
+            data = read_regular(target, MAX_INCLUDE_BYTES)
+        except OSError as error:
+            return self._unresolved(written, pointer, error.strerror or str(error))
+        document, problem = load(target, data, self.include_depth + 1)
+        if document is None:
+            reason = problem.message if problem is not None else "unreadable"
+            return self._unresolved(written, pointer, f"the included file: {reason}")
+        self._count(pointer)
+        return document.value
+
+
+def _short(text: str) -> str:
+    """A value's text for a message: one line, at most 60 characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:57] + "..."

@@ -23,6 +23,7 @@ heads and TP 8 cannot shard its heads: DL401).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -55,6 +56,10 @@ PARALLEL_KEYS: dict[str, tuple[str, ...]] = {
     "ep": ("expert_model_parallel_size", "expert_parallel_size", "ep_size"),
     "cp": ("context_parallel_size", "cp_size"),
 }
+#: A parallel degree above this is no layout anyone runs (the largest training runs use a few
+#: tens of thousands of GPUs in all): ``tensor_model_parallel_size: 10**30`` is a typo or a
+#: placeholder, not a target to judge heads and layers against.
+MAX_PARALLEL = 1 << 16
 #: nanotron's ``parallelism:`` section spells them ``tp``/``pp``.
 SHORT_PARALLEL_SECTIONS = ("parallelism",)
 
@@ -101,7 +106,7 @@ def parallel_sizes(value: Any) -> dict[str, ParallelSize]:
     """The parallel degrees stated in the file (the first of each kind, outermost first)."""
     found: dict[str, ParallelSize] = {}
     for pointer, key, size, parent in _members(value):
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_PARALLEL:
             continue
         for kind, keys in PARALLEL_KEYS.items():
             if key in keys and kind not in found:
@@ -152,7 +157,9 @@ def olmo_ffn(obj: dict[str, Any]) -> tuple[str, int, bool] | None:
     key = "mlp_hidden_size"
     if not (isinstance(width, int) and not isinstance(width, bool) and width > 0):
         ratio, hidden = obj.get("mlp_ratio"), obj.get("d_model")
-        if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or ratio <= 0:
+        if not isinstance(ratio, (int, float)) or isinstance(ratio, bool):
+            return None
+        if not (math.isfinite(ratio) and ratio > 0):  # OLMo's ``mlp_ratio: .inf``: DL003's
             return None
         if not isinstance(hidden, int) or isinstance(hidden, bool) or hidden <= 0:
             return None

@@ -55,6 +55,8 @@ CLASS_METADATA = frozenset(
 )
 #: Name endings of classes whose ``__init__`` defaults are a config (not a layer's arguments).
 CONFIG_CLASS_SUFFIXES = ("Config", "Configuration", "Args", "Arguments", "HParams", "Params")
+#: Modules whose config classes are megatron-core ``TransformerConfig`` subclasses.
+MEGATRON_MODULES = ("megatron.", "nemo.")
 #: Keywords that make a call or dict a config when two of these groups are present.
 DIMENSION_GROUPS = tuple(
     frozenset((INT_FIELDS[field][0], *INT_FIELDS[field][1]))
@@ -75,11 +77,13 @@ class Candidate:
         "brace",
         "check_keys",
         "fields",
+        "framework",
         "inherited",
         "kind",
         "members",
         "model_type",
         "name",
+        "typed",
     )
 
     def __init__(
@@ -113,6 +117,12 @@ class Candidate:
         self.check_keys = check_keys
         #: Field names in positional order (dataclass fields or ``__init__`` parameters).
         self.fields = fields
+        #: Whether the geometry rules judge it (False for a partial dict of a model type, in a
+        #: file that never imports transformers: only its keys and values are judged).
+        self.typed = True
+        #: The training framework whose config class this is ("megatron" for megatron-core's
+        #: ``TransformerConfig`` family and NeMo's subclasses), by what the file imports.
+        self.framework: str | None = None
 
 
 def has_dimensions(keys: Any) -> bool:
@@ -271,7 +281,7 @@ class Extractor:
             model_type = model_type or parent.model_type
         members.update(own)
         if model_type is None:
-            model_type = next(filter(None, map(model_type_of_class, base_names)), None)
+            model_type = next(filter(None, map(self._transformers_model_type, bases)), None)
         if not members:
             return None
         candidate = Candidate(
@@ -286,6 +296,9 @@ class Extractor:
         )
         if model_type is not None and architectures.lookup(model_type) is not None:
             candidate.base_model_type = model_type  # absent fields take the type's defaults
+        candidate.framework = next(filter(None, map(self._framework, bases)), None)
+        if candidate.framework is None and parent is not None:
+            candidate.framework = parent.framework
         return candidate, config_like
 
     def _class_body(
@@ -394,6 +407,7 @@ class Extractor:
             return self._from_name(callee, node, own, frames)
         if last in self.classes:
             return self._override(self.classes[last], node, own, frames)
+        framework = self._framework(callee)
         if not own:
             return None
         if callee == "dict":
@@ -408,11 +422,34 @@ class Extractor:
             if not isinstance(model_type, str):
                 return None
             return self._transformers_call(f"{callee}(...)", node.func, own, model_type)
-        model_type = model_type_of_class(last)
+        model_type = self._transformers_model_type(callee)
         if model_type is not None and architectures.lookup(model_type) is not None:
             return self._transformers_call(f"{last}(...)", node.func, own, model_type)
         if has_dimensions(sized_keys(own)):
-            return Candidate("call", f"{last}(...)", node.func, own)
+            candidate = Candidate("call", f"{last}(...)", node.func, own)
+            candidate.framework = framework
+            return candidate
+        return None
+
+    def _framework(self, callee: str) -> str | None:
+        """The framework of a config class by its import: ``megatron`` for megatron-core's and
+        NeMo's classes (both are megatron-core ``TransformerConfig`` subclasses)."""
+        module = self.scan.imported_from.get(callee.split(".", maxsplit=1)[0], "")
+        return "megatron" if module.startswith(MEGATRON_MODULES) else None
+
+    def _transformers_model_type(self, callee: str) -> str | None:
+        """The model type of a transformers config class the file imports from transformers.
+
+        levanter's ``LlamaConfig(hidden_dim=…)`` and NeMo's ``Qwen2Config`` dataclass share
+        transformers' class names, not its fields or defaults: a class is transformers' only
+        when this file imports it from transformers (``from transformers import LlamaConfig``,
+        ``transformers.LlamaConfig``)."""
+        parts = callee.split(".")
+        if len(parts) == 1:
+            imported = self.scan.transformers_names.get(callee)
+            return model_type_of_class(imported) if imported is not None else None
+        if parts[0] in self.scan.transformers_modules:
+            return model_type_of_class(parts[-1])
         return None
 
     def _from_name(
@@ -514,10 +551,19 @@ class Extractor:
         sized = sized_keys(own)
         if has_dimensions(sized) or (model_type and ALL_DIMENSION_KEYS & set(sized)):
             known = model_type is not None and architectures.lookup(model_type) is not None
-            return Candidate(
+            candidate = Candidate(
                 kind, name, anchor, own, model_type, brace=kind == "dict", check_keys=known
             )
+            # a partial table of one model type (a size or two beside ``model_type``) in a
+            # file that never imports transformers: its keys and values are judged, not the
+            # geometry the type's defaults would complete
+            candidate.typed = has_dimensions(sized) or self._imports_transformers()
+            return candidate
         return None
+
+    def _imports_transformers(self) -> bool:
+        """Whether the file imports anything from transformers (see ``Candidate.typed``)."""
+        return bool(self.scan.transformers_names or self.scan.transformers_modules)
 
     def _dict(self, node: cst.Dict, frames: Frames) -> Candidate | None:
         value = self.evaluator.dict_literal(node, frames)

@@ -56,7 +56,17 @@ class Site:
 class Scan:
     """What one pass over a module found."""
 
-    __slots__ = ("classes", "globals", "module", "nn_aliases", "nn_names", "sites")
+    __slots__ = (
+        "classes",
+        "globals",
+        "imported_from",
+        "module",
+        "nn_aliases",
+        "nn_names",
+        "sites",
+        "transformers_modules",
+        "transformers_names",
+    )
 
     def __init__(self) -> None:
         self.module = Frame("module", None)
@@ -69,6 +79,13 @@ class Scan:
         self.nn_aliases: set[str] = set()
         #: Local name → ``torch.nn`` class name, for ``from torch.nn import Linear as L``.
         self.nn_names: dict[str, str] = {}
+        #: Local name → name imported from ``transformers`` (``from transformers import
+        #: LlamaConfig as LC``): only these classes get transformers' fields and defaults.
+        self.transformers_names: dict[str, str] = {}
+        #: Local names of the ``transformers`` package itself (``import transformers as tf``).
+        self.transformers_modules: set[str] = set()
+        #: Local name → the module it is imported from (``from megatron.core… import X``).
+        self.imported_from: dict[str, str] = {}
 
 
 _SKIPPED_PREFIXES = (
@@ -165,6 +182,8 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
             frame.bind(local)
             if name == "torch.nn" and alias.evaluated_alias:
                 scan.nn_aliases.add(alias.evaluated_alias)
+            if name == "transformers" or (name or "").startswith("transformers."):
+                scan.transformers_modules.add(alias.evaluated_alias or "transformers")
         return
     module = dotted_name(node.module) if node.module is not None and not node.relative else None
     if isinstance(node.names, cst.ImportStar):
@@ -173,10 +192,16 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
         imported = alias.evaluated_name
         local = alias.evaluated_alias or imported
         frame.bind(local)
+        if module is not None:
+            scan.imported_from[local] = module
         if module == "torch" and imported == "nn":
             scan.nn_aliases.add(local)
         elif module == "torch.nn":
             scan.nn_names[local] = imported
+        elif module is not None and (
+            module == "transformers" or module.startswith("transformers.")
+        ):
+            scan.transformers_names[local] = imported
 
 
 def scan(module: cst.Module) -> Scan:

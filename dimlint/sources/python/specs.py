@@ -31,6 +31,7 @@ from dimlint.config.geometry import llama_ffn
 from dimlint.config.normalize import INT_FIELDS, specs_for_document
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import INT_FIELD_NAMES, READ_ONLY, Located, ModelSpec
+from dimlint.config.trainingkeys import MEGATRON_MLA_NAMES
 from dimlint.records import Record
 from dimlint.sources.python.configs import ALL_DIMENSION_KEYS, Candidate
 from dimlint.sources.python.values import UNKNOWN, Member, Value, is_number
@@ -69,12 +70,25 @@ class CandidateSpecs(Record):
     inherited: frozenset[str]
 
 
+#: Keys whose 0 in code is a placeholder ("set later"), never a size: Megatron's
+#: ``TransformerConfig`` declares ``num_layers: int = 0``, ``hidden_size: int = 0``.
+PLACEHOLDER_ZERO_KEYS = frozenset(
+    key
+    for field in ("hidden", "heads", "kv_heads", "head_dim", "ffn", "layers", "vocab")
+    for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
+)
+
+
 def _python_value(key: str, value: Any) -> Any:
-    """``None`` and negative sizes are "set later" in code: unknown, not invalid."""
+    """``None``, negative sizes and a 0 width are "set later" in code: unknown, not invalid."""
     if value is None:
         return UNKNOWN
     if key in ALL_DIMENSION_KEYS and is_number(value) and value < 0:
         return UNKNOWN
+    if key in PLACEHOLDER_ZERO_KEYS and value.__class__ is int and value == 0:
+        return UNKNOWN
+    if isinstance(value, str) and "${" in value:
+        return UNKNOWN  # an OmegaConf interpolation, resolved by the framework at run time
     return value
 
 
@@ -104,10 +118,9 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
     pointers: dict[str, Member] = {}
     inherited: set[str] = set()
     names: dict[str, str] = {}  # canonical key → the code's key
+    renames = {**(LITGPT_NAMES if litgpt else {}), **_megatron_names(keys)}
     for key, member in members.items():
-        raw_key = (
-            LITGPT_NAMES.get(key, key) if litgpt and LITGPT_NAMES.get(key) not in keys else key
-        )
+        raw_key = renames.get(key, key) if renames.get(key) not in keys else key
         if raw_key != key:
             names[raw_key] = key
         raw[raw_key] = _python_value(raw_key, member.value.value)
@@ -135,6 +148,11 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
             specs[0].gated_mlp = LITGPT_GATED[kind]
     if derived and specs:
         specs[0].gated_mlp = True  # Meta's FeedForward is SwiGLU
+    if candidate.framework == "megatron":
+        for spec in specs:
+            _megatron_head_width(spec)
+            if isinstance(spec.raw.get("rope_scaling"), bool):
+                del spec.raw["rope_scaling"]  # megatron-core's flag, not transformers' dict
     return CandidateSpecs(specs, pointers, frozenset(inherited))
 
 
@@ -201,6 +219,24 @@ def _litgpt_vocab(
     inherited.discard(pointer)
     if {"vocab_size", "padding_multiple"} <= candidate.inherited:
         inherited.add(pointer)
+
+
+def _megatron_head_width(spec: ModelSpec) -> None:
+    """megatron-core's head width: ``kv_channels`` defaults to ``hidden_size //
+    num_attention_heads`` (transformer_config.py, ``__post_init__``), rounded down, and the
+    model runs with a query projection narrower than the hidden state: not DL101's crash."""
+    hidden, heads = spec.hidden, spec.heads
+    if spec.head_dim is not None or hidden is None or heads is None or heads.value <= 0:
+        return
+    if hidden.value % heads.value:
+        spec.head_dim = Located(hidden.value // heads.value, "kv_channels", None, "derived")
+
+
+def _megatron_names(keys: set[str]) -> dict[str, str]:
+    """Megatron's MLA names, read as DeepSeek's where the candidate is latent attention."""
+    if "kv_lora_rank" not in keys:
+        return {}
+    return {key: name for key, name in MEGATRON_MLA_NAMES.items() if key in keys}
 
 
 def _python_semantics(

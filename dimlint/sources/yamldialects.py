@@ -1,0 +1,111 @@
+"""Training-framework spellings of model keys, translated to the names the normalizer reads.
+
+Each dialect here names the same dimensions as the common keys, in its own words:
+
+* **Megatron-LM argument names** (its functional-test YAML: ``MODEL_ARGS:`` with
+  ``--hidden-size: 4096``): ``--x-y`` is ``x_y`` of Megatron's arguments. Megatron reads
+  ``--num-query-groups`` only under ``--group-query-attention`` (``arguments.py``: without the
+  flag every head has its own K/V), so without it the groups are not a KV head count.
+* **Megatron multi-latent attention** (``qk_head_dim``, ``qk_pos_emb_head_dim``, in
+  ``MLATransformerConfig`` and NeMo's YAML): the non-rotary and the rotary parts of a query head,
+  DeepSeek's ``qk_nope_head_dim`` and ``qk_rope_head_dim``.
+* **maxtext** (``base_emb_dim``, ``base_num_query_heads``, ``base_num_kv_heads``,
+  ``base_mlp_dim``, ``base_num_decoder_layers``; ``base_moe_mlp_dim``): the ``base_`` sizes are
+  scaled by ``global_parameter_scale`` (1 unless set), so they are the model's own;
+  ``mlp_activations: [silu, linear]`` (two entries) is a gated MLP.
+* **levanter / open_lm** (``hidden_dim`` beside ``num_heads``/``n_heads`` and no other width
+  key): ``hidden_dim`` is the model width. Where a ``dim`` is stated (Mistral's
+  ``params.json``), ``hidden_dim`` is the FFN and nothing is translated.
+
+A translation adds the common key to the mapping (the file's own key stays) and records the
+common key's pointer as an alias of the written one, so a finding sits on the written value and
+a fix edits it; a key the mapping already states is never overwritten.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dimlint.config.pointers import escape_pointer_token
+from dimlint.config.trainingkeys import MEGATRON_MLA_NAMES
+
+if TYPE_CHECKING:
+    from dimlint.sources.yamlfile import YamlDocument
+
+#: How deep mappings are searched for a dialect (Megatron's ``MODEL_ARGS`` is at depth 1).
+MAX_DEPTH = 6
+
+#: Megatron argument names (after ``--`` and ``-`` → ``_``) the normalizer spells otherwise.
+MEGATRON_RENAMES = {
+    "moe_router_topk": "num_experts_per_tok",
+    "moe_ffn_hidden_size": "moe_intermediate_size",
+    "moe_shared_expert_intermediate_size": "shared_expert_intermediate_size",
+}
+MLA_RENAMES = MEGATRON_MLA_NAMES
+#: maxtext's base sizes → the common names.
+MAXTEXT_RENAMES = {
+    "base_emb_dim": "hidden_size",
+    "base_num_query_heads": "num_attention_heads",
+    "base_num_kv_heads": "num_key_value_heads",
+    "base_mlp_dim": "intermediate_size",
+    "base_num_decoder_layers": "num_hidden_layers",
+    "base_moe_mlp_dim": "moe_intermediate_size",
+}
+#: Width keys whose presence makes ``hidden_dim`` the FFN (Mistral's ``dim``/``hidden_dim``).
+_WIDTH_KEYS = ("hidden_size", "d_model", "dim", "n_embd", "model_dim", "embed_dim", "emb_dim")
+_HEAD_KEYS = ("num_heads", "n_heads", "num_attention_heads", "n_head")
+
+
+def translate(document: YamlDocument) -> None:
+    """Add the common spelling of every dialect key of the document's mappings (see above)."""
+    pending: list[tuple[str, Any, int]] = [("", document.value, 0)]
+    while pending:
+        pointer, node, depth = pending.pop()
+        if not isinstance(node, dict):
+            continue
+        _translate_mapping(document, pointer, node)
+        if depth < MAX_DEPTH:
+            pending.extend(
+                (f"{pointer}/{escape_pointer_token(key)}", child, depth + 1)
+                for key, child in node.items()
+                if isinstance(child, dict)
+            )
+
+
+def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
+    added: dict[str, str] = {}  # common key → written key
+    if any(isinstance(key, str) and key.startswith("--") for key in node):
+        gqa = node.get("--group-query-attention") is True
+        for key in list(node):
+            if not key.startswith("--"):
+                continue
+            name = key[2:].replace("-", "_")
+            if name == "num_query_groups" and not gqa:
+                continue  # Megatron ignores the groups without --group-query-attention
+            added[MEGATRON_RENAMES.get(name, name)] = key
+    for key, common in MLA_RENAMES.items():
+        written = added.get(key, key)
+        if written in node:
+            added[common] = written
+    if sum(key in node for key in MAXTEXT_RENAMES) >= 2:
+        for key, common in MAXTEXT_RENAMES.items():
+            if key in node:
+                added[common] = key
+        activations = node.get("mlp_activations")
+        if isinstance(activations, list) and len(activations) >= 2:
+            added["gated_linear_unit"] = "mlp_activations"
+    if (
+        "hidden_dim" in node
+        and not any(key in node for key in _WIDTH_KEYS)
+        and any(key in node for key in _HEAD_KEYS)
+    ):
+        added["hidden_size"] = "hidden_dim"
+    for common, written in added.items():
+        if common in node:
+            continue
+        value = node[written]
+        node[common] = True if common == "gated_linear_unit" else value
+        document.alias(
+            f"{pointer}/{escape_pointer_token(common)}",
+            f"{pointer}/{escape_pointer_token(written)}",
+        )

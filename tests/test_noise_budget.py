@@ -1,0 +1,85 @@
+"""The noise budget of issue 20: performance rules stay silent on toy-sized configs unless
+asked, and ``--fix`` repairs info-level findings only when their rule is named."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from dimlint.cli import main
+
+#: A unit-test sized model: width 48, 3 heads of 16, a GPT-2 vocabulary (not a multiple of 64).
+TOY = {"model_type": "gpt2", "n_embd": 48, "n_head": 3, "n_layer": 2, "vocab_size": 50257}
+
+
+def _codes(path: Path, *extra: str) -> list[str]:
+    out = io.StringIO()
+    main(["check", str(path), "--output-format", "json", *extra], out, io.StringIO())
+    return [finding["code"] for finding in json.loads(out.getvalue())]
+
+
+def test_performance_rules_are_silent_on_a_toy(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(TOY))
+    assert _codes(path) == []
+
+
+def test_a_toy_is_judged_when_a_rule_is_named_or_a_target_given(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(TOY))
+    assert "DL202" in _codes(path, "--extend-select", "DL202")
+    assert "DL202" not in _codes(path, "--extend-select", "DL2")  # a prefix is not a request
+    assert "DL202" in _codes(path, "--target", "vllm:tp=1")
+
+
+def test_a_wide_model_still_gets_performance_findings(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**TOY, "n_embd": 768, "n_head": 12}))
+    assert "DL202" in _codes(path)
+
+
+def test_correctness_rules_still_run_on_a_toy(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**TOY, "n_embd": 50}))
+    assert "DL101" in _codes(path)
+
+
+def test_fix_leaves_info_findings_alone_unless_named(tmp_path: Path) -> None:
+    wide = {**TOY, "n_embd": 768, "n_head": 12}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(wide))
+    main(["check", str(tmp_path), "--fix", "--unsafe-fixes"], io.StringIO(), io.StringIO())
+    assert json.loads(path.read_text())["vocab_size"] == 50257  # DL202 is info: not fixed
+    main(
+        ["check", str(tmp_path), "--fix", "--unsafe-fixes", "--extend-select", "DL202"],
+        io.StringIO(),
+        io.StringIO(),
+    )
+    assert json.loads(path.read_text())["vocab_size"] != 50257
+
+
+def test_a_swapped_layers_heads_pair_is_swapped_back(tmp_path: Path) -> None:
+    # pythia-12b-deduped's defect: 40 layers and 36 heads for pythia-12b's 36 and 40
+    path = tmp_path / "pythia-12b-deduped.yml"
+    path.write_text(
+        '{\n  "num-layers": 40,\n  "hidden-size": 5120,\n  "num-attention-heads": 36\n}\n'
+    )
+    out = io.StringIO()
+    main(["check", str(path), "--output-format", "json"], out, io.StringIO())
+    (finding,) = json.loads(out.getvalue())
+    assert "look swapped" in finding["fix"]["message"]
+    main(["check", str(path), "--fix", "--unsafe-fixes"], io.StringIO(), io.StringIO())
+    assert '"num-layers": 36' in path.read_text()
+    assert '"num-attention-heads": 40' in path.read_text()
+
+
+def test_a_pair_that_is_not_swapped_gets_the_usual_fix(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    wide = {"model_type": "llama", "hidden_size": 4100, "num_attention_heads": 32}
+    path.write_text(json.dumps({**wide, "num_hidden_layers": 32, "vocab_size": 32000}))
+    out = io.StringIO()
+    main(["check", str(path), "--output-format", "json"], out, io.StringIO())
+    fixes = [f["fix"]["message"] for f in json.loads(out.getvalue()) if f["code"] == "DL101"]
+    assert fixes
+    assert "swapped" not in fixes[0]

@@ -1,0 +1,161 @@
+"""OmegaConf/Hydra interpolations and levanter's ``!include``: resolved within the file (and
+the file beside it) where they can be, skipped with a ``--verbose`` note where they cannot."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from dimlint.cli import main
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection
+from dimlint.sources import yamlfile
+
+
+def _lint(text: str, name: str = "m.yaml") -> FileResult:
+    return lint_bytes(name, text.encode(), Selection())
+
+
+def _found(text: str) -> list[tuple[str, int, int]]:
+    return [
+        (d.code, d.span.start_pos.line, d.span.start_pos.column)
+        for d in _lint(text).diagnostics
+        if d.span is not None
+    ]
+
+
+def test_an_absolute_reference_is_read_at_its_definition() -> None:
+    text = (
+        "shared:\n  width: 4100\n"
+        "model:\n  hidden_size: ${shared.width}\n  num_attention_heads: 32\n  num_layers: 2\n"
+    )
+    # the finding and its fix go where the number is written (line 2), as for an alias
+    assert ("DL101", 2, 10) in _found(text)
+
+
+def test_relative_references_follow_omegaconf() -> None:
+    document, _ = yamlfile.load(
+        "m.yaml",
+        b"top: 7\nmodel:\n  a: 3\n  b: ${.a}\n  inner:\n    c: ${..a}\n    d: ${...top}\n",
+    )
+    assert document is not None
+    assert document.value["model"] == {"a": 3, "b": 3, "inner": {"c": 3, "d": 7}}
+
+
+def test_a_chain_of_references_resolves_and_a_cycle_does_not() -> None:
+    document, _ = yamlfile.load("m.yaml", b"a: ${b}\nb: ${c}\nc: 5\nx: ${y}\ny: ${x}\n")
+    assert document is not None
+    assert document.value["a"] == 5
+    assert type(document.value["x"]).__name__ == "Unresolved"
+
+
+def test_a_list_index_reference() -> None:
+    document, _ = yamlfile.load("m.yaml", b"sizes: [1, 2048]\nw: ${sizes.1}\nv: ${sizes[0]}\n")
+    assert document is not None
+    assert (document.value["w"], document.value["v"]) == (2048, 1)
+
+
+def test_unresolvable_values_are_no_error_and_noted_under_verbose(tmp_path: Path) -> None:
+    text = (
+        "model:\n"
+        "  hidden_size: ${oc.env:WIDTH}\n"
+        "  ffn_hidden_size: ${multiply:4,${.hidden_size}}\n"
+        "  num_attention_heads: ${trainer.heads}\n"
+        "  num_layers: ???\n"
+        "  kv_channels: 128\n"
+        "  num_query_groups: 8\n"
+    )
+    assert _lint(text).diagnostics == []
+    path = tmp_path / "megatron_gpt_config.yaml"
+    path.write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", str(path), "--verbose"], out, err) == 0
+    assert "/model/hidden_size: ${oc.env:WIDTH} not read" in err.getvalue()
+    assert "names no key of this file" in err.getvalue()
+    assert "/model/num_layers: ??? not read" in err.getvalue()
+
+
+def test_a_literal_beside_references_is_still_judged() -> None:
+    text = (
+        "model:\n  hidden_size: 4100\n  num_attention_heads: 32\n"
+        "  num_layers: ${oc.env:LAYERS}\n  ffn_hidden_size: ${.hidden_size}\n"
+    )
+    assert ("DL101", 2, 16) in _found(text)
+
+
+def test_include_reads_the_file_beside(tmp_path: Path) -> None:
+    (tmp_path / "model.yaml").write_text("hidden_dim: 4100\nnum_heads: 32\nnum_layers: 2\n")
+    main_file = tmp_path / "train.yaml"
+    main_file.write_text("data: !include missing.yaml\nmodel: !include model.yaml\n")
+    document, problem = yamlfile.load(str(main_file), main_file.read_bytes())
+    assert problem is None
+    assert document is not None
+    assert document.value["model"]["num_heads"] == 32
+    assert type(document.value["data"]).__name__ == "Unresolved"
+    assert any("missing.yaml" in note for note in document.notes)
+
+
+def test_include_cannot_recurse_forever(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.yaml"
+    loop.write_text("again: !include loop.yaml\nhidden_size: 4096\n")
+    document, _ = yamlfile.load(str(loop), loop.read_bytes())
+    assert document is not None
+    depth, node = 0, document.value
+    while isinstance(node, dict) and isinstance(node.get("again"), dict):
+        node, depth = node["again"], depth + 1
+    assert depth == yamlfile.MAX_INCLUDE_DEPTH
+
+
+def test_megatron_argument_names_are_read_with_their_semantics() -> None:
+    args = "MODEL_ARGS:\n  --num-layers: 2\n  --hidden-size: 4096\n  --num-attention-heads: 32\n"
+    # without --group-query-attention Megatron ignores the groups: no GQA finding
+    assert _found(args + "  --num-query-groups: 5\n") == []
+    gqa = args + "  --group-query-attention: true\n  --num-query-groups: 5\n"
+    assert [code for code, *_ in _found(gqa)] == ["DL102"]
+    assert ("DL101", 3, 18) in _found(args.replace("4096", "4100"))
+
+
+def test_a_megatron_argument_fix_edits_the_written_value(tmp_path: Path) -> None:
+    path = tmp_path / "model_config.yaml"
+    path.write_text(
+        "MODEL_ARGS:\n  --num-layers: 2\n  --hidden-size: 4096.0\n  --num-attention-heads: 32\n"
+    )
+    assert main(["check", str(path), "--fix"], io.StringIO(), io.StringIO()) == 0
+    assert "  --hidden-size: 4096\n" in path.read_text()
+
+
+def test_maxtext_base_sizes() -> None:
+    text = (
+        "base_emb_dim: 4100\nbase_num_query_heads: 32\nbase_num_kv_heads: 32\n"
+        "base_mlp_dim: 11008\nbase_num_decoder_layers: 32\n"
+    )
+    assert ("DL101", 1, 15) in _found(text)
+
+
+def test_levanter_hidden_dim_is_the_width_unless_a_dim_is_stated() -> None:
+    text = "model:\n  type: llama\n  hidden_dim: 4100\n  num_layers: 26\n  num_heads: 32\n"
+    assert ("DL101", 3, 15) in _found(text)
+    mistral = "dim: 4096\nhidden_dim: 14337\nn_heads: 32\nn_layers: 2\n"
+    assert "DL101" not in [code for code, *_ in _found(mistral)]
+
+
+def test_megatron_mla_names() -> None:
+    text = (
+        "model:\n  hidden_size: 2048\n  num_attention_heads: 16\n  num_layers: 2\n"
+        "  multi_latent_attention: true\n  kv_lora_rank: 512\n  q_lora_rank: 1536\n"
+        "  qk_head_dim: 128\n  qk_pos_emb_head_dim: 64\n  v_head_dim: 128\n"
+    )
+    assert _lint(text).diagnostics == []
+
+
+def test_a_flow_style_section_is_read() -> None:
+    assert ("DL101", 1, 22) in _found("model: {hidden_size: 4100, num_attention_heads: 32}\n")
+
+
+def test_zero_sizes_and_none_strings_in_training_yaml_are_not_values() -> None:
+    text = (
+        "transf_decoder:\n  num_layers: 0\n  hidden_size: 512\n  num_attention_heads: 8\n"
+        "  vocab_size: None\n"
+    )
+    assert _lint(text).diagnostics == []
