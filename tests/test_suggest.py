@@ -318,6 +318,61 @@ def test_explain_answers_the_power_of_two_question() -> None:
     assert "KV heads" in out
 
 
+def _explanation(*argv: str) -> list[str]:
+    code, out, err = run("suggest", *argv, "--explain")
+    assert code == 0, err
+    lines = out.splitlines()
+    return lines[next(i for i, line in enumerate(lines) if line.startswith("Why ")) :]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--params", "8B", "--vocab", "128256", "--target", "vllm:tp=8"],
+        ["--params", "9B", "--like", "gemma2"],
+        [
+            "--params",
+            "46.7B",
+            "--active",
+            "12.9B",
+            "--moe",
+            "experts=8,top_k=2",
+            "--vocab",
+            "32000",
+        ],
+    ],
+    ids=["8b-tp8", "gemma2-9b", "mixtral"],
+)
+def test_explain_is_the_same_whatever_top_is(argv: list[str]) -> None:
+    """Issue 23: the reasons never depend on how many candidates are shown."""
+    assert _explanation(*argv, "--top", "3") == _explanation(*argv, "--top", "50")
+
+
+def test_explain_names_the_mechanisms_with_numbers() -> None:
+    """Per-GPU KV with replication, heads % TP, tiles and waves, released widths from the
+    table; the power-of-two comparison stays inside the depth/width range of the request."""
+    argv = ["--params", "8B", "--vocab", "128256", "--target", "vllm:tp=8"]
+    text = "\n".join(_explanation(*argv))
+    code, out, err = run("suggest", *argv, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    config = data["candidates"][0]["config"]
+    heads, ffn = config["num_attention_heads"], config["intermediate_size"]
+    assert f"{heads} % 8 = 0, {heads // 8} query heads per GPU" in text
+    assert f"ffn shard {ffn} / 8 = {ffn // 8}" in text
+    assert "wave quantization at TP 8" in text
+    assert "per GPU at TP 8" in text
+    # released widths are quoted from the released-shape table, whatever it holds
+    from dimlint.fix.suggest.reference import released
+
+    widest = max((m for m in released() if not m.experts), key=lambda m: m.hidden)
+    assert f"{widest.name} {widest.hidden}" in text
+    low, _median, high = data["request"]["depth_width_range"]
+    compared = next(line for line in text.splitlines() if "power of two:" in line)
+    ratio = float(compared.split("(hidden/layers ")[1].split(")")[0])
+    assert low <= ratio <= high
+
+
 def _passes_check_under(relaxation: dict[str, Any]) -> None:
     """The relaxed request's candidate passes ``check`` under the relaxed deployment."""
     import tempfile
@@ -406,6 +461,26 @@ def test_impossible_active_share() -> None:
         total = relaxation["candidate"]["params"]["total"]
         assert abs(total - 30e9) <= 0.03 * 30e9
         assert moe["experts"] >= 64
+
+
+def test_impossible_active_too_high_raises_top_k() -> None:
+    """Issue 23: an --active above what top-2 of 8 experts can carry is met by a larger top_k
+    or fewer experts, never by a smaller top_k or more experts."""
+    argv = ["suggest", "--params", "46.7B", "--active", "30B", "--moe", "experts=8,top_k=2"]
+    code, out, _ = run(*argv, "--vocab", "32000", "--layers", "32", "--output-format", "json")
+    assert code == 1
+    impossible = json.loads(out)["impossible"]
+    assert "raise top_k" in impossible["message"]
+    relaxations = impossible["relaxations"]
+    assert relaxations
+    for relaxation in relaxations:
+        moe = relaxation["request"]["moe"]
+        assert moe["top_k"] >= 2
+        assert moe["experts"] <= 8
+        if relaxation["change"].startswith("--active"):
+            assert relaxation["request"]["active"] < 30e9
+        _passes_check_under(relaxation)
+    assert any(r["request"]["moe"]["top_k"] > 2 for r in relaxations)
 
 
 def test_impossible_targets() -> None:

@@ -102,6 +102,17 @@ def ffn_ratio_range(model_type: str) -> tuple[float, float] | None:
     return min(ratios), max(ratios)
 
 
+def expert_ratio_range() -> tuple[float, float] | None:
+    """(lowest, highest) expert width / hidden among released mixture-of-experts models
+    (DeepSeek-V3 0.29 … Mixtral 3.5): narrower experts than any released are not searched."""
+    ratios = [
+        (m.expert_ffn or m.ffn) / m.hidden
+        for m in released()
+        if m.experts and (m.expert_ffn or m.ffn) and m.hidden
+    ]
+    return (min(ratios), max(ratios)) if len(ratios) >= 2 else None
+
+
 def nearest(params: int, moe: bool, count: int = 3, model_type: str = "") -> list[Released]:
     """The released models closest in size (log scale), mixture-of-experts or not as asked;
     the closest of ``model_type`` (the family written) first, then any family."""

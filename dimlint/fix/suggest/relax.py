@@ -74,14 +74,15 @@ def diagnose(outcome: Outcome) -> Impossible:
     return _rules(outcome)
 
 
-def _lowest_active(outcome: Outcome) -> int | None:
-    """With an unreachable ``--active``: the lowest active count the total can carry."""
+def _active_range(outcome: Outcome) -> tuple[int, int] | None:
+    """With an unreachable ``--active``: the (lowest, highest) active count the total can
+    carry with these experts (None without ``--active`` or when no shape meets the total)."""
     plan = outcome.plan
     if plan.request.active is None:
         return None
     free = plan._replace(request=plan.request._replace(active=None))
     actives = [closed_form(plan.family, shape)[1] for shape, _ in enumerate_shapes(free)]
-    return min(actives) if actives else None
+    return (min(actives), max(actives)) if actives else None
 
 
 def _closest(outcome: Outcome) -> tuple[str, float] | None:
@@ -97,8 +98,48 @@ def _closest(outcome: Outcome) -> tuple[str, float] | None:
     return best
 
 
+def _moe_relaxations(
+    request: Request, moe: MoE, reach: tuple[int, int] | None
+) -> Iterator[tuple[str, Request]]:
+    """Changes to the experts that move the active share the way the request needs: an
+    ``--active`` below what top-k of the experts weigh needs more experts or a smaller top-k;
+    one above what they can carry needs a larger top-k or fewer experts (never the reverse)."""
+    e, k, s = moe.experts, moe.top_k, moe.shared
+    assert request.active is not None
+    share = (k + s) / (e + s)
+    too_high = reach is not None and request.active > reach[1]
+    if not too_high:
+        yield f"--moe experts={e * 2},top_k={k},shared={s}", request._replace(moe=MoE(e * 2, k, s))
+        if k > 1:
+            yield (
+                f"--moe experts={e},top_k={k // 2},shared={s}",
+                request._replace(moe=MoE(e, k // 2, s)),
+            )
+        active = reach[0] if reach is not None else request.params * share
+        active = math.ceil(active * 1.02 / 1e8) * 1e8
+        yield f"--active {_billions(active)}", request._replace(active=round(active))
+        return
+    # the share of the expert weights each token runs must rise towards active / total
+    wanted = request.active / request.params
+    raised = next((t for t in range(k + 1, e) if (t + s) / (e + s) >= wanted), e - 1)
+    for top_k in dict.fromkeys((min(2 * k, e - 1), raised)):
+        if top_k > k:
+            yield (
+                f"--moe experts={e},top_k={top_k},shared={s}",
+                request._replace(moe=MoE(e, top_k, s)),
+            )
+    if e // 2 > k:
+        yield (
+            f"--moe experts={e // 2},top_k={k},shared={s}",
+            request._replace(moe=MoE(e // 2, k, s)),
+        )
+    highest = math.floor(reach[1] * 0.98 / 1e8) * 1e8 if reach is not None else 0
+    if highest > 0:
+        yield f"--active {_billions(highest)}", request._replace(active=round(highest))
+
+
 def _shape_relaxations(
-    request: Request, lowest: int | None = None
+    request: Request, lowest: int | None = None, reach: tuple[int, int] | None = None
 ) -> Iterator[tuple[str, Request]]:
     for index, target in enumerate(request.targets):
         others = request.targets[:index] + request.targets[index + 1 :]
@@ -113,19 +154,9 @@ def _shape_relaxations(
         yield "without --gqa-ratio", request._replace(gqa=None)
     moe = request.moe
     if moe is not None and request.active is not None:
-        share = (moe.top_k + moe.shared) / (moe.experts + moe.shared)
-        yield (
-            f"--moe experts={moe.experts * 2},top_k={moe.top_k},shared={moe.shared}",
-            request._replace(moe=MoE(moe.experts * 2, moe.top_k, moe.shared)),
-        )
-        if moe.top_k > 1:
-            yield (
-                f"--moe experts={moe.experts},top_k={moe.top_k // 2},shared={moe.shared}",
-                request._replace(moe=MoE(moe.experts, moe.top_k // 2, moe.shared)),
-            )
-        active = lowest if lowest is not None else request.params * share
-        active = math.ceil(active * 1.02 / 1e8) * 1e8
-        yield f"--active {_billions(active)}", request._replace(active=round(active))
+        if reach is None and lowest is not None:
+            reach = (lowest, lowest)
+        yield from _moe_relaxations(request, moe, reach)
     if request.vocab is not None:
         yield "without --vocab", request._replace(vocab=None)
 
@@ -141,13 +172,20 @@ def _shape(outcome: Outcome) -> Impossible:
         " fixed dimensions and the depth/width range released models use"
         f" (hidden/layers {outcome.plan.aspect[0]:.0f}–{outcome.plan.aspect[2]:.0f})"
     )
+    reach = _active_range(outcome)
+    too_high = reach is not None and request.active is not None and request.active > reach[1]
     if request.moe is not None and request.active is not None:
         moe = request.moe
         share = (moe.top_k + moe.shared) / (moe.experts + moe.shared)
-        message += (
+        runs = (
             f"; with {moe.experts} experts, top-{moe.top_k} and {moe.shared} shared, every token"
-            f" runs {moe.top_k + moe.shared} of {moe.experts + moe.shared} expert MLPs, so the"
-            f" active count cannot fall much below {share:.0%} of the expert weights"
+            f" runs {moe.top_k + moe.shared} of {moe.experts + moe.shared} expert MLPs"
+        )
+        message += runs + (
+            f", so the active count cannot rise far above {share:.0%} of the expert weights:"
+            " raise top_k or use fewer experts"
+            if too_high
+            else f", so the active count cannot fall much below {share:.0%} of the expert weights"
         )
     kv = request.kv_heads or 0
     blocked = kv_fits_targets(outcome.plan, kv) if kv else []
@@ -163,13 +201,16 @@ def _shape(outcome: Outcome) -> Impossible:
     elif outcome.plan.head_divisors:
         divisors = ", ".join(map(str, outcome.plan.head_divisors))
         message += f"; the targets need heads divisible by {divisors} (DL401)"
-    lowest = _lowest_active(outcome)
-    if lowest is not None:
+    lowest = reach[0] if reach is not None and not too_high else None
+    if too_high and reach is not None:
+        message += f"; the highest active count a {_billions(request.params)} shape reaches is"
+        message += f" {_billions(reach[1])}"
+    elif lowest is not None:
         message += f"; the lowest active count a {_billions(request.params)} shape reaches is"
         message += f" {_billions(lowest)}"
     elif closest is not None:
         message += f". Closest: {closest[0]}, {closest[1]:.1%} off"
-    relaxations = _shape_relaxations(request, lowest)
+    relaxations = _shape_relaxations(request, lowest, reach)
     found = [a for c, r in relaxations if (a := _answer(c, r)) is not None]
     return Impossible("shape", message + ".", found)
 

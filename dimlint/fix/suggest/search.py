@@ -53,7 +53,7 @@ from dimlint.fix.suggest.families import (
     dense_ffn,
     round_up,
 )
-from dimlint.fix.suggest.reference import aspect_range, ffn_ratio_range
+from dimlint.fix.suggest.reference import aspect_range, expert_ratio_range, ffn_ratio_range
 from dimlint.fix.suggest.request import Request
 from dimlint.records import Record
 
@@ -63,7 +63,8 @@ BAND = 0.01
 PRUNE_SLACK = 0.03
 #: Expert widths are multiples of this (DeepSeek 2048, Qwen3 768, Qwen1.5-MoE 1408).
 EXPERT_MULTIPLE = 64
-#: Expert width / hidden (DeepSeek-V3 0.29 … Mixtral 3.5).
+#: Expert width / hidden when the released-shape table gives none (DeepSeek-V3 0.29 … Mixtral
+#: 3.5; :func:`dimlint.fix.suggest.reference.expert_ratio_range` reads the table).
 EXPERT_RATIO = (0.1, 4.0)
 #: Layers of margin on the depth bounds (DeepSeek's leading dense layers cost differently).
 DEPTH_MARGIN = 4
@@ -126,6 +127,8 @@ class Plan(Record):
     expert_multiples: tuple[int, ...] = (64,)
     #: ffn / hidden of the family's released dense models (from the released-shape table).
     ffn_ratio: tuple[float, float] = (2.6, 3.6)
+    #: expert width / hidden of released mixture-of-experts models (from the table).
+    expert_ratio: tuple[float, float] = (0.1, 4.0)
 
 
 class Candidate(Record):
@@ -223,6 +226,7 @@ def make_plan(request: Request) -> Plan:
         ffn_multiples,
         expert_multiples,
         ffn_ratio_range(family.model_type) or family.ffn_ratio,
+        expert_ratio_range() or EXPERT_RATIO,
     )
 
 
@@ -449,7 +453,7 @@ def _moe_layers(plan: Plan, base: Shape, geometry: _Geometry) -> Iterable[int]:
     """Layer counts to try; with an active target they follow from the two equations."""
     request, h = plan.request, base.hidden
     if request.active is None or request.layers is not None:
-        low, high = EXPERT_RATIO[0] * h, EXPERT_RATIO[1] * h
+        low, high = plan.expert_ratio[0] * h, plan.expert_ratio[1] * h
         expert_weights = (base.experts + base.shared) * 3 * h
         common = geometry.layer + geometry.router
         per_layer = (common + expert_weights * low, common + expert_weights * high)
@@ -473,7 +477,7 @@ def _moe_layers(plan: Plan, base: Shape, geometry: _Geometry) -> Iterable[int]:
 def _moe_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) -> Iterator[Shape]:
     request, h = plan.request, base.hidden
     e, k, s = base.experts, base.top_k, base.shared
-    low, high = EXPERT_RATIO[0] * h, EXPERT_RATIO[1] * h
+    low, high = plan.expert_ratio[0] * h, plan.expert_ratio[1] * h
     for layers in _moe_layers(plan, base, geometry):
         dense = min((1 if layers < 40 else 3) if base.mla else 0, layers - 1)
         moe = layers - dense
