@@ -414,6 +414,78 @@ def test_tp3_ffn_is_searched_at_multiples_of_lcm_256_64tp() -> None:
         assert kv % 3 == 0 or 3 % kv == 0
 
 
+def _check_at_context(config: dict[str, Any], context: int) -> list[dict[str, Any]]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        argv = ["check", str(path), "--no-config", "--context", str(context)]
+        code, out, err = run(*argv, "--output-format", "json")
+        assert code == 0, out + err
+        findings: list[dict[str, Any]] = json.loads(out)
+        return findings
+
+
+@pytest.mark.parametrize(
+    ("argv", "context"),
+    [
+        (["--params", "8B", "--target", "vllm:tp=8", "--budget", "8xH200-141GB"], 1048576),
+        (["--params", "7B", "--like", "qwen2"], 131072),
+        (
+            [
+                "--params",
+                "671B",
+                "--active",
+                "37.6B",
+                "--mla",
+                "--moe",
+                "experts=256,top_k=8,shared=1",
+                "--vocab",
+                "129280",
+            ],
+            131072,
+        ),
+    ],
+    ids=["llama-1m", "qwen2-128k", "deepseek-v3-128k"],
+)
+def test_long_context_is_written_as_the_family_releases_it(argv: list[str], context: int) -> None:
+    """Issue 23: a long-context request writes the rope scaling of the family's released
+    long-context models (read from the released-shape table), and ``check --context`` accepts
+    the written config (DL502: the positions after scaling reach the context; DL604)."""
+    from dimlint.fix.suggest.reference import released
+
+    code, out, err = run(
+        "suggest", *argv, "--context", str(context), "--top", "1", "--output-format", "json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    config = data["candidates"][0]["config"]
+    findings = _check_at_context(config, context)
+    assert not [f for f in findings if f["code"] in ("DL502", "DL604")], findings
+    scaling = config["rope_scaling"]
+    kind = scaling.get("rope_type") or scaling.get("type")
+    releases = [m for m in released() if m.model_type == config["model_type"]]
+    scaled = [m for m in releases if m.rope_scaling]
+    if scaled:  # the family's released scaling type, with its own parameters
+        longest = max(scaled, key=lambda m: m.max_positions)
+        assert longest.rope_scaling is not None
+        assert kind == (longest.rope_scaling.get("rope_type") or longest.rope_scaling.get("type"))
+        for key in ("original_max_position_embeddings", "low_freq_factor", "beta_fast"):
+            if key in longest.rope_scaling:
+                assert scaling[key] == longest.rope_scaling[key]
+    else:  # θ alone up to the longest release, then YaRN over it
+        longest_context = max(m.max_positions for m in releases)
+        assert kind == "yarn"
+        assert scaling["original_max_position_embeddings"] == longest_context
+    routed = [m for m in releases if m.routing and "n_group" in m.routing]
+    if routed:  # DeepSeek-V3's group-limited routing as released
+        release = max(routed, key=lambda m: m.params)
+        assert release.routing is not None
+        assert config["n_group"] == release.routing["n_group"]
+        assert config["topk_group"] == release.routing["topk_group"]
+
+
 def test_impossible_70b_on_one_24gb_gpu() -> None:
     argv = ["suggest", "--params", "70B", "--budget", "1xRTX4090-24GB", "--context", "8192"]
     code, out, err = run(*argv, "--output-format", "json")

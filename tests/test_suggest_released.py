@@ -30,7 +30,7 @@ NOT_IN_TOP_3 = {
     "Gemma-2-9B": "the family's median depth/width ratio near 9B (Gemma-2-9B 85, 27B 100) puts"
     " 36 layers ahead of Gemma-2-9B's 42",
     "8B on one 24 GB card, 32k": "on one GPU 4 KV heads halve the KV cache of 8 (65,536 vs"
-    " 131,072 B/token): the top 3 are GQA-8 shapes",
+    " 131,072 B/token): the top 3 have 4 KV heads",
 }
 
 

@@ -38,6 +38,13 @@ class Released(Record):
     experts: int
     expert_ffn: int
     top_k: int
+    #: ``max_position_embeddings`` as released (0: not stated).
+    max_positions: int = 0
+    rope_theta: float = 0.0
+    #: The released ``rope_scaling`` (``rope_type``, ``factor``…), None without one.
+    rope_scaling: dict[str, Any] | None = None
+    #: Router keys of a mixture-of-experts config (``n_group``, ``topk_group``…).
+    routing: dict[str, Any] | None = None
 
     def describe(self) -> str:
         """``Llama-3.1-8B: 4096 × 32 layers, 32/8 heads, ffn 14336, 8.03B``."""

@@ -129,6 +129,8 @@ class Plan(Record):
     ffn_ratio: tuple[float, float] = (2.6, 3.6)
     #: expert width / hidden of released mixture-of-experts models (from the table).
     expert_ratio: tuple[float, float] = (0.1, 4.0)
+    #: Position, rope and router keys as the family releases them (:mod:`.positions`).
+    context_keys: dict[str, Any] | None = None
 
 
 class Candidate(Record):
@@ -227,7 +229,21 @@ def make_plan(request: Request) -> Plan:
         expert_multiples,
         ffn_ratio_range(family.model_type) or family.ffn_ratio,
         expert_ratio_range() or EXPERT_RATIO,
+        _context_keys(request, family),
     )
+
+
+def _context_keys(request: Request, family: Family) -> dict[str, Any]:
+    """The family's released positions, rope scaling and routing for this request."""
+    from dimlint.fix.suggest.positions import position_keys, routing_keys
+
+    model_type = family.moe[0] if request.moe and family.moe else family.model_type
+    keys = position_keys(
+        model_type, request.params, request.context, family.max_positions, family.rope_theta
+    )
+    if request.moe is not None:
+        keys.update(routing_keys(model_type, request.moe.experts, request.moe.top_k))
+    return keys
 
 
 def _power_of_two_part(value: int) -> int:
@@ -650,7 +666,7 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
     from dimlint.deploy.engines import ENGINES, valid_degrees
     from dimlint.memory import kv_bytes_per_token, language_spec, model_parameters
 
-    config = config_for(plan.family, shape, plan.max_positions)
+    config = config_for(plan.family, shape, plan.max_positions, plan.context_keys)
     specs = specs_for_document("config.json", config)
     memory = _memory(plan, specs)
     over_budget = not all(row["fits"] for row in memory)
@@ -670,7 +686,8 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
     distance = _distance(plan, params.total, params.active)
     # outside the tolerance by the exact count: never printed
     band = math.inf if distance > plan.request.tolerance else math.floor(distance / BAND)
-    scales = any(d > 1 for degrees in engines.values() for d in degrees)
+    # splitting at TP 3 or 6 only is not scaling: deployments grow in powers of two
+    scales = power_of_two_degrees(engines) > 0
     key: tuple[float, ...] = (
         0 if scales else 1,
         band,
