@@ -98,9 +98,9 @@ def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
         )
         lines.append(
             f"{shape.kv_heads} KV heads (GQA {shape.heads // shape.kv_heads}):"
-            f" {candidate.kv_bytes_per_token:,.0f} KV bytes per token at {plan.kv_dtype};"
+            f" {candidate.kv_bytes_per_token:,.0f} KV bytes per token at {plan.kv_dtype}; "
             + "; ".join(
-                f" {_kv_per_gpu(candidate, tp):,.0f} per GPU at TP {tp}"
+                f"{_kv_per_gpu(candidate, tp):,.0f} per GPU at TP {tp}"
                 f" ({_kv_heads_per_gpu(shape.kv_heads, tp)})"
                 for tp in serving_degrees(plan, shape)
             )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from dimlint.fix.suggest.families import Shape
-from dimlint.fix.suggest.reference import Released, released
+from dimlint.fix.suggest.reference import Released, quotable, released
 from dimlint.fix.suggest.search import Plan, serving_degrees
 
 #: Output tile of a tensor-core GEMM (CUTLASS/cuBLAS's common 128 × 128).
@@ -105,7 +105,7 @@ def released_widths(plan: Plan, shape: Shape) -> str:
         if len(shown) < NEAR_SHOWN:
             shown.setdefault(model.hidden, model)
     # the widest released dense model: where the largest widths stop being "round"
-    largest = max(released(), key=lambda m: (not m.experts, m.hidden))
+    largest = max(filter(quotable, released()), key=lambda m: (not m.experts, m.hidden))
     shown.setdefault(largest.hidden, largest)
     parts = [
         f"{_name(m)} {m.hidden}"
@@ -136,7 +136,10 @@ def _near(plan: Plan, shape: Shape) -> list[Released]:
     return [
         m
         for m in released()
-        if bool(m.experts) == moe and params / NEAR <= m.params <= params * NEAR and m.heads
+        if bool(m.experts) == moe
+        and params / NEAR <= m.params <= params * NEAR
+        and m.heads
+        and quotable(m)
     ]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +121,29 @@ def expert_ratio_range() -> tuple[float, float] | None:
     return (min(ratios), max(ratios)) if len(ratios) >= 2 else None
 
 
+def quotable(model: Released) -> bool:
+    """A row worth quoting as a released model: its MLP width is stated (Falcon's configs leave
+    ``ffn_hidden_size`` to a default: "ffn 0" says nothing) and its name is a release's, not a
+    bare architecture name (``llava``, the key of a preset table) or a bare size (``6.21B``, a
+    benchmark preset)."""
+    if not model.experts and model.ffn <= 0:
+        return False
+    if re.fullmatch(r"[\d.]+[kKmMbBtT]?", model.name):
+        return False
+    return model.name.lower().replace("-", "_") not in _model_types()
+
+
+@functools.cache
+def _model_types() -> frozenset[str]:
+    from dimlint.config.architectures import model_type_names
+
+    return frozenset(model_type_names())
+
+
 def nearest(params: int, moe: bool, count: int = 3, model_type: str = "") -> list[Released]:
     """The released models closest in size (log scale), mixture-of-experts or not as asked;
     the closest of ``model_type`` (the family written) first, then any family."""
-    pool = [m for m in released() if bool(m.experts) == moe] or list(released())
+    pool = [m for m in released() if bool(m.experts) == moe and quotable(m)] or list(released())
     ordered = sorted(pool, key=lambda m: abs(math.log(m.params / params)))
     same = [m for m in ordered if model_type and m.model_type == model_type][:1]
     seen: set[tuple[int, ...]] = set()
