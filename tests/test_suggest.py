@@ -592,6 +592,9 @@ def test_impossible_targets() -> None:
         ["--params", "8B", "--target", "vllm:tp=\u00b2"],
         ["--params", "8B", "--target", "vllm:tp=2,\u00b2"],
         ["--params", "8B", "--target", "vllm:tp=100000000000"],
+        ["--tokens", "15T", "--flops", "1e24", "--params", "8B"],
+        ["--flops", "lots"],
+        ["--hidden", "4096"],
     ],
 )
 def test_usage_errors(argv: list[str]) -> None:
@@ -604,6 +607,48 @@ def test_usage_errors(argv: list[str]) -> None:
     assert "Traceback" not in err
     assert "internal error" not in err
     assert time.perf_counter() - start < 10
+
+
+@pytest.mark.parametrize(
+    ("argv", "params", "tokens"),
+    [
+        (["--tokens", "1.4T"], 70e9, 1.4e12),  # Chinchilla: 20 tokens a parameter
+        (["--flops", "5.88e23"], 70e9, 1.4e12),  # C = 6 · N · D = 120 · N²
+        (["--flops", "5.88e23", "--tokens", "2.8T"], 35e9, 2.8e12),  # N = C / (6 · D)
+        (["--params", "8B", "--tokens", "15T"], 8e9, 15e12),
+    ],
+    ids=["tokens", "flops", "flops-and-tokens", "params-and-tokens"],
+)
+def test_training_budget_sizes_the_model(argv: list[str], params: float, tokens: float) -> None:
+    """Issue 23: --tokens/--flops size the model at the compute-optimal 20 tokens a parameter
+    and report 6·N·D training FLOPs; every candidate is within ±3% of that size."""
+    code, out, err = run("suggest", *argv, "--top", "2", "--output-format", "json")
+    assert code == 0, err
+    request = json.loads(out)["request"]
+    assert abs(request["params"] - params) <= 1e-3 * params
+    training = request["training"]
+    assert abs(training["tokens"] - tokens) <= 1e-3 * tokens
+    assert training["flops"] == pytest.approx(6 * request["params"] * training["tokens"])
+    for candidate in json.loads(out)["candidates"]:
+        assert abs(candidate["params"]["total"] - request["params"]) <= 0.03 * request["params"]
+    code, table, _ = run("suggest", *argv, "--top", "1")
+    assert code == 0
+    assert "(6·N·D)" in table.splitlines()[0]
+
+
+def test_fixed_hidden_and_heads() -> None:
+    argv = ["--params", "8B", "--hidden", "3584", "--heads", "28", "--output-format", "json"]
+    code, out, err = run("suggest", *argv)
+    assert code == 0, err
+    candidates = json.loads(out)["candidates"]
+    assert candidates
+    for candidate in candidates:
+        assert candidate["config"]["hidden_size"] == 3584
+        assert candidate["config"]["num_attention_heads"] == 28
+    code, out, _ = run("suggest", "--params", "8B", "--hidden", "4000", "--output-format", "json")
+    assert code == 1
+    changes = [r["change"] for r in json.loads(out)["impossible"]["relaxations"]]
+    assert "without --hidden" in changes
 
 
 def test_wide_gqa_range_is_bounded() -> None:

@@ -31,6 +31,13 @@ def _header(request: dict[str, Any]) -> str:
         parts.append(f"context {request['context']}")
     if request["batch"]:
         parts.append(f"batch {request['batch']}")
+    training = request.get("training")
+    if training:
+        parts.append(
+            f"training {_billions(training['tokens'])} tokens"
+            f" ({training['tokens_per_param']:.0f} a parameter), {training['flops']:.2e} FLOPs"
+            " (6·N·D)"
+        )
     return "dimlint suggest: " + " · ".join(parts)
 
 

@@ -148,6 +148,10 @@ def _shape_relaxations(
         yield "without --layers", request._replace(layers=None)
     if request.head_dim is not None:
         yield "without --head-dim", request._replace(head_dim=None)
+    if request.hidden is not None:
+        yield "without --hidden", request._replace(hidden=None)
+    if request.heads is not None:
+        yield "without --heads", request._replace(heads=None)
     if request.kv_heads is not None:
         yield "without --kv-heads", request._replace(kv_heads=None)
     if request.gqa is not None:

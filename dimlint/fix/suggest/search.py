@@ -335,6 +335,13 @@ def _aspect_distance(plan: Plan, shape: Shape) -> float:
 
 def _hidden_options(plan: Plan, head_dim: int) -> Iterator[tuple[int, int]]:
     """(hidden, heads) pairs; heads × head_dim = hidden unless the family frees the width."""
+    for hidden, heads in _all_hidden_options(plan, head_dim):
+        if plan.request.hidden not in (None, hidden) or plan.request.heads not in (None, heads):
+            continue
+        yield hidden, heads
+
+
+def _all_hidden_options(plan: Plan, head_dim: int) -> Iterator[tuple[int, int]]:
     family = plan.family
     if not family.free_attention_width:
         for heads in range(1, 513):
@@ -570,6 +577,10 @@ def refit(plan: Plan, shape: Shape) -> Shape:
 def excluded_by(plan: Plan, shape: Shape) -> str | None:
     """The search constraint ``shape`` is outside of (None: the search could choose it)."""
     request = plan.request
+    if request.hidden is not None and shape.hidden != request.hidden:
+        return f"--hidden {request.hidden}"
+    if request.heads is not None and shape.heads != request.heads:
+        return f"--heads {request.heads}"
     if not shape.mla:
         ratio = shape.heads // shape.kv_heads
         if request.kv_heads is not None and shape.kv_heads != request.kv_heads:
