@@ -636,6 +636,26 @@ def test_training_budget_sizes_the_model(argv: list[str], params: float, tokens:
     assert "(6·N·D)" in table.splitlines()[0]
 
 
+def test_largest_model_that_fits() -> None:
+    """Issue 23: --params largest finds the largest size whose shapes fit the budget: #1 fits
+    by `mem` on every layout, and a search 10% larger finds none that does."""
+    argv = ["--budget", "1xRTX4090-24GB", "--context", "8192"]
+    code, out, err = run("suggest", "--params", "largest", *argv, "--output-format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["request"]["largest"] is True
+    best = data["candidates"][0]
+    assert best["memory"]
+    assert all(row["fits"] for row in best["memory"])
+    larger = str(round(data["request"]["params"] * 1.10))
+    code, out, _ = run("suggest", "--params", larger, *argv, "--output-format", "json")
+    assert code == 1
+    assert json.loads(out)["impossible"]["constraint"] == "budget"
+    code, _out, err = run("suggest", "--params", "largest")
+    assert code == 2
+    assert "--budget" in err
+
+
 def test_fixed_hidden_and_heads() -> None:
     argv = ["--params", "8B", "--hidden", "3584", "--heads", "28", "--output-format", "json"]
     code, out, err = run("suggest", *argv)

@@ -22,7 +22,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
         "suggest", help="propose complete architectures that pass every rule", **kw
     )
     parser.add_argument(
-        "--params", default=None, help="total parameters: 8B, 0.5B, 135M (or --tokens/--flops)"
+        "--params",
+        default=None,
+        help="total parameters: 8B, 0.5B, 135M; 'largest' with --budget (or --tokens/--flops)",
     )
     parser.add_argument(
         "--tokens",
@@ -106,7 +108,9 @@ def build_request(args: argparse.Namespace) -> Any:
         raise UsageError("give --params, or a training budget with --tokens and/or --flops")
     if args.params is not None and tokens is not None and flops is not None:
         raise UsageError("--params, --tokens and --flops: give at most two (C = 6 · N · D)")
-    if args.params is not None:
+    if args.params == "largest":
+        params = 10**9  # replaced by the search for the largest that fits (run_suggest)
+    elif args.params is not None:
         params = parse_size(args.params)
     else:
         params = compute_optimal(tokens, flops)
@@ -226,6 +230,10 @@ def run_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dimlint.fix.suggest.search import search
 
     request = build_request(args)
+    if args.params == "largest":
+        from dimlint.fix.suggest.largest import largest
+
+        request = request._replace(params=largest(request), largest=True)
     outcome = search(request)
     impossible = None if outcome.candidates else diagnose(outcome)
     data = document(outcome, impossible, with_explanation=args.explain)

@@ -17,6 +17,8 @@ def _degrees(tps: list[int]) -> str:
 
 def _header(request: dict[str, Any]) -> str:
     parts = [f"{_billions(request['params'])} parameters"]
+    if request.get("largest"):
+        parts[0] = "largest that fits: " + parts[0]
     if request["active"]:
         parts[0] += f", {_billions(request['active'])} active"
     parts.append(f"like {request['family']}")

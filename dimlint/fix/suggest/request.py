@@ -70,6 +70,8 @@ class Request(Record):
     #: ``--tokens`` / ``--flops``: the training run the model is sized for (Chinchilla).
     tokens: int | None = None
     flops: float | None = None
+    #: ``--params largest``: ``params`` is the largest size found to fit the budget.
+    largest: bool = False
 
     def as_json(self) -> dict[str, Any]:
         data = self._asdict()
