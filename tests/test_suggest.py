@@ -595,6 +595,7 @@ def test_impossible_targets() -> None:
         ["--tokens", "15T", "--flops", "1e24", "--params", "8B"],
         ["--flops", "lots"],
         ["--hidden", "4096"],
+        ["--params", "8B", "--training"],
     ],
 )
 def test_usage_errors(argv: list[str]) -> None:
@@ -626,7 +627,7 @@ def test_training_budget_sizes_the_model(argv: list[str], params: float, tokens:
     assert code == 0, err
     request = json.loads(out)["request"]
     assert abs(request["params"] - params) <= 1e-3 * params
-    training = request["training"]
+    training = request["training_run"]
     assert abs(training["tokens"] - tokens) <= 1e-3 * tokens
     assert training["flops"] == pytest.approx(6 * request["params"] * training["tokens"])
     for candidate in json.loads(out)["candidates"]:
@@ -634,6 +635,40 @@ def test_training_budget_sizes_the_model(argv: list[str], params: float, tokens:
     code, table, _ = run("suggest", *argv, "--top", "1")
     assert code == 0
     assert "(6·N·D)" in table.splitlines()[0]
+
+
+def test_training_step_must_fit_as_mem_computes_it(tmp_path: Path) -> None:
+    """Issue 23: --training adds a training step per layout, sized by `mem --training` (the
+    budget's other GPUs are data-parallel ranks ZeRO shards over); it must fit the device."""
+    argv = ["--params", "8B", "--budget", "8xH100-80GB", "--training", "--zero", "3"]
+    code, out, err = run("suggest", *argv, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    best = json.loads(out)["candidates"][0]
+    rows = [row for row in best["memory"] if "training" in row["layout"]]
+    assert rows
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(best["config"]), encoding="utf-8")
+    for row in rows:
+        assert row["fits"]
+        dp = 8 // (row["tp"] * row["pp"])
+        mem = ["mem", str(path), "--training", "--zero", "3", "--dp", str(dp), "--tp"]
+        mem += [str(row["tp"]), "--pp", str(row["pp"]), "--context", "4096"]
+        code, out, err = run(*mem, "--output-format", "json")
+        assert code == 0, err
+        assert json.loads(out)["training"]["total"] == row["per_gpu_bytes"]
+    # without ZeRO on one GPU, Adam's 16 bytes a parameter do not fit 80 GB
+    code, out, _ = run(
+        "suggest",
+        "--params",
+        "8B",
+        "--budget",
+        "1xH100-80GB",
+        "--training",
+        "--output-format",
+        "json",
+    )
+    assert code == 1
+    assert "training" in json.loads(out)["impossible"]["message"]
 
 
 def test_largest_model_that_fits() -> None:

@@ -67,6 +67,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
     parser.add_argument("--top", type=int, default=5, help="candidates shown (default 5)")
     parser.add_argument("--write", default=None, metavar="DIR", help="write #1 as DIR/config.json")
     parser.add_argument("--explain", action="store_true", help="why each value of #1")
+    parser.add_argument(
+        "--training",
+        action="store_true",
+        help="a training step must also fit each layout of --budget, as mem --training computes",
+    )
+    parser.add_argument("--optimizer", choices=("adam", "adam8bit", "sgd"), default="adam")
+    parser.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage")
+    parser.add_argument("--recompute", choices=("none", "selective", "full"), default="none")
     parser.add_argument("--output-format", choices=("table", "json"), default="table")
 
 
@@ -85,6 +93,13 @@ def _bounded(target: Any) -> None:
     for key in ("tp", "pp", "ep", "cp", "sp"):
         if getattr(target, key) > MAX_DEGREE:
             raise UsageError(f"target {target.text!r}: {key} above {MAX_DEGREE}")
+
+
+def _training(args: argparse.Namespace) -> bool:
+    training = bool(getattr(args, "training", False))
+    if training and args.budget is None:
+        raise UsageError("--training needs --budget: the GPUs a training step must fit")
+    return training
 
 
 def build_request(args: argparse.Namespace) -> Any:
@@ -185,6 +200,10 @@ def build_request(args: argparse.Namespace) -> Any:
         heads=_positive(args.heads, "--heads", 512),
         tokens=tokens,
         flops=flops,
+        training=_training(args),
+        optimizer=getattr(args, "optimizer", "adam"),
+        zero=getattr(args, "zero", 0),
+        recompute=getattr(args, "recompute", "none"),
         kv_heads=_positive(args.kv_heads, "--kv-heads", 1024),
         gqa=parse_range(args.gqa_ratio, "--gqa-ratio") if args.gqa_ratio else None,
         moe=moe,

@@ -33,7 +33,12 @@ def _header(request: dict[str, Any]) -> str:
         parts.append(f"context {request['context']}")
     if request["batch"]:
         parts.append(f"batch {request['batch']}")
-    training = request.get("training")
+    if request.get("training"):
+        parts.append(
+            f"a training step must fit ({request['optimizer']}, ZeRO-{request['zero']},"
+            f" recompute {request['recompute']})"
+        )
+    training = request.get("training_run")
     if training:
         parts.append(
             f"training {_billions(training['tokens'])} tokens"

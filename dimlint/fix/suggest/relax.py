@@ -277,6 +277,12 @@ def _budget(outcome: Outcome, closest: Candidate) -> Impossible:
     plan = outcome.plan
     linted = verify(plan, closest.shape, lint_over_budget=True)
     messages = [d.message for d in linted.findings if d.code == "DL501"]
+    messages += [
+        f"{row['layout']}: {row['per_gpu_bytes'] / 2**30:.1f} GiB per GPU of"
+        f" {row['usable_bytes'] / 2**30:.1f}."
+        for row in linted.memory
+        if not row["fits"] and "training" in row["layout"]
+    ]
     message = (
         f"the budget {plan.request.budget}: no shape of {_billions(plan.request.params)} fits."
         f" The closest, {closest.shape.describe()} ({_billions(linted.total)}): "

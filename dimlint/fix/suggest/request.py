@@ -72,6 +72,12 @@ class Request(Record):
     flops: float | None = None
     #: ``--params largest``: ``params`` is the largest size found to fit the budget.
     largest: bool = False
+    #: ``--training``: a training step must fit each layout of the budget as ``mem --training``
+    #: computes it (optimizer, ZeRO stage over the data-parallel ranks, recomputation).
+    training: bool = False
+    optimizer: str = "adam"
+    zero: int = 0
+    recompute: str = "none"
 
     def as_json(self) -> dict[str, Any]:
         data = self._asdict()
@@ -80,7 +86,7 @@ class Request(Record):
         data["targets"] = list(self.targets)
         if self.tokens is not None or self.flops is not None:
             tokens = self.tokens or round(TOKENS_PER_PARAM * self.params)
-            data["training"] = {
+            data["training_run"] = {
                 "tokens": tokens,
                 "flops": FLOPS_PER_PARAM_TOKEN * (self.active or self.params) * tokens,
                 "tokens_per_param": tokens / self.params,

@@ -86,6 +86,8 @@ ONE_GPU_BELOW = 4_000_000_000
 TP_WIDTH = 256
 #: GPUs of one node: without targets, shapes are compared served at up to this TP degree.
 NODE = 8
+#: Sequence length of a training step without ``--context`` (``mem --training``'s default).
+TRAINING_SEQ = 4096
 #: The vocabulary is padded to this × the TP degrees, as Megatron's
 #: ``make_vocab_size_divisible_by`` (128) does: every rank's slice stays 128-aligned.
 VOCAB_PADDING = 128
@@ -663,7 +665,41 @@ def _memory(plan: Plan, specs: list[Any]) -> list[dict[str, Any]]:
                 and layout.tp * layout.pp <= layout.budget_gpus,
             }
         )
+        if plan.request.training:
+            rows.append(_training_row(plan, layout, specs))
     return rows
+
+
+def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
+    """One training step on ``layout`` as ``mem --training`` computes it: the budget's other
+    GPUs are data-parallel ranks (what ZeRO shards over), the micro-batch is ``--batch`` (1)
+    and the sequence ``--context`` (4096); a training step may fill the whole device."""
+    from dimlint.memory import training_memory
+
+    request = plan.request
+    gpus = layout.tp * layout.pp
+    dp = max(1, layout.budget_gpus // gpus)
+    used = training_memory(
+        specs,
+        dtype=request.dtype or "bf16",
+        optimizer=request.optimizer,
+        zero=request.zero,
+        dp=dp,
+        tp=layout.tp,
+        pp=layout.pp,
+        batch=request.batch or 1,
+        seq=request.context or TRAINING_SEQ,
+        recompute=request.recompute,
+    )
+    return {
+        "layout": f"{layout.label} training (dp {dp}, ZeRO-{request.zero}, {request.optimizer})",
+        "engine": layout.engine,
+        "tp": layout.tp,
+        "pp": layout.pp,
+        "per_gpu_bytes": used.total,
+        "usable_bytes": layout.gpu.memory_bytes,
+        "fits": used.total <= layout.gpu.memory_bytes and gpus <= layout.budget_gpus,
+    }
 
 
 def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidate:
