@@ -555,6 +555,24 @@ def test_impossible_active_too_high_raises_top_k() -> None:
     assert any(r["request"]["moe"]["top_k"] > 2 for r in relaxations)
 
 
+def test_expert_parallel_layouts() -> None:
+    """Issue 23: MoE candidates state the EP degrees every engine accepts with the expert
+    weights per GPU; an EP degree Megatron cannot split the experts over is refused as DL406."""
+    argv = ["--params", "46.7B", "--active", "12.9B", "--moe", "experts=8,top_k=2"]
+    argv += ["--vocab", "32000"]
+    code, out, err = run("suggest", *argv, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    why = json.loads(out)["candidates"][0]["why"]
+    line = next(w for w in why if w.startswith("expert parallel"))
+    for ep in (2, 4, 8):
+        assert f"EP {ep}: {8 // ep} expert" in line
+    code, out, _ = run(
+        "suggest", *argv, "--target", "megatron:tp=2,ep=3", "--output-format", "json"
+    )
+    assert code == 1
+    assert json.loads(out)["impossible"]["message"].startswith("DL406: 8 experts")
+
+
 def test_impossible_targets() -> None:
     argv = ["suggest", "--params", "8B", "--target", "vllm:tp=3", "--kv-heads", "8"]
     code, out, _ = run(*argv, "--output-format", "json")

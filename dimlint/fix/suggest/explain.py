@@ -60,6 +60,34 @@ def _kv_heads_per_gpu(kv_heads: int, tp: int) -> str:
     return f"{kv_heads} KV heads replicated: each GPU holds 1 of them, {tp // kv_heads} copies"
 
 
+def expert_parallel_line(plan: Plan, candidate: Candidate) -> str:
+    """Expert-parallel layouts: the EP degrees every engine accepts (Megatron and SGLang split
+    the routed experts evenly, DL406) with the routed-expert weights each GPU then holds."""
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, valid_degrees
+    from dimlint.memory import language_spec
+    from dimlint.memory.dtypes import dtype_bytes
+
+    shape = candidate.shape
+    lm = language_spec(specs_for_document("config.json", candidate.config))
+    accepted = set(range(1, shape.experts + 1))
+    for name in PLAN_ENGINES:
+        accepted &= set(valid_degrees(ENGINES[name], lm, "ep", shape.experts)[0])
+    degrees = sorted(d for d in accepted if d > 1 and d & (d - 1) == 0)
+    per_expert = 3 * shape.hidden * shape.expert_ffn * (shape.layers - shape.dense_layers)
+    unit = dtype_bytes(plan.request.dtype or "bf16")
+    layouts = ", ".join(
+        f"EP {ep}: {shape.experts // ep} expert{'s' if shape.experts // ep > 1 else ''} and"
+        f" {shape.experts // ep * per_expert * unit / 2**30:.1f} GiB of expert weights per GPU"
+        for ep in degrees
+    )
+    return (
+        f"expert parallel (every engine): {layouts}"
+        if layouts
+        else f"expert parallel: no power-of-two EP degree splits {shape.experts} experts evenly"
+    )
+
+
 def _largest_multiple(width: int, multiples: tuple[int, ...]) -> int:
     return max((m for m in multiples if width % m == 0), default=1)
 
@@ -118,6 +146,7 @@ def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
             + (f", {shape.shared} shared" if shape.shared else "")
             + (f", {shape.dense_layers} dense layers first" if shape.dense_layers else "")
         )
+        lines.append(expert_parallel_line(plan, candidate))
     else:
         lines.append(
             f"ffn {shape.ffn} = {shape.ffn / shape.hidden:.2f} × hidden, a multiple of"

@@ -1,9 +1,10 @@
 """The families ``suggest`` writes: their config keys, conventions, and closed-form sizes.
 
 A :class:`Shape` is the search's point: every dimension the designer could choose.
-:func:`config_for` writes it with the keys and conventions of one family (Llama: RMSNorm, SwiGLU
-rounded to 256, untied head from 4B up; Qwen2: QKV bias; Gemma-2: tied head, four norms a layer,
-soft-capping, head dim independent of the width; DeepSeek-V3: MLA and routed + shared experts).
+:func:`config_for` writes it with the keys and conventions of one family (Llama: RMSNorm,
+SwiGLU widths at Llama-2's multiple of 256 or Llama-3's ``multiple_of`` 1024/4096, untied head
+from 4B up; Qwen2: QKV bias; Gemma-2: tied head, four norms a layer, soft-capping, head dim
+independent of the width; DeepSeek-V3: MLA and routed + shared experts).
 :func:`closed_form` counts its parameters by the formulas of DOMAIN.md — only to prune the
 search; every shape printed is recounted by :mod:`dimlint.memory`, as ``mem`` does.
 """

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 from dimlint.fix.suggest.families import Shape, closed_form
 from dimlint.fix.suggest.request import MoE, Request
@@ -66,6 +67,9 @@ def _answer(change: str, request: Request, shapes: list[Shape] | None = None) ->
 
 def diagnose(outcome: Outcome) -> Impossible:
     """The constraint that cannot be met, and verified relaxations."""
+    uneven = _uneven_experts(outcome.plan.request)
+    if uneven is not None:
+        return uneven
     if not outcome.enumerated:
         return _shape(outcome)
     over = [c for c in outcome.refused if c.over_budget]
@@ -163,6 +167,35 @@ def _shape_relaxations(
         yield from _moe_relaxations(request, moe, reach)
     if request.vocab is not None:
         yield "without --vocab", request._replace(vocab=None)
+
+
+def _uneven_experts(request: Request) -> Impossible | None:
+    """DL406 before any shape: the experts are the request's, so an EP degree that does not
+    divide them refuses every shape alike."""
+    if request.moe is None:
+        return None
+    from dimlint.deploy.engines import ENGINES
+
+    experts = request.moe.experts
+    uneven = [
+        t
+        for t in _parallel(request)
+        if t.ep > 1 and experts % t.ep and t.engine in ENGINES and ENGINES[t.engine].even_ep
+    ]
+    if not uneven:
+        return None
+    message = f"DL406: {experts} experts do not split evenly over " + ", ".join(
+        f"ep {t.ep} ({t.text}: {experts} % {t.ep} = {experts % t.ep})" for t in uneven
+    )
+    message += "; every expert-parallel rank must hold the same number of experts"
+    found = [a for c, r in _shape_relaxations(request) if (a := _answer(c, r)) is not None]
+    return Impossible("rules", message + ".", found)
+
+
+def _parallel(request: Request) -> list[Any]:
+    from dimlint.deploy.targets import parse_target
+
+    return [t for t in map(parse_target, request.targets) if t.is_parallel]
 
 
 def _shape(outcome: Outcome) -> Impossible:
