@@ -614,6 +614,8 @@ def test_impossible_targets() -> None:
         ["--flops", "lots"],
         ["--hidden", "4096"],
         ["--params", "8B", "--training"],
+        ["--params", "largest", "--budget", "1xH100-80GB", "--tokens", "1T"],
+        ["--flops", "nan"],
     ],
 )
 def test_usage_errors(argv: list[str]) -> None:

@@ -49,7 +49,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
         metavar="SPEC",
         help="repeatable; several degrees per key: vllm:tp=2,4,8 megatron:tp=8,pp=4 fa2 fp8",
     )
-    parser.add_argument("--vocab", type=int, default=None, help="tokenizer size (padded to 64)")
+    parser.add_argument(
+        "--vocab", type=int, default=None, help="tokenizer size (padded to 128 × TP)"
+    )
     parser.add_argument("--layers", type=int, default=None)
     parser.add_argument("--head-dim", type=int, default=None)
     parser.add_argument("--hidden", type=int, default=None, help="fixed hidden size")
@@ -124,6 +126,10 @@ def build_request(args: argparse.Namespace) -> Any:
     if args.params is not None and tokens is not None and flops is not None:
         raise UsageError("--params, --tokens and --flops: give at most two (C = 6 · N · D)")
     if args.params == "largest":
+        if args.active or tokens or flops:
+            raise UsageError(
+                "--params largest sizes the model itself: drop --active/--tokens/--flops"
+            )
         params = 10**9  # replaced by the search for the largest that fits (run_suggest)
     elif args.params is not None:
         params = parse_size(args.params)
