@@ -366,7 +366,15 @@ def default_head_dims(family: Family, params: int) -> tuple[int, ...]:
     Llama-3 3B–405B and Qwen2.5 1.5B+ use 128; Gemma-2 uses both 128 and 256."""
     if family.head_dims == (64, 128):
         return (64,) if params < SMALL_HEADS_BELOW else (128,)
-    return family.head_dims
+    # where two shapes tie, the head dim of the family's release nearest in size comes first
+    # (Gemma-2-9B: 256; Gemma-2-27B: 128)
+    from dimlint.fix.suggest.reference import released
+
+    own = [m for m in released() if m.model_type == family.model_type and m.head_dim]
+    if not own:
+        return family.head_dims
+    nearest = min(own, key=lambda m: abs(math.log(m.params / params))).head_dim
+    return tuple(sorted(family.head_dims, key=lambda d: d != nearest))
 
 
 def kv_fits_targets(plan: Plan, kv_heads: int) -> list[tuple[int, bool]]:
