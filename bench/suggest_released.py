@@ -255,9 +255,9 @@ def main() -> int:
         results = ROOT / "bench" / "results-suggest.md"
         current = results.read_text(encoding="utf-8")
         marker = "\n## Ten public targets"
-        current = current.split(marker)[0].rstrip("\n") + "\n"
+        current = current.split(marker)[0].rstrip("\n")
         heading = (
-            "\n## Ten public targets (issue 23): would an architect ship #1?\n\n"
+            "\n\n## Ten public targets (issue 23): would an architect ship #1?\n\n"
             "`python bench/suggest_released.py --write`; criteria in the script's docstring.\n\n"
         )
         results.write_text(current + heading + text, encoding="utf-8")

@@ -318,6 +318,61 @@ def test_explain_answers_the_power_of_two_question() -> None:
     assert "KV heads" in out
 
 
+def _explanation(*argv: str) -> list[str]:
+    code, out, err = run("suggest", *argv, "--explain")
+    assert code == 0, err
+    lines = out.splitlines()
+    return lines[next(i for i, line in enumerate(lines) if line.startswith("Why ")) :]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--params", "8B", "--vocab", "128256", "--target", "vllm:tp=8"],
+        ["--params", "9B", "--like", "gemma2"],
+        [
+            "--params",
+            "46.7B",
+            "--active",
+            "12.9B",
+            "--moe",
+            "experts=8,top_k=2",
+            "--vocab",
+            "32000",
+        ],
+    ],
+    ids=["8b-tp8", "gemma2-9b", "mixtral"],
+)
+def test_explain_is_the_same_whatever_top_is(argv: list[str]) -> None:
+    """Issue 23: the reasons never depend on how many candidates are shown."""
+    assert _explanation(*argv, "--top", "3") == _explanation(*argv, "--top", "50")
+
+
+def test_explain_names_the_mechanisms_with_numbers() -> None:
+    """Per-GPU KV with replication, heads % TP, tiles and waves, released widths from the
+    table; the power-of-two comparison stays inside the depth/width range of the request."""
+    argv = ["--params", "8B", "--vocab", "128256", "--target", "vllm:tp=8"]
+    text = "\n".join(_explanation(*argv))
+    code, out, err = run("suggest", *argv, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    config = data["candidates"][0]["config"]
+    heads, ffn = config["num_attention_heads"], config["intermediate_size"]
+    assert f"{heads} % 8 = 0, {heads // 8} query heads per GPU" in text
+    assert f"ffn shard {ffn} / 8 = {ffn // 8}" in text
+    assert "wave quantization at TP 8" in text
+    assert "per GPU at TP 8" in text
+    # released widths are quoted from the released-shape table, whatever it holds
+    from dimlint.fix.suggest.reference import released
+
+    widest = max((m for m in released() if not m.experts), key=lambda m: m.hidden)
+    assert f"{widest.name} {widest.hidden}" in text
+    low, _median, high = data["request"]["depth_width_range"]
+    compared = next(line for line in text.splitlines() if "power of two:" in line)
+    ratio = float(compared.split("(hidden/layers ")[1].split(")")[0])
+    assert low <= ratio <= high
+
+
 def _passes_check_under(relaxation: dict[str, Any]) -> None:
     """The relaxed request's candidate passes ``check`` under the relaxed deployment."""
     import tempfile
@@ -357,6 +412,78 @@ def test_tp3_ffn_is_searched_at_multiples_of_lcm_256_64tp() -> None:
         assert ffn % 3 == 0
         assert (ffn // 3) % 64 == 0
         assert kv % 3 == 0 or 3 % kv == 0
+
+
+def _check_at_context(config: dict[str, Any], context: int) -> list[dict[str, Any]]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        argv = ["check", str(path), "--no-config", "--context", str(context)]
+        code, out, err = run(*argv, "--output-format", "json")
+        assert code == 0, out + err
+        findings: list[dict[str, Any]] = json.loads(out)
+        return findings
+
+
+@pytest.mark.parametrize(
+    ("argv", "context"),
+    [
+        (["--params", "8B", "--target", "vllm:tp=8", "--budget", "8xH200-141GB"], 1048576),
+        (["--params", "7B", "--like", "qwen2"], 131072),
+        (
+            [
+                "--params",
+                "671B",
+                "--active",
+                "37.6B",
+                "--mla",
+                "--moe",
+                "experts=256,top_k=8,shared=1",
+                "--vocab",
+                "129280",
+            ],
+            131072,
+        ),
+    ],
+    ids=["llama-1m", "qwen2-128k", "deepseek-v3-128k"],
+)
+def test_long_context_is_written_as_the_family_releases_it(argv: list[str], context: int) -> None:
+    """Issue 23: a long-context request writes the rope scaling of the family's released
+    long-context models (read from the released-shape table), and ``check --context`` accepts
+    the written config (DL502: the positions after scaling reach the context; DL604)."""
+    from dimlint.fix.suggest.reference import released
+
+    code, out, err = run(
+        "suggest", *argv, "--context", str(context), "--top", "1", "--output-format", "json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    config = data["candidates"][0]["config"]
+    findings = _check_at_context(config, context)
+    assert not [f for f in findings if f["code"] in ("DL502", "DL604")], findings
+    scaling = config["rope_scaling"]
+    kind = scaling.get("rope_type") or scaling.get("type")
+    releases = [m for m in released() if m.model_type == config["model_type"]]
+    scaled = [m for m in releases if m.rope_scaling]
+    if scaled:  # the family's released scaling type, with its own parameters
+        longest = max(scaled, key=lambda m: m.max_positions)
+        assert longest.rope_scaling is not None
+        assert kind == (longest.rope_scaling.get("rope_type") or longest.rope_scaling.get("type"))
+        for key in ("original_max_position_embeddings", "low_freq_factor", "beta_fast"):
+            if key in longest.rope_scaling:
+                assert scaling[key] == longest.rope_scaling[key]
+    else:  # θ alone up to the longest release, then YaRN over it
+        longest_context = max(m.max_positions for m in releases)
+        assert kind == "yarn"
+        assert scaling["original_max_position_embeddings"] == longest_context
+    routed = [m for m in releases if m.routing and "n_group" in m.routing]
+    if routed:  # DeepSeek-V3's group-limited routing as released
+        release = max(routed, key=lambda m: m.params)
+        assert release.routing is not None
+        assert config["n_group"] == release.routing["n_group"]
+        assert config["topk_group"] == release.routing["topk_group"]
 
 
 def test_impossible_70b_on_one_24gb_gpu() -> None:
@@ -408,6 +535,44 @@ def test_impossible_active_share() -> None:
         assert moe["experts"] >= 64
 
 
+def test_impossible_active_too_high_raises_top_k() -> None:
+    """Issue 23: an --active above what top-2 of 8 experts can carry is met by a larger top_k
+    or fewer experts, never by a smaller top_k or more experts."""
+    argv = ["suggest", "--params", "46.7B", "--active", "30B", "--moe", "experts=8,top_k=2"]
+    code, out, _ = run(*argv, "--vocab", "32000", "--layers", "32", "--output-format", "json")
+    assert code == 1
+    impossible = json.loads(out)["impossible"]
+    assert "raise top_k" in impossible["message"]
+    relaxations = impossible["relaxations"]
+    assert relaxations
+    for relaxation in relaxations:
+        moe = relaxation["request"]["moe"]
+        assert moe["top_k"] >= 2
+        assert moe["experts"] <= 8
+        if relaxation["change"].startswith("--active"):
+            assert relaxation["request"]["active"] < 30e9
+        _passes_check_under(relaxation)
+    assert any(r["request"]["moe"]["top_k"] > 2 for r in relaxations)
+
+
+def test_expert_parallel_layouts() -> None:
+    """Issue 23: MoE candidates state the EP degrees every engine accepts with the expert
+    weights per GPU; an EP degree Megatron cannot split the experts over is refused as DL406."""
+    argv = ["--params", "46.7B", "--active", "12.9B", "--moe", "experts=8,top_k=2"]
+    argv += ["--vocab", "32000"]
+    code, out, err = run("suggest", *argv, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    why = json.loads(out)["candidates"][0]["why"]
+    line = next(w for w in why if w.startswith("expert parallel"))
+    for ep in (2, 4, 8):
+        assert f"EP {ep}: {8 // ep} expert" in line
+    code, out, _ = run(
+        "suggest", *argv, "--target", "megatron:tp=2,ep=3", "--output-format", "json"
+    )
+    assert code == 1
+    assert json.loads(out)["impossible"]["message"].startswith("DL406: 8 experts")
+
+
 def test_impossible_targets() -> None:
     argv = ["suggest", "--params", "8B", "--target", "vllm:tp=3", "--kv-heads", "8"]
     code, out, _ = run(*argv, "--output-format", "json")
@@ -445,6 +610,12 @@ def test_impossible_targets() -> None:
         ["--params", "8B", "--target", "vllm:tp=\u00b2"],
         ["--params", "8B", "--target", "vllm:tp=2,\u00b2"],
         ["--params", "8B", "--target", "vllm:tp=100000000000"],
+        ["--tokens", "15T", "--flops", "1e24", "--params", "8B"],
+        ["--flops", "lots"],
+        ["--hidden", "4096"],
+        ["--params", "8B", "--training"],
+        ["--params", "largest", "--budget", "1xH100-80GB", "--tokens", "1T"],
+        ["--flops", "nan"],
     ],
 )
 def test_usage_errors(argv: list[str]) -> None:
@@ -457,6 +628,102 @@ def test_usage_errors(argv: list[str]) -> None:
     assert "Traceback" not in err
     assert "internal error" not in err
     assert time.perf_counter() - start < 10
+
+
+@pytest.mark.parametrize(
+    ("argv", "params", "tokens"),
+    [
+        (["--tokens", "1.4T"], 70e9, 1.4e12),  # Chinchilla: 20 tokens a parameter
+        (["--flops", "5.88e23"], 70e9, 1.4e12),  # C = 6 · N · D = 120 · N²
+        (["--flops", "5.88e23", "--tokens", "2.8T"], 35e9, 2.8e12),  # N = C / (6 · D)
+        (["--params", "8B", "--tokens", "15T"], 8e9, 15e12),
+    ],
+    ids=["tokens", "flops", "flops-and-tokens", "params-and-tokens"],
+)
+def test_training_budget_sizes_the_model(argv: list[str], params: float, tokens: float) -> None:
+    """Issue 23: --tokens/--flops size the model at the compute-optimal 20 tokens a parameter
+    and report 6·N·D training FLOPs; every candidate is within ±3% of that size."""
+    code, out, err = run("suggest", *argv, "--top", "2", "--output-format", "json")
+    assert code == 0, err
+    request = json.loads(out)["request"]
+    assert abs(request["params"] - params) <= 1e-3 * params
+    training = request["training_run"]
+    assert abs(training["tokens"] - tokens) <= 1e-3 * tokens
+    assert training["flops"] == pytest.approx(6 * request["params"] * training["tokens"])
+    for candidate in json.loads(out)["candidates"]:
+        assert abs(candidate["params"]["total"] - request["params"]) <= 0.03 * request["params"]
+    code, table, _ = run("suggest", *argv, "--top", "1")
+    assert code == 0
+    assert "(6·N·D)" in table.splitlines()[0]
+
+
+def test_training_step_must_fit_as_mem_computes_it(tmp_path: Path) -> None:
+    """Issue 23: --training adds a training step per layout, sized by `mem --training` (the
+    budget's other GPUs are data-parallel ranks ZeRO shards over); it must fit the device."""
+    argv = ["--params", "8B", "--budget", "8xH100-80GB", "--training", "--zero", "3"]
+    code, out, err = run("suggest", *argv, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    best = json.loads(out)["candidates"][0]
+    rows = [row for row in best["memory"] if "training" in row["layout"]]
+    assert rows
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(best["config"]), encoding="utf-8")
+    for row in rows:
+        assert row["fits"]
+        dp = 8 // (row["tp"] * row["pp"])
+        mem = ["mem", str(path), "--training", "--zero", "3", "--dp", str(dp), "--tp"]
+        mem += [str(row["tp"]), "--pp", str(row["pp"]), "--context", "4096"]
+        code, out, err = run(*mem, "--output-format", "json")
+        assert code == 0, err
+        assert json.loads(out)["training"]["total"] == row["per_gpu_bytes"]
+    # without ZeRO on one GPU, Adam's 16 bytes a parameter do not fit 80 GB
+    code, out, _ = run(
+        "suggest",
+        "--params",
+        "8B",
+        "--budget",
+        "1xH100-80GB",
+        "--training",
+        "--output-format",
+        "json",
+    )
+    assert code == 1
+    assert "training" in json.loads(out)["impossible"]["message"]
+
+
+def test_largest_model_that_fits() -> None:
+    """Issue 23: --params largest finds the largest size whose shapes fit the budget: #1 fits
+    by `mem` on every layout, and a search 10% larger finds none that does."""
+    argv = ["--budget", "1xRTX4090-24GB", "--context", "8192"]
+    code, out, err = run("suggest", "--params", "largest", *argv, "--output-format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["request"]["largest"] is True
+    best = data["candidates"][0]
+    assert best["memory"]
+    assert all(row["fits"] for row in best["memory"])
+    larger = str(round(data["request"]["params"] * 1.10))
+    code, out, _ = run("suggest", "--params", larger, *argv, "--output-format", "json")
+    assert code == 1
+    assert json.loads(out)["impossible"]["constraint"] == "budget"
+    code, _out, err = run("suggest", "--params", "largest")
+    assert code == 2
+    assert "--budget" in err
+
+
+def test_fixed_hidden_and_heads() -> None:
+    argv = ["--params", "8B", "--hidden", "3584", "--heads", "28", "--output-format", "json"]
+    code, out, err = run("suggest", *argv)
+    assert code == 0, err
+    candidates = json.loads(out)["candidates"]
+    assert candidates
+    for candidate in candidates:
+        assert candidate["config"]["hidden_size"] == 3584
+        assert candidate["config"]["num_attention_heads"] == 28
+    code, out, _ = run("suggest", "--params", "8B", "--hidden", "4000", "--output-format", "json")
+    assert code == 1
+    changes = [r["change"] for r in json.loads(out)["impossible"]["relaxations"]]
+    assert "without --hidden" in changes
 
 
 def test_wide_gqa_range_is_bounded() -> None:

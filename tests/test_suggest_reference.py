@@ -36,3 +36,18 @@ def test_ranges_and_names() -> None:
     assert model_name("a/b/Llama-3.2-3B-Instruct/config.json") == "Llama-3.2-3B-Instruct"
     assert model_name("x/hf_model_configs.py#llama31_8b_config_L619") == "llama31_8b"
     assert model_name("models/Qwen2_5_VL/config/config.json") == "Qwen2_5_VL"
+
+
+def test_nearest_quotes_only_describable_releases() -> None:
+    """Issue 23: "nearest released models" never shows "ffn 0" (Falcon states no MLP width)
+    or a row named only by an architecture (``llava``) or a size (``6.21B``)."""
+    import re
+
+    from dimlint.config.architectures import model_type_names
+
+    types = set(model_type_names())
+    for params in (5e8, 1.5e9, 7e9, 8e9, 70e9, 405e9):
+        for model in nearest(int(params), moe=False):
+            assert model.ffn > 0
+            assert model.name.lower().replace("-", "_") not in types
+            assert not re.fullmatch(r"[\d.]+[kKmMbBtT]?", model.name)

@@ -27,10 +27,10 @@ from bench.suggest_released import TARGETS, evaluate  # noqa: E402
 NOT_IN_TOP_3 = {
     "Qwen2.5-0.5B": "it ranks #4: 1024 × 24, 16/2 heads (Qwen1.5-0.5B's width) splits over"
     " TP 2, 4 and 8 where 14 heads split over TP 2 only",
-    "Gemma-2-9B": "the family's median depth/width ratio near 9B (Gemma-2-9B 85, 27B 100) puts"
-    " 36 layers ahead of Gemma-2-9B's 42",
+    "Gemma-2-9B": "#1 has Gemma-2-9B's width and heads (3584, 16/8 × 256) but 36 layers: the"
+    " family's median depth/width ratio near 9B (Gemma-2-9B 85, 27B 100) is taken as 100",
     "8B on one 24 GB card, 32k": "on one GPU 4 KV heads halve the KV cache of 8 (65,536 vs"
-    " 131,072 B/token): the top 3 are GQA-8 shapes",
+    " 131,072 B/token): the top 3 have 4 KV heads",
 }
 
 

@@ -21,7 +21,21 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
     parser = commands.add_parser(
         "suggest", help="propose complete architectures that pass every rule", **kw
     )
-    parser.add_argument("--params", required=True, help="total parameters: 8B, 0.5B, 135M")
+    parser.add_argument(
+        "--params",
+        default=None,
+        help="total parameters: 8B, 0.5B, 135M; 'largest' with --budget (or --tokens/--flops)",
+    )
+    parser.add_argument(
+        "--tokens",
+        default=None,
+        help="training tokens: 15T; without --params, sizes the model at 20 tokens a parameter",
+    )
+    parser.add_argument(
+        "--flops",
+        default=None,
+        help="training FLOPs (6·N·D): 1e24; without --params, the compute-optimal size",
+    )
     parser.add_argument("--active", default=None, help="active parameters (MoE): 3B")
     parser.add_argument("--budget", default=None, metavar="NxGPU", help="e.g. 1xH100-80GB")
     parser.add_argument("--context", type=int, default=None, help="tokens per sequence")
@@ -35,9 +49,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
         metavar="SPEC",
         help="repeatable; several degrees per key: vllm:tp=2,4,8 megatron:tp=8,pp=4 fa2 fp8",
     )
-    parser.add_argument("--vocab", type=int, default=None, help="tokenizer size (padded to 64)")
+    parser.add_argument(
+        "--vocab", type=int, default=None, help="tokenizer size (padded to 128 × TP)"
+    )
     parser.add_argument("--layers", type=int, default=None)
     parser.add_argument("--head-dim", type=int, default=None)
+    parser.add_argument("--hidden", type=int, default=None, help="fixed hidden size")
+    parser.add_argument("--heads", type=int, default=None, help="fixed query heads")
     parser.add_argument("--kv-heads", type=int, default=None)
     parser.add_argument("--gqa-ratio", default=None, metavar="N|LOW..HIGH", help="e.g. 4..8")
     parser.add_argument("--moe", default=None, metavar="experts=N,top_k=N[,shared=N]")
@@ -51,6 +69,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
     parser.add_argument("--top", type=int, default=5, help="candidates shown (default 5)")
     parser.add_argument("--write", default=None, metavar="DIR", help="write #1 as DIR/config.json")
     parser.add_argument("--explain", action="store_true", help="why each value of #1")
+    parser.add_argument(
+        "--training",
+        action="store_true",
+        help="a training step must also fit each layout of --budget, as mem --training computes",
+    )
+    parser.add_argument("--optimizer", choices=("adam", "adam8bit", "sgd"), default="adam")
+    parser.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage")
+    parser.add_argument("--recompute", choices=("none", "selective", "full"), default="none")
     parser.add_argument("--output-format", choices=("table", "json"), default="table")
 
 
@@ -71,19 +97,50 @@ def _bounded(target: Any) -> None:
             raise UsageError(f"target {target.text!r}: {key} above {MAX_DEGREE}")
 
 
+def _training(args: argparse.Namespace) -> bool:
+    training = bool(getattr(args, "training", False))
+    if training and args.budget is None:
+        raise UsageError("--training needs --budget: the GPUs a training step must fit")
+    return training
+
+
 def build_request(args: argparse.Namespace) -> Any:
     """The request from the arguments; a UsageError names the first bad one."""
     from dimlint.deploy.targets import TargetError, parse_budget_text, parse_target
     from dimlint.fix.suggest.request import (
+        FLOPS_PER_PARAM_TOKEN,
         Request,
+        compute_optimal,
         expand_target,
         family_for,
+        parse_flops,
         parse_moe,
         parse_range,
         parse_size,
     )
 
-    params = parse_size(args.params)
+    tokens = parse_size(args.tokens, "--tokens", 1e9, 1e15) if args.tokens else None
+    flops = parse_flops(args.flops) if args.flops else None
+    if args.params is None and tokens is None and flops is None:
+        raise UsageError("give --params, or a training budget with --tokens and/or --flops")
+    if args.params is not None and tokens is not None and flops is not None:
+        raise UsageError("--params, --tokens and --flops: give at most two (C = 6 · N · D)")
+    if args.params == "largest":
+        if args.active or tokens or flops:
+            raise UsageError(
+                "--params largest sizes the model itself: drop --active/--tokens/--flops"
+            )
+        params = 10**9  # replaced by the search for the largest that fits (run_suggest)
+    elif args.params is not None:
+        params = parse_size(args.params)
+    else:
+        params = compute_optimal(tokens, flops)
+        if not 10**6 <= params <= 10**13:
+            raise UsageError(
+                f"--tokens/--flops give {params:,} parameters: expected between 1M and 10T"
+            )
+    if args.params is not None and flops is not None:
+        tokens = round(flops / (FLOPS_PER_PARAM_TOKEN * params))
     active = parse_size(args.active, "--active") if args.active else None
     moe = parse_moe(args.moe) if args.moe else None
     family = family_for(args.like, args.mla)
@@ -145,6 +202,14 @@ def build_request(args: argparse.Namespace) -> Any:
         vocab=_positive(args.vocab, "--vocab", 10**7),
         layers=_positive(args.layers, "--layers", 1000),
         head_dim=args.head_dim,
+        hidden=_positive(args.hidden, "--hidden", 131072),
+        heads=_positive(args.heads, "--heads", 512),
+        tokens=tokens,
+        flops=flops,
+        training=_training(args),
+        optimizer=getattr(args, "optimizer", "adam"),
+        zero=getattr(args, "zero", 0),
+        recompute=getattr(args, "recompute", "none"),
         kv_heads=_positive(args.kv_heads, "--kv-heads", 1024),
         gqa=parse_range(args.gqa_ratio, "--gqa-ratio") if args.gqa_ratio else None,
         moe=moe,
@@ -190,6 +255,10 @@ def run_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dimlint.fix.suggest.search import search
 
     request = build_request(args)
+    if args.params == "largest":
+        from dimlint.fix.suggest.largest import largest
+
+        request = request._replace(params=largest(request), largest=True)
     outcome = search(request)
     impossible = None if outcome.candidates else diagnose(outcome)
     data = document(outcome, impossible, with_explanation=args.explain)

@@ -17,6 +17,8 @@ def _degrees(tps: list[int]) -> str:
 
 def _header(request: dict[str, Any]) -> str:
     parts = [f"{_billions(request['params'])} parameters"]
+    if request.get("largest"):
+        parts[0] = "largest that fits: " + parts[0]
     if request["active"]:
         parts[0] += f", {_billions(request['active'])} active"
     parts.append(f"like {request['family']}")
@@ -31,6 +33,18 @@ def _header(request: dict[str, Any]) -> str:
         parts.append(f"context {request['context']}")
     if request["batch"]:
         parts.append(f"batch {request['batch']}")
+    if request.get("training"):
+        parts.append(
+            f"a training step must fit ({request['optimizer']}, ZeRO-{request['zero']},"
+            f" recompute {request['recompute']})"
+        )
+    training = request.get("training_run")
+    if training:
+        parts.append(
+            f"training {_billions(training['tokens'])} tokens"
+            f" ({training['tokens_per_param']:.0f} a parameter), {training['flops']:.2e} FLOPs"
+            " (6·N·D)"
+        )
     return "dimlint suggest: " + " · ".join(parts)
 
 

@@ -31,6 +31,9 @@ _GENERIC = frozenset({"config", "configs", "params", "weights", "files", "file",
 _ENCODERS = frozenset({"bert", "mobilebert", "roberta", "t5", "clip_vision_model", "siglip"})
 #: Smaller "released" configs are test-sized presets, not models.
 _SMALLEST = 50_000_000
+#: Router keys a mixture-of-experts config states, kept so that ``suggest`` writes the routing
+#: its family releases (DeepSeek-V3: 8 groups, 4 chosen per token).
+_ROUTING = ("n_group", "topk_group", "routed_scaling_factor", "norm_topk_prob")
 
 
 def model_name(source_path: str) -> str:
@@ -49,6 +52,42 @@ def model_name(source_path: str) -> str:
     while name in _GENERIC and parts:
         name = parts.pop()
     return name
+
+
+#: Fields that are not the shape: one row per shape, its positions from a release that states a
+#: rope scaling when any does (Llama-3 8B's 8192 and Llama-3.1-8B's 131072 are one shape).
+_POSITIONS = ("max_positions", "rope_theta", "rope_scaling", "routing")
+_NOT_SHAPE = ("name", *_POSITIONS)
+
+
+def _positions(value: dict[str, Any]) -> dict[str, Any]:
+    """Positions, rope θ and rope scaling as the config states them (transformers 4's
+    ``rope_scaling`` or 5's ``rope_parameters``), from the language model's part."""
+    text = value.get("text_config")
+    config = text if isinstance(text, dict) and "hidden_size" not in value else value
+    scaling = config.get("rope_scaling") or config.get("rope_parameters")
+    if isinstance(scaling, dict):
+        # per-frequency lists (longrope's short/long factors) are the model's own, not a rule
+        scaling = {
+            k: v
+            for k, v in sorted(scaling.items())
+            if k != "rope_theta" and not isinstance(v, (list, dict))
+        }
+        if not any(k in scaling for k in ("rope_type", "type")):
+            scaling = None
+    else:
+        scaling = None
+    theta = config.get("rope_theta")
+    if theta is None and isinstance(config.get("rope_parameters"), dict):
+        theta = config["rope_parameters"].get("rope_theta")
+    positions = config.get("max_position_embeddings")
+    routing = {k: config[k] for k in _ROUTING if isinstance(config.get(k), (int, float))}
+    return {
+        "max_positions": positions if isinstance(positions, int) else 0,
+        "rope_theta": float(theta) if isinstance(theta, (int, float)) else 0.0,
+        "rope_scaling": scaling,
+        "routing": routing,
+    }
 
 
 def _row(name: str, model_type: str, value: dict[str, Any]) -> dict[str, Any] | None:
@@ -87,6 +126,7 @@ def _row(name: str, model_type: str, value: dict[str, Any]) -> dict[str, Any] | 
         "top_k": lm.experts_per_token.value if lm.experts_per_token is not None else 0,
         "mla": bool(lm.is_mla),
         "gated": bool(lm.gated_mlp),
+        **_positions(value),
     }
 
 
@@ -106,8 +146,10 @@ def build(corpus: Path) -> dict[str, Any]:
             row = _row(model_name(entry["source_path"]), entry.get("model_type", ""), value)
             if row is None:
                 continue
-            key = tuple(v for k, v in row.items() if k != "name")
-            rows.setdefault(key, row)
+            key = tuple(v for k, v in row.items() if k not in _NOT_SHAPE)
+            kept = rows.setdefault(key, row)
+            if kept["rope_scaling"] is None and row["rope_scaling"] is not None:
+                kept.update({k: row[k] for k in _POSITIONS})  # the shape's long-context release
     ordered = sorted(rows.values(), key=lambda r: (r["params"], r["name"]))
     return {
         "source": "shared corpus, MANIFEST.tsv rows with purpose released-model",

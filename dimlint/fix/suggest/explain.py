@@ -14,24 +14,24 @@ import math
 from collections.abc import Iterator
 
 from dimlint.fix.suggest.families import Shape
+from dimlint.fix.suggest.mechanisms import is_power_of_two, mechanism_lines
 from dimlint.fix.suggest.search import (
     BAND,
     Candidate,
     Outcome,
     Plan,
     alignment,
-    enumerate_shapes,
     excluded_by,
     in_tolerance,
-    preliminary_key,
     ranked,
     refit,
     serving_degrees,
+    shard_alignment,
     verify,
 )
 
-#: TP degrees compared in the power-of-two question (two nodes of 8).
-POWER_TP = 16
+#: Shapes of the enumeration verified for the power-of-two comparison (best preliminary first).
+COMPARED = 8
 #: The ranking key of :func:`dimlint.fix.suggest.search.verify`, criterion by criterion.
 _CRITERIA = (
     "splitting over more than one GPU",
@@ -58,6 +58,34 @@ def _kv_heads_per_gpu(kv_heads: int, tp: int) -> str:
     if kv_heads >= tp:
         return f"{kv_heads} KV heads split {kv_heads // tp} per GPU"
     return f"{kv_heads} KV heads replicated: each GPU holds 1 of them, {tp // kv_heads} copies"
+
+
+def expert_parallel_line(plan: Plan, candidate: Candidate) -> str:
+    """Expert-parallel layouts: the EP degrees every engine accepts (Megatron and SGLang split
+    the routed experts evenly, DL406) with the routed-expert weights each GPU then holds."""
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, valid_degrees
+    from dimlint.memory import language_spec
+    from dimlint.memory.dtypes import dtype_bytes
+
+    shape = candidate.shape
+    lm = language_spec(specs_for_document("config.json", candidate.config))
+    accepted = set(range(1, shape.experts + 1))
+    for name in PLAN_ENGINES:
+        accepted &= set(valid_degrees(ENGINES[name], lm, "ep", shape.experts)[0])
+    degrees = sorted(d for d in accepted if d > 1 and d & (d - 1) == 0)
+    per_expert = 3 * shape.hidden * shape.expert_ffn * (shape.layers - shape.dense_layers)
+    unit = dtype_bytes(plan.request.dtype or "bf16")
+    layouts = ", ".join(
+        f"EP {ep}: {shape.experts // ep} expert{'s' if shape.experts // ep > 1 else ''} and"
+        f" {shape.experts // ep * per_expert * unit / 2**30:.1f} GiB of expert weights per GPU"
+        for ep in degrees
+    )
+    return (
+        f"expert parallel (every engine): {layouts}"
+        if layouts
+        else f"expert parallel: no power-of-two EP degree splits {shape.experts} experts evenly"
+    )
 
 
 def _largest_multiple(width: int, multiples: tuple[int, ...]) -> int:
@@ -98,9 +126,9 @@ def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
         )
         lines.append(
             f"{shape.kv_heads} KV heads (GQA {shape.heads // shape.kv_heads}):"
-            f" {candidate.kv_bytes_per_token:,.0f} KV bytes per token at {plan.kv_dtype};"
+            f" {candidate.kv_bytes_per_token:,.0f} KV bytes per token at {plan.kv_dtype}; "
             + "; ".join(
-                f" {_kv_per_gpu(candidate, tp):,.0f} per GPU at TP {tp}"
+                f"{_kv_per_gpu(candidate, tp):,.0f} per GPU at TP {tp}"
                 f" ({_kv_heads_per_gpu(shape.kv_heads, tp)})"
                 for tp in serving_degrees(plan, shape)
             )
@@ -118,6 +146,7 @@ def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
             + (f", {shape.shared} shared" if shape.shared else "")
             + (f", {shape.dense_layers} dense layers first" if shape.dense_layers else "")
         )
+        lines.append(expert_parallel_line(plan, candidate))
     else:
         lines.append(
             f"ffn {shape.ffn} = {shape.ffn / shape.hidden:.2f} × hidden, a multiple of"
@@ -221,15 +250,19 @@ def _best(plan: Plan, shapes: list[Shape]) -> Shape | None:
 
 
 def _alternatives(outcome: Outcome, winner: Candidate) -> Iterator[tuple[str, Shape | None]]:
+    """The next hidden size either way that the search could choose (the same head dim: with
+    heads % TP = 0 at TP 8 the next is ±1024, not ±256), and one layer more or fewer."""
     shape = winner.shape
     pool = outcome.shapes
-    for hidden in (shape.hidden - 256, shape.hidden + 256):
-        found = [
-            s
-            for s in pool
-            if s.hidden == hidden and s.head_dim == shape.head_dim and s.experts == shape.experts
-        ]
-        yield f"hidden {hidden}", _best(outcome.plan, found)
+    same = [s for s in pool if s.head_dim == shape.head_dim and s.experts == shape.experts]
+    below = max((s.hidden for s in same if s.hidden < shape.hidden), default=None)
+    above = min((s.hidden for s in same if s.hidden > shape.hidden), default=None)
+    for hidden, side in ((below, "smaller"), (above, "larger")):
+        if hidden is None:
+            yield f"no {side} hidden size", None
+            continue
+        found = [s for s in same if s.hidden == hidden]
+        yield f"next {side} hidden {hidden}", _best(outcome.plan, found)
     for layers in (shape.layers - 1, shape.layers + 1):
         found = [
             s
@@ -270,7 +303,7 @@ def explain(outcome: Outcome) -> list[str]:
     plan = outcome.plan
     winner = outcome.candidates[0]
     shape = winner.shape
-    floor = _floor(outcome)
+    floor = 0.0
     lines = [f"Why {shape.describe()}:"]
     for label, alternative in _alternatives(outcome, winner):
         if alternative is None:
@@ -283,8 +316,7 @@ def explain(outcome: Outcome) -> list[str]:
     if not shape.mla:
         tokens = (plan.request.context or 4096) * (plan.request.batch or 1)
         lines.append(
-            f"  KV heads {shape.kv_heads}: {winner.kv_bytes_per_token:,.0f} B/token,"
-            f" {winner.kv_bytes_per_token * tokens / 2**30:.2f} GiB for {tokens} tokens;"
+            f"  KV heads {shape.kv_heads}: {_kv_text(plan, winner, tokens)};"
             f" {_degrees(winner.engines)}"
         )
         for option in _kv_alternatives(shape):
@@ -292,9 +324,8 @@ def explain(outcome: Outcome) -> list[str]:
             other = verify(plan, alternative)
             lines.append(
                 f"    {alternative.kv_heads} KV heads ({_width(alternative)}):"
-                f" {other.kv_bytes_per_token:,.0f} B/token"
-                f" ({other.kv_bytes_per_token * tokens / 2**30:.2f} GiB);"
-                f" {_degrees(other.engines)}; {_verdict(plan, winner, other, floor)}"
+                f" {_kv_text(plan, other, tokens)}; {_degrees(other.engines)};"
+                f" {_verdict(plan, winner, other, floor)}"
             )
         for option in _head_dim_alternatives(plan, shape):
             alternative = refit(plan, option)
@@ -310,90 +341,71 @@ def explain(outcome: Outcome) -> list[str]:
         other = verify(plan, shape._replace(**{width: value}))
         lines.append(f"  {width} {value}: {_verdict(plan, winner, other, floor)}")
     lines.extend(power_of_two(outcome, winner))
+    lines.extend(mechanism_lines(plan, shape))
     return lines
 
 
-def _floor(outcome: Outcome) -> float:
-    """The leanest candidate's KV bytes per token: where the KV bands start."""
-    return min(c.kv_bytes_per_token for c in outcome.candidates)
+def _kv_text(plan: Plan, candidate: Candidate, tokens: int) -> str:
+    """KV bytes per token in all and per GPU at the degrees the shape is ranked at."""
+    per_gpu = [(tp, _kv_per_gpu(candidate, tp)) for tp in serving_degrees(plan, candidate.shape)]
+    return f"{candidate.kv_bytes_per_token:,.0f} B/token in all; " + ", ".join(
+        f"{value:,.0f} B/token and {value * tokens / 2**30:.2f} GiB for {tokens} tokens per GPU"
+        f" at TP {tp}"
+        for tp, value in per_gpu
+    )
 
 
-def _nearest_power(value: int) -> int:
-    low = 1 << (value.bit_length() - 1)
-    return low if value - low <= 2 * low - value else 2 * low
-
-
-def _best_at_hidden(plan: Plan, hidden: int) -> Shape | None:
-    """The best shape at ``hidden`` within tolerance, whatever its depth/width ratio."""
-    wide = plan._replace(aspect=(1.0, plan.aspect[1], 1e9))
-    best: tuple[tuple[float, ...], Shape] | None = None
-    for shape, distance in enumerate_shapes(wide, slack=0.0):
-        if shape.hidden != hidden:
-            continue
-        key = preliminary_key(plan, shape, distance)
-        if best is None or key < best[0]:
-            best = (key, shape)
-    return best[1] if best else None
+def _best_of(plan: Plan, shapes: list[Shape]) -> Candidate | None:
+    """The best by the ranking key among the first few of ``shapes`` (preliminary order) that
+    pass: what the search itself would have chosen among them."""
+    found = [verify(plan, s) for s in shapes[:COMPARED]]
+    passing = [c for c in found if c.passes and in_tolerance(plan, c)]
+    return min(passing, key=lambda c: c.key) if passing else None
 
 
 def power_of_two(outcome: Outcome, winner: Candidate) -> list[str]:
-    """Does a power-of-two hidden size win for these targets, and by how much?"""
-    from dimlint.config.normalize import specs_for_document
-    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, valid_degrees
-    from dimlint.memory import language_spec
+    """Does a power-of-two hidden size win for these targets, and by how much?
 
+    The comparison is with the best shape on the other side — the best in-range shape whose
+    hidden size is the nearest power of two, or, when the winner is one, the best shape whose
+    hidden size is not — chosen from the enumeration (same constraints, same depth/width range)
+    by the same ranking, never from the candidates shown, so ``--top`` does not change it.
+    """
     plan = outcome.plan
     shape = winner.shape
-    floor = _floor(outcome)
-    power = _nearest_power(shape.hidden)
-    if power == shape.hidden:
-        return [
-            f"  power of two: hidden {shape.hidden} is one; the ranking chose it for the"
-            " criteria above, not for being a power of two"
-        ]
-    other_shape = _best_at_hidden(plan, power)
-    if other_shape is None:
-        return [
-            f"  power of two: no shape with hidden {power} comes within"
-            f" ±{plan.request.tolerance:.0%} of the target under the fixed dimensions"
-        ]
-    other = verify(plan, other_shape)
-
-    def degrees(candidate: Candidate) -> dict[str, set[int]]:
-        lm = language_spec(specs_for_document("config.json", candidate.config))
-        return {
-            name: set(valid_degrees(ENGINES[name], lm, "tp", POWER_TP)[0]) for name in PLAN_ENGINES
-        }
-
-    mine, theirs = degrees(winner), degrees(other)
-    only_power = {n: sorted(theirs[n] - mine[n]) for n in PLAN_ENGINES if theirs[n] - mine[n]}
-    only_mine = {n: sorted(mine[n] - theirs[n]) for n in PLAN_ENGINES if mine[n] - theirs[n]}
-    ratio = other_shape.hidden / other_shape.layers
-    lines = [
-        f"  power of two: the best hidden-{power} shape is {other_shape.describe()}"
-        f" (hidden/layers {ratio:.0f}); {_verdict(plan, winner, other, floor)}",
+    if is_power_of_two(shape.hidden):
+        pool = [s for s in outcome.shapes if not is_power_of_two(s.hidden)]
+        other = _best_of(plan, pool)
+        if other is None:
+            return [
+                f"  power of two: hidden {shape.hidden} is one, and no shape with another hidden"
+                " size passes within the constraints"
+            ]
+        head = (
+            f"  power of two: hidden {shape.hidden} is one; the best shape that is not is"
+            f" {other.shape.describe()}"
+        )
+    else:
+        low = 1 << (shape.hidden.bit_length() - 1)
+        powers = (low, 2 * low)
+        pool = [s for s in outcome.shapes if s.hidden in powers]
+        other = _best_of(plan, pool)
+        if other is None:
+            return [
+                f"  power of two: no shape with hidden {powers[0]} or {powers[1]} passes within"
+                f" ±{plan.request.tolerance:.0%} of the target and the depth/width range"
+                f" {plan.aspect[0]:.0f}–{plan.aspect[2]:.0f}"
+            ]
+        head = (
+            f"  power of two: the best shape with hidden {powers[0]} or {powers[1]} is"
+            f" {other.shape.describe()}"
+        )
+    ratio = other.shape.hidden / other.shape.layers
+    return [
+        f"{head} (hidden/layers {ratio:.0f}); {_verdict(plan, winner, other)}",
         f"    parameters {other.total:,} vs {winner.total:,}; KV"
         f" {other.kv_bytes_per_token:,.0f} vs {winner.kv_bytes_per_token:,.0f} B/token;"
-        f" alignment: multiple of {alignment(other_shape)} vs {alignment(shape)}"
-        " (DL201 asks for 8, and 64 for full Tensor Core efficiency: both clear it)",
+        f" per-GPU alignment: multiple of {shard_alignment(plan, other.shape)} vs"
+        f" {shard_alignment(plan, shape)}; {_degrees(other.engines)} vs"
+        f" {_degrees(winner.engines)}",
     ]
-    if only_power:
-        wins = "; ".join(f"{n} tp {','.join(map(str, d))}" for n, d in only_power.items())
-        lines.append(f"    the power of two wins these TP degrees (up to {POWER_TP}): {wins}")
-    if only_mine:
-        wins = "; ".join(f"{n} tp {','.join(map(str, d))}" for n, d in only_mine.items())
-        lines.append(f"    hidden {shape.hidden} wins these instead: {wins}")
-    if not only_power and not only_mine:
-        lines.append(
-            f"    no engine accepts a TP degree up to {POWER_TP} for one that it refuses for the"
-            " other: divisibility comes from the heads, KV heads, FFN and vocab, and a power"
-            " of two hidden size buys nothing here"
-        )
-    kv = other.kv_bytes_per_token - winner.kv_bytes_per_token
-    if kv and not math.isclose(kv, 0):
-        lines.append(
-            f"    by how much: {kv:+,.0f} KV bytes per token"
-            f" ({kv / winner.kv_bytes_per_token:+.0%}) and"
-            f" {_pct(other.total, winner.total)} parameters for the power of two"
-        )
-    return lines

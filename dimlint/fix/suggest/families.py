@@ -1,9 +1,10 @@
 """The families ``suggest`` writes: their config keys, conventions, and closed-form sizes.
 
 A :class:`Shape` is the search's point: every dimension the designer could choose.
-:func:`config_for` writes it with the keys and conventions of one family (Llama: RMSNorm, SwiGLU
-rounded to 256, untied head from 4B up; Qwen2: QKV bias; Gemma-2: tied head, four norms a layer,
-soft-capping, head dim independent of the width; DeepSeek-V3: MLA and routed + shared experts).
+:func:`config_for` writes it with the keys and conventions of one family (Llama: RMSNorm,
+SwiGLU widths at Llama-2's multiple of 256 or Llama-3's ``multiple_of`` 1024/4096, untied head
+from 4B up; Qwen2: QKV bias; Gemma-2: tied head, four norms a layer, soft-capping, head dim
+independent of the width; DeepSeek-V3: MLA and routed + shared experts).
 :func:`closed_form` counts its parameters by the formulas of DOMAIN.md — only to prune the
 search; every shape printed is recounted by :mod:`dimlint.memory`, as ``mem`` does.
 """
@@ -43,6 +44,8 @@ class Family(Record):
     #: (Llama-3's ``multiple_of`` is 1024 at 8B and 4096 at 70B/405B; Llama-2's was 256;
     #: Mistral-7B/Nemo and Gemma-2 widths are multiples of 1024).
     ffn_roundings: tuple[int, ...] = ()
+    #: RoPE θ when the released-shape table holds none of the family's releases.
+    rope_theta: float = 10000.0
 
 
 #: Llama-3.2 (1B, 3B) and Qwen2.5 (≤ 3B) tie the output head to the embeddings; 7B+ do not.
@@ -51,15 +54,15 @@ TIE_BELOW = 4_000_000_000
 FAMILIES: dict[str, Family] = {
     "llama": Family(
         "llama", "llama", "LlamaForCausalLM", ("mixtral", "MixtralForCausalLM"), (64, 128),
-        (4, 8), 128256, 256, (2.6, 3.6), "small", 2, False, False, 8192, (1024, 4096),
+        (4, 8), 128256, 256, (2.6, 3.6), "small", 2, False, False, 8192, (1024, 4096), 500000.0,
     ),
     "mistral": Family(
         "mistral", "mistral", "MistralForCausalLM", ("mixtral", "MixtralForCausalLM"), (128,),
-        (4, 8), 32768, 256, (2.6, 3.6), "never", 2, False, False, 32768, (1024,),
+        (4, 8), 32768, 256, (2.6, 3.6), "never", 2, False, False, 32768, (1024,), 1000000.0,
     ),
     "qwen2": Family(
         "qwen2", "qwen2", "Qwen2ForCausalLM", ("qwen2_moe", "Qwen2MoeForCausalLM"), (64, 128),
-        (4, 8), 151936, 256, (2.6, 5.5), "small", 2, True, False, 32768,
+        (4, 8), 151936, 256, (2.6, 5.5), "small", 2, True, False, 32768, (), 1000000.0,
     ),
     "gemma2": Family(
         "gemma2", "gemma2", "Gemma2ForCausalLM", None, (128, 256),
@@ -125,8 +128,14 @@ def family_moe(family: Family) -> tuple[str, str]:
     return family.moe
 
 
-def config_for(family: Family, shape: Shape, max_positions: int) -> dict[str, Any]:
-    """The ``config.json`` of ``shape`` in ``family``'s format (keys its config class reads)."""
+def config_for(
+    family: Family, shape: Shape, max_positions: int, context: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The ``config.json`` of ``shape`` in ``family``'s format (keys its config class reads).
+
+    ``context`` holds the position keys (:func:`dimlint.fix.suggest.positions.position_keys`)
+    and the router keys (:func:`~dimlint.fix.suggest.positions.routing_keys`) the family
+    releases; they replace the defaults written here."""
     moe = shape.experts > 0
     model_type, architecture = (
         family_moe(family) if moe else (family.model_type, family.architecture)
@@ -196,6 +205,11 @@ def config_for(family: Family, shape: Shape, max_positions: int) -> dict[str, An
                 "norm_topk_prob": False,
             }
         )
+    for key, value in (context or {}).items():
+        if value is None:
+            config.pop(key, None)
+        else:
+            config[key] = value
     return config
 
 

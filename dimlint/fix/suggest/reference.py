@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,13 @@ class Released(Record):
     experts: int
     expert_ffn: int
     top_k: int
+    #: ``max_position_embeddings`` as released (0: not stated).
+    max_positions: int = 0
+    rope_theta: float = 0.0
+    #: The released ``rope_scaling`` (``rope_type``, ``factor``…), None without one.
+    rope_scaling: dict[str, Any] | None = None
+    #: Router keys of a mixture-of-experts config (``n_group``, ``topk_group``…).
+    routing: dict[str, Any] | None = None
 
     def describe(self) -> str:
         """``Llama-3.1-8B: 4096 × 32 layers, 32/8 heads, ffn 14336, 8.03B``."""
@@ -102,10 +110,40 @@ def ffn_ratio_range(model_type: str) -> tuple[float, float] | None:
     return min(ratios), max(ratios)
 
 
+def expert_ratio_range() -> tuple[float, float] | None:
+    """(lowest, highest) expert width / hidden among released mixture-of-experts models
+    (DeepSeek-V3 0.29 … Mixtral 3.5): narrower experts than any released are not searched."""
+    ratios = [
+        (m.expert_ffn or m.ffn) / m.hidden
+        for m in released()
+        if m.experts and (m.expert_ffn or m.ffn) and m.hidden
+    ]
+    return (min(ratios), max(ratios)) if len(ratios) >= 2 else None
+
+
+def quotable(model: Released) -> bool:
+    """A row worth quoting as a released model: its MLP width is stated (Falcon's configs leave
+    ``ffn_hidden_size`` to a default: "ffn 0" says nothing) and its name is a release's, not a
+    bare architecture name (``llava``, the key of a preset table) or a bare size (``6.21B``, a
+    benchmark preset)."""
+    if not model.experts and model.ffn <= 0:
+        return False
+    if re.fullmatch(r"[\d.]+[kKmMbBtT]?", model.name):
+        return False
+    return model.name.lower().replace("-", "_") not in _model_types()
+
+
+@functools.cache
+def _model_types() -> frozenset[str]:
+    from dimlint.config.architectures import model_type_names
+
+    return frozenset(model_type_names())
+
+
 def nearest(params: int, moe: bool, count: int = 3, model_type: str = "") -> list[Released]:
     """The released models closest in size (log scale), mixture-of-experts or not as asked;
     the closest of ``model_type`` (the family written) first, then any family."""
-    pool = [m for m in released() if bool(m.experts) == moe] or list(released())
+    pool = [m for m in released() if bool(m.experts) == moe and quotable(m)] or list(released())
     ordered = sorted(pool, key=lambda m: abs(math.log(m.params / params)))
     same = [m for m in ordered if model_type and m.model_type == model_type][:1]
     seen: set[tuple[int, ...]] = set()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 from dimlint.fix.suggest.families import Shape, closed_form
 from dimlint.fix.suggest.request import MoE, Request
@@ -66,6 +67,9 @@ def _answer(change: str, request: Request, shapes: list[Shape] | None = None) ->
 
 def diagnose(outcome: Outcome) -> Impossible:
     """The constraint that cannot be met, and verified relaxations."""
+    uneven = _uneven_experts(outcome.plan.request)
+    if uneven is not None:
+        return uneven
     if not outcome.enumerated:
         return _shape(outcome)
     over = [c for c in outcome.refused if c.over_budget]
@@ -74,14 +78,15 @@ def diagnose(outcome: Outcome) -> Impossible:
     return _rules(outcome)
 
 
-def _lowest_active(outcome: Outcome) -> int | None:
-    """With an unreachable ``--active``: the lowest active count the total can carry."""
+def _active_range(outcome: Outcome) -> tuple[int, int] | None:
+    """With an unreachable ``--active``: the (lowest, highest) active count the total can
+    carry with these experts (None without ``--active`` or when no shape meets the total)."""
     plan = outcome.plan
     if plan.request.active is None:
         return None
     free = plan._replace(request=plan.request._replace(active=None))
     actives = [closed_form(plan.family, shape)[1] for shape, _ in enumerate_shapes(free)]
-    return min(actives) if actives else None
+    return (min(actives), max(actives)) if actives else None
 
 
 def _closest(outcome: Outcome) -> tuple[str, float] | None:
@@ -97,8 +102,48 @@ def _closest(outcome: Outcome) -> tuple[str, float] | None:
     return best
 
 
+def _moe_relaxations(
+    request: Request, moe: MoE, reach: tuple[int, int] | None
+) -> Iterator[tuple[str, Request]]:
+    """Changes to the experts that move the active share the way the request needs: an
+    ``--active`` below what top-k of the experts weigh needs more experts or a smaller top-k;
+    one above what they can carry needs a larger top-k or fewer experts (never the reverse)."""
+    e, k, s = moe.experts, moe.top_k, moe.shared
+    assert request.active is not None
+    share = (k + s) / (e + s)
+    too_high = reach is not None and request.active > reach[1]
+    if not too_high:
+        yield f"--moe experts={e * 2},top_k={k},shared={s}", request._replace(moe=MoE(e * 2, k, s))
+        if k > 1:
+            yield (
+                f"--moe experts={e},top_k={k // 2},shared={s}",
+                request._replace(moe=MoE(e, k // 2, s)),
+            )
+        active = reach[0] if reach is not None else request.params * share
+        active = math.ceil(active * 1.02 / 1e8) * 1e8
+        yield f"--active {_billions(active)}", request._replace(active=round(active))
+        return
+    # the share of the expert weights each token runs must rise towards active / total
+    wanted = request.active / request.params
+    raised = next((t for t in range(k + 1, e) if (t + s) / (e + s) >= wanted), e - 1)
+    for top_k in dict.fromkeys((min(2 * k, e - 1), raised)):
+        if top_k > k:
+            yield (
+                f"--moe experts={e},top_k={top_k},shared={s}",
+                request._replace(moe=MoE(e, top_k, s)),
+            )
+    if e // 2 > k:
+        yield (
+            f"--moe experts={e // 2},top_k={k},shared={s}",
+            request._replace(moe=MoE(e // 2, k, s)),
+        )
+    highest = math.floor(reach[1] * 0.98 / 1e8) * 1e8 if reach is not None else 0
+    if highest > 0:
+        yield f"--active {_billions(highest)}", request._replace(active=round(highest))
+
+
 def _shape_relaxations(
-    request: Request, lowest: int | None = None
+    request: Request, lowest: int | None = None, reach: tuple[int, int] | None = None
 ) -> Iterator[tuple[str, Request]]:
     for index, target in enumerate(request.targets):
         others = request.targets[:index] + request.targets[index + 1 :]
@@ -107,27 +152,50 @@ def _shape_relaxations(
         yield "without --layers", request._replace(layers=None)
     if request.head_dim is not None:
         yield "without --head-dim", request._replace(head_dim=None)
+    if request.hidden is not None:
+        yield "without --hidden", request._replace(hidden=None)
+    if request.heads is not None:
+        yield "without --heads", request._replace(heads=None)
     if request.kv_heads is not None:
         yield "without --kv-heads", request._replace(kv_heads=None)
     if request.gqa is not None:
         yield "without --gqa-ratio", request._replace(gqa=None)
     moe = request.moe
     if moe is not None and request.active is not None:
-        share = (moe.top_k + moe.shared) / (moe.experts + moe.shared)
-        yield (
-            f"--moe experts={moe.experts * 2},top_k={moe.top_k},shared={moe.shared}",
-            request._replace(moe=MoE(moe.experts * 2, moe.top_k, moe.shared)),
-        )
-        if moe.top_k > 1:
-            yield (
-                f"--moe experts={moe.experts},top_k={moe.top_k // 2},shared={moe.shared}",
-                request._replace(moe=MoE(moe.experts, moe.top_k // 2, moe.shared)),
-            )
-        active = lowest if lowest is not None else request.params * share
-        active = math.ceil(active * 1.02 / 1e8) * 1e8
-        yield f"--active {_billions(active)}", request._replace(active=round(active))
+        if reach is None and lowest is not None:
+            reach = (lowest, lowest)
+        yield from _moe_relaxations(request, moe, reach)
     if request.vocab is not None:
         yield "without --vocab", request._replace(vocab=None)
+
+
+def _uneven_experts(request: Request) -> Impossible | None:
+    """DL406 before any shape: the experts are the request's, so an EP degree that does not
+    divide them refuses every shape alike."""
+    if request.moe is None:
+        return None
+    from dimlint.deploy.engines import ENGINES
+
+    experts = request.moe.experts
+    uneven = [
+        t
+        for t in _parallel(request)
+        if t.ep > 1 and experts % t.ep and t.engine in ENGINES and ENGINES[t.engine].even_ep
+    ]
+    if not uneven:
+        return None
+    message = f"DL406: {experts} experts do not split evenly over " + ", ".join(
+        f"ep {t.ep} ({t.text}: {experts} % {t.ep} = {experts % t.ep})" for t in uneven
+    )
+    message += "; every expert-parallel rank must hold the same number of experts"
+    found = [a for c, r in _shape_relaxations(request) if (a := _answer(c, r)) is not None]
+    return Impossible("rules", message + ".", found)
+
+
+def _parallel(request: Request) -> list[Any]:
+    from dimlint.deploy.targets import parse_target
+
+    return [t for t in map(parse_target, request.targets) if t.is_parallel]
 
 
 def _shape(outcome: Outcome) -> Impossible:
@@ -141,13 +209,20 @@ def _shape(outcome: Outcome) -> Impossible:
         " fixed dimensions and the depth/width range released models use"
         f" (hidden/layers {outcome.plan.aspect[0]:.0f}–{outcome.plan.aspect[2]:.0f})"
     )
+    reach = _active_range(outcome)
+    too_high = reach is not None and request.active is not None and request.active > reach[1]
     if request.moe is not None and request.active is not None:
         moe = request.moe
         share = (moe.top_k + moe.shared) / (moe.experts + moe.shared)
-        message += (
+        runs = (
             f"; with {moe.experts} experts, top-{moe.top_k} and {moe.shared} shared, every token"
-            f" runs {moe.top_k + moe.shared} of {moe.experts + moe.shared} expert MLPs, so the"
-            f" active count cannot fall much below {share:.0%} of the expert weights"
+            f" runs {moe.top_k + moe.shared} of {moe.experts + moe.shared} expert MLPs"
+        )
+        message += runs + (
+            f", so the active count cannot rise far above {share:.0%} of the expert weights:"
+            " raise top_k or use fewer experts"
+            if too_high
+            else f", so the active count cannot fall much below {share:.0%} of the expert weights"
         )
     kv = request.kv_heads or 0
     blocked = kv_fits_targets(outcome.plan, kv) if kv else []
@@ -163,13 +238,16 @@ def _shape(outcome: Outcome) -> Impossible:
     elif outcome.plan.head_divisors:
         divisors = ", ".join(map(str, outcome.plan.head_divisors))
         message += f"; the targets need heads divisible by {divisors} (DL401)"
-    lowest = _lowest_active(outcome)
-    if lowest is not None:
+    lowest = reach[0] if reach is not None and not too_high else None
+    if too_high and reach is not None:
+        message += f"; the highest active count a {_billions(request.params)} shape reaches is"
+        message += f" {_billions(reach[1])}"
+    elif lowest is not None:
         message += f"; the lowest active count a {_billions(request.params)} shape reaches is"
         message += f" {_billions(lowest)}"
     elif closest is not None:
         message += f". Closest: {closest[0]}, {closest[1]:.1%} off"
-    relaxations = _shape_relaxations(request, lowest)
+    relaxations = _shape_relaxations(request, lowest, reach)
     found = [a for c, r in relaxations if (a := _answer(c, r)) is not None]
     return Impossible("shape", message + ".", found)
 
@@ -232,6 +310,12 @@ def _budget(outcome: Outcome, closest: Candidate) -> Impossible:
     plan = outcome.plan
     linted = verify(plan, closest.shape, lint_over_budget=True)
     messages = [d.message for d in linted.findings if d.code == "DL501"]
+    messages += [
+        f"{row['layout']}: {row['per_gpu_bytes'] / 2**30:.1f} GiB per GPU of"
+        f" {row['usable_bytes'] / 2**30:.1f}."
+        for row in linted.memory
+        if not row["fits"] and "training" in row["layout"]
+    ]
     message = (
         f"the budget {plan.request.budget}: no shape of {_billions(plan.request.params)} fits."
         f" The closest, {closest.shape.describe()} ({_billions(linted.total)}): "

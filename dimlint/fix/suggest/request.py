@@ -9,6 +9,7 @@ must be valid), and ``--gqa-ratio 4..8`` is an inclusive range of heads per KV h
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from typing import Any
 
@@ -63,23 +64,73 @@ class Request(Record):
     top: int = 5
     #: Allowed relative distance of total (and active) parameters from the request.
     tolerance: float = 0.03
+    #: ``--hidden`` / ``--heads``: widths the designer has fixed.
+    hidden: int | None = None
+    heads: int | None = None
+    #: ``--tokens`` / ``--flops``: the training run the model is sized for (Chinchilla).
+    tokens: int | None = None
+    flops: float | None = None
+    #: ``--params largest``: ``params`` is the largest size found to fit the budget.
+    largest: bool = False
+    #: ``--training``: a training step must fit each layout of the budget as ``mem --training``
+    #: computes it (optimizer, ZeRO stage over the data-parallel ranks, recomputation).
+    training: bool = False
+    optimizer: str = "adam"
+    zero: int = 0
+    recompute: str = "none"
 
     def as_json(self) -> dict[str, Any]:
         data = self._asdict()
         data["moe"] = self.moe._asdict() if self.moe else None
         data["gqa"] = list(self.gqa) if self.gqa else None
         data["targets"] = list(self.targets)
+        if self.tokens is not None or self.flops is not None:
+            tokens = self.tokens or round(TOKENS_PER_PARAM * self.params)
+            data["training_run"] = {
+                "tokens": tokens,
+                "flops": FLOPS_PER_PARAM_TOKEN * (self.active or self.params) * tokens,
+                "tokens_per_param": tokens / self.params,
+            }
         return data
 
 
-def parse_size(text: str, what: str = "--params") -> int:
-    """``8B``, ``0.5B``, ``135M``, ``1.5e9`` → a parameter count."""
+#: Training tokens per parameter at the compute-optimal point (Hoffmann et al. 2022, "Chinchilla":
+#: 1.4T tokens for 70B).
+TOKENS_PER_PARAM = 20
+#: Training FLOPs per parameter and token: forward 2, backward 4.
+FLOPS_PER_PARAM_TOKEN = 6
+
+
+def compute_optimal(tokens: int | None, flops: float | None) -> int:
+    """Parameters from a training budget: N = D / 20 for ``--tokens D``, N = √(C / (6 · 20)) for
+    ``--flops C`` (C = 6 · N · D with D = 20 · N), N = C / (6 · D) for both."""
+    if tokens and flops:
+        return round(flops / (FLOPS_PER_PARAM_TOKEN * tokens))
+    if tokens:
+        return round(tokens / TOKENS_PER_PARAM)
+    assert flops is not None
+    return round(math.sqrt(flops / (FLOPS_PER_PARAM_TOKEN * TOKENS_PER_PARAM)))
+
+
+def parse_flops(text: str) -> float:
+    """``1e24``, ``3.8e25`` → training FLOPs."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--flops {text!r} is not a number such as 1e24") from None
+    if not 1e15 <= value <= 1e30:
+        raise UsageError(f"--flops {text!r}: expected between 1e15 and 1e30")
+    return value
+
+
+def parse_size(text: str, what: str = "--params", low: float = 1e6, high: float = 1e13) -> int:
+    """``8B``, ``0.5B``, ``135M``, ``1.5e9`` (``15T`` tokens) → a count."""
     match = _SIZE.match(text)
     if match is None:
         raise UsageError(f"{what} {text!r} is not a size such as 8B, 0.5B, 135M or 7e9")
     value = float(match.group(1)) * _SCALE[match.group(2).lower()]
-    if value < 1e6 or value > 1e13:
-        raise UsageError(f"{what} {text!r}: expected between 1M and 10T parameters")
+    if value < low or value > high:
+        raise UsageError(f"{what} {text!r}: expected between {low:.0e} and {high:.0e}")
     return round(value)
 
 

@@ -53,7 +53,7 @@ from dimlint.fix.suggest.families import (
     dense_ffn,
     round_up,
 )
-from dimlint.fix.suggest.reference import aspect_range, ffn_ratio_range
+from dimlint.fix.suggest.reference import aspect_range, expert_ratio_range, ffn_ratio_range
 from dimlint.fix.suggest.request import Request
 from dimlint.records import Record
 
@@ -63,7 +63,8 @@ BAND = 0.01
 PRUNE_SLACK = 0.03
 #: Expert widths are multiples of this (DeepSeek 2048, Qwen3 768, Qwen1.5-MoE 1408).
 EXPERT_MULTIPLE = 64
-#: Expert width / hidden (DeepSeek-V3 0.29 … Mixtral 3.5).
+#: Expert width / hidden when the released-shape table gives none (DeepSeek-V3 0.29 … Mixtral
+#: 3.5; :func:`dimlint.fix.suggest.reference.expert_ratio_range` reads the table).
 EXPERT_RATIO = (0.1, 4.0)
 #: Layers of margin on the depth bounds (DeepSeek's leading dense layers cost differently).
 DEPTH_MARGIN = 4
@@ -85,6 +86,8 @@ ONE_GPU_BELOW = 4_000_000_000
 TP_WIDTH = 256
 #: GPUs of one node: without targets, shapes are compared served at up to this TP degree.
 NODE = 8
+#: Sequence length of a training step without ``--context`` (``mem --training``'s default).
+TRAINING_SEQ = 4096
 #: The vocabulary is padded to this × the TP degrees, as Megatron's
 #: ``make_vocab_size_divisible_by`` (128) does: every rank's slice stays 128-aligned.
 VOCAB_PADDING = 128
@@ -126,6 +129,10 @@ class Plan(Record):
     expert_multiples: tuple[int, ...] = (64,)
     #: ffn / hidden of the family's released dense models (from the released-shape table).
     ffn_ratio: tuple[float, float] = (2.6, 3.6)
+    #: expert width / hidden of released mixture-of-experts models (from the table).
+    expert_ratio: tuple[float, float] = (0.1, 4.0)
+    #: Position, rope and router keys as the family releases them (:mod:`.positions`).
+    context_keys: dict[str, Any] | None = None
 
 
 class Candidate(Record):
@@ -223,7 +230,22 @@ def make_plan(request: Request) -> Plan:
         ffn_multiples,
         expert_multiples,
         ffn_ratio_range(family.model_type) or family.ffn_ratio,
+        expert_ratio_range() or EXPERT_RATIO,
+        _context_keys(request, family),
     )
+
+
+def _context_keys(request: Request, family: Family) -> dict[str, Any]:
+    """The family's released positions, rope scaling and routing for this request."""
+    from dimlint.fix.suggest.positions import position_keys, routing_keys
+
+    model_type = family.moe[0] if request.moe and family.moe else family.model_type
+    keys = position_keys(
+        model_type, request.params, request.context, family.max_positions, family.rope_theta
+    )
+    if request.moe is not None:
+        keys.update(routing_keys(model_type, request.moe.experts, request.moe.top_k))
+    return keys
 
 
 def _power_of_two_part(value: int) -> int:
@@ -315,6 +337,13 @@ def _aspect_distance(plan: Plan, shape: Shape) -> float:
 
 def _hidden_options(plan: Plan, head_dim: int) -> Iterator[tuple[int, int]]:
     """(hidden, heads) pairs; heads × head_dim = hidden unless the family frees the width."""
+    for hidden, heads in _all_hidden_options(plan, head_dim):
+        if plan.request.hidden not in (None, hidden) or plan.request.heads not in (None, heads):
+            continue
+        yield hidden, heads
+
+
+def _all_hidden_options(plan: Plan, head_dim: int) -> Iterator[tuple[int, int]]:
     family = plan.family
     if not family.free_attention_width:
         for heads in range(1, 513):
@@ -337,7 +366,15 @@ def default_head_dims(family: Family, params: int) -> tuple[int, ...]:
     Llama-3 3B–405B and Qwen2.5 1.5B+ use 128; Gemma-2 uses both 128 and 256."""
     if family.head_dims == (64, 128):
         return (64,) if params < SMALL_HEADS_BELOW else (128,)
-    return family.head_dims
+    # where two shapes tie, the head dim of the family's release nearest in size comes first
+    # (Gemma-2-9B: 256; Gemma-2-27B: 128)
+    from dimlint.fix.suggest.reference import released
+
+    own = [m for m in released() if m.model_type == family.model_type and m.head_dim]
+    if not own:
+        return family.head_dims
+    nearest = min(own, key=lambda m: abs(math.log(m.params / params))).head_dim
+    return tuple(sorted(family.head_dims, key=lambda d: d != nearest))
 
 
 def kv_fits_targets(plan: Plan, kv_heads: int) -> list[tuple[int, bool]]:
@@ -449,7 +486,7 @@ def _moe_layers(plan: Plan, base: Shape, geometry: _Geometry) -> Iterable[int]:
     """Layer counts to try; with an active target they follow from the two equations."""
     request, h = plan.request, base.hidden
     if request.active is None or request.layers is not None:
-        low, high = EXPERT_RATIO[0] * h, EXPERT_RATIO[1] * h
+        low, high = plan.expert_ratio[0] * h, plan.expert_ratio[1] * h
         expert_weights = (base.experts + base.shared) * 3 * h
         common = geometry.layer + geometry.router
         per_layer = (common + expert_weights * low, common + expert_weights * high)
@@ -473,7 +510,7 @@ def _moe_layers(plan: Plan, base: Shape, geometry: _Geometry) -> Iterable[int]:
 def _moe_shapes(plan: Plan, base: Shape, geometry: _Geometry, limit: float) -> Iterator[Shape]:
     request, h = plan.request, base.hidden
     e, k, s = base.experts, base.top_k, base.shared
-    low, high = EXPERT_RATIO[0] * h, EXPERT_RATIO[1] * h
+    low, high = plan.expert_ratio[0] * h, plan.expert_ratio[1] * h
     for layers in _moe_layers(plan, base, geometry):
         dense = min((1 if layers < 40 else 3) if base.mla else 0, layers - 1)
         moe = layers - dense
@@ -550,6 +587,10 @@ def refit(plan: Plan, shape: Shape) -> Shape:
 def excluded_by(plan: Plan, shape: Shape) -> str | None:
     """The search constraint ``shape`` is outside of (None: the search could choose it)."""
     request = plan.request
+    if request.hidden is not None and shape.hidden != request.hidden:
+        return f"--hidden {request.hidden}"
+    if request.heads is not None and shape.heads != request.heads:
+        return f"--heads {request.heads}"
     if not shape.mla:
         ratio = shape.heads // shape.kv_heads
         if request.kv_heads is not None and shape.kv_heads != request.kv_heads:
@@ -632,7 +673,41 @@ def _memory(plan: Plan, specs: list[Any]) -> list[dict[str, Any]]:
                 and layout.tp * layout.pp <= layout.budget_gpus,
             }
         )
+        if plan.request.training:
+            rows.append(_training_row(plan, layout, specs))
     return rows
+
+
+def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
+    """One training step on ``layout`` as ``mem --training`` computes it: the budget's other
+    GPUs are data-parallel ranks (what ZeRO shards over), the micro-batch is ``--batch`` (1)
+    and the sequence ``--context`` (4096); a training step may fill the whole device."""
+    from dimlint.memory import training_memory
+
+    request = plan.request
+    gpus = layout.tp * layout.pp
+    dp = max(1, layout.budget_gpus // gpus)
+    used = training_memory(
+        specs,
+        dtype=request.dtype or "bf16",
+        optimizer=request.optimizer,
+        zero=request.zero,
+        dp=dp,
+        tp=layout.tp,
+        pp=layout.pp,
+        batch=request.batch or 1,
+        seq=request.context or TRAINING_SEQ,
+        recompute=request.recompute,
+    )
+    return {
+        "layout": f"{layout.label} training (dp {dp}, ZeRO-{request.zero}, {request.optimizer})",
+        "engine": layout.engine,
+        "tp": layout.tp,
+        "pp": layout.pp,
+        "per_gpu_bytes": used.total,
+        "usable_bytes": layout.gpu.memory_bytes,
+        "fits": used.total <= layout.gpu.memory_bytes and gpus <= layout.budget_gpus,
+    }
 
 
 def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidate:
@@ -646,7 +721,7 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
     from dimlint.deploy.engines import ENGINES, valid_degrees
     from dimlint.memory import kv_bytes_per_token, language_spec, model_parameters
 
-    config = config_for(plan.family, shape, plan.max_positions)
+    config = config_for(plan.family, shape, plan.max_positions, plan.context_keys)
     specs = specs_for_document("config.json", config)
     memory = _memory(plan, specs)
     over_budget = not all(row["fits"] for row in memory)
@@ -666,7 +741,8 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
     distance = _distance(plan, params.total, params.active)
     # outside the tolerance by the exact count: never printed
     band = math.inf if distance > plan.request.tolerance else math.floor(distance / BAND)
-    scales = any(d > 1 for degrees in engines.values() for d in degrees)
+    # splitting at TP 3 or 6 only is not scaling: deployments grow in powers of two
+    scales = power_of_two_degrees(engines) > 0
     key: tuple[float, ...] = (
         0 if scales else 1,
         band,
