@@ -81,7 +81,7 @@ def _attached(
 ) -> int:
     """Trainable parameters of A (r × in) and B (out × r) attached to the selected modules, and
     of the adapters on the fused expert and router parameters of the build (``[E, out, in]``:
-    A ``ρE × in``, B ``out × ρE``)."""
+    A ``qE × in``, B ``out × qE``)."""
     head = {n for n, m in model.named_modules() if m is model.get_output_embeddings()}
     kept, fused = _fused_targets(cfg, modules, targets)
     total = 0
@@ -97,7 +97,9 @@ def _attached(
         for target, factor in fused.items():
             if name.endswith(f".{target}"):
                 shape = tuple(parameter.shape)
-                experts, (outputs, inputs) = (shape[0], shape[1:]) if len(shape) == 3 else (1, shape)
+                experts, (outputs, inputs) = (
+                    (shape[0], shape[1:]) if len(shape) == 3 else (1, shape)
+                )
                 rank = RANK * factor * experts
                 total += rank * inputs + outputs * rank
     return total

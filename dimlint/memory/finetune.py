@@ -13,7 +13,7 @@ modules): peft 0.21 maps the transformers-4 target names onto them for the model
 checkpoint conversion follows Mixtral's or Qwen2-MoE's pattern (``MOE_TARGETS``): the router
 ``gate`` becomes the parameter ``gate.weight`` (``r·(hidden + experts)``), ``w1``/``w3`` or
 ``gate_proj``/``up_proj`` the fused ``gate_up_proj`` at rank ``2r``, ``w2``/``down_proj`` the
-fused ``down_proj``; a parameter ``[E, out, in]`` at rank ``ρ`` gets ``ρ·E·(in + out)``. Those
+fused ``down_proj``; a parameter ``[E, out, in]`` at rank ``q`` gets ``q·E·(in + out)``. Those
 names then no longer target Linear modules (a dense layer's ``down_proj`` included), as in
 peft's ``_convert_peft_config_moe``.
 
@@ -52,7 +52,12 @@ ADAPTER_BYTES = 4
 
 #: peft's target renames for fused experts, by the conversion pattern of the model type.
 MOE_TARGETS: dict[str, dict[str, str]] = {
-    "mixtral": {"gate": "gate.weight", "w1": "gate_up_proj", "w3": "gate_up_proj", "w2": "down_proj"},
+    "mixtral": {
+        "gate": "gate.weight",
+        "w1": "gate_up_proj",
+        "w3": "gate_up_proj",
+        "w2": "down_proj",
+    },
     "qwen2_moe": {
         "gate": "gate.weight",
         "gate_proj": "gate_up_proj",
@@ -135,9 +140,7 @@ def _fused_targets(
     return tuple(kept), {parameter: len(named) for parameter, named in fused.items()}
 
 
-def lora_parameters(
-    cfg: Cfg, modules: list[Linear], rank: int, targets: tuple[str, ...]
-) -> int:
+def lora_parameters(cfg: Cfg, modules: list[Linear], rank: int, targets: tuple[str, ...]) -> int:
     """Trainable parameters LoRA of ``rank`` adds to the ``targets`` (peft's count)."""
     from dimlint.memory.layer_kinds import moe_count
 
@@ -169,7 +172,7 @@ def largest_parameter(cfg: Cfg, modules: list[Linear] | None) -> int:
     embedding table, the largest Linear, or a layer's fused experts (``gate_up_proj``)."""
     found = cfg.vocab * cfg.hidden
     if modules:
-        found = max(found, max(m.inputs * m.outputs for m in modules))
+        found = max(found, *(m.inputs * m.outputs for m in modules))
     else:
         found = max(found, 2 * (cfg.ffn or 4 * cfg.hidden) * cfg.hidden)
     if cfg.experts:
