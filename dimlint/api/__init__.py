@@ -241,6 +241,10 @@ def memory(
     dp: int | None = None,
     recompute: str = "none",
     attention: str = "sdpa",
+    lora_rank: int | None = None,
+    lora_targets: str | None = None,
+    qlora: bool = False,
+    offload: str = "none",
     config: str | None = None,
 ) -> dict[str, Any]:
     """The ``dimlint mem --output-format json`` object of ``source``: ``params``, ``weights``,
@@ -264,6 +268,10 @@ def memory(
         dp=dp,
         recompute=recompute,
         attention=attention,
+        lora_rank=lora_rank,
+        lora_targets=lora_targets,
+        qlora=qlora,
+        offload=offload,
         config=config,
         no_config=config is None,
     )
