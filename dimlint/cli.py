@@ -126,6 +126,31 @@ def _add_mem_parser(commands: _Commands) -> None:
         "--recompute", choices=("none", "selective", "full"), default="none", help="training"
     )
     mem.add_argument(
+        "--lora-rank",
+        type=_positive,
+        default=None,
+        metavar="R",
+        help="training: LoRA adapters of rank R on a frozen base (peft's count)",
+    )
+    mem.add_argument(
+        "--lora-targets",
+        default=None,
+        metavar="NAMES",
+        help="training: comma-separated module names LoRA adapts (default: all-linear)",
+    )
+    mem.add_argument(
+        "--qlora",
+        action="store_true",
+        help="training: the frozen base in 4-bit NF4 with double quantization (bitsandbytes)",
+    )
+    mem.add_argument(
+        "--offload",
+        choices=("none", "optimizer", "params"),
+        default="none",
+        help="training: DeepSpeed offload to CPU (optimizer: ZeRO-Offload, ZeRO 1-3;"
+        " params: ZeRO-Infinity, ZeRO 3, also the optimizer)",
+    )
+    mem.add_argument(
         "--attention",
         choices=("flash", "sdpa", "eager"),
         default="sdpa",

@@ -118,8 +118,6 @@ def report(
         language_spec,
         model_parameters,
         serving_memory,
-        training_memory,
-        training_states,
     )
     from dimlint.memory.config_view import Cfg
     from dimlint.memory.dtypes import dtype_bytes, stated_dtype
@@ -178,54 +176,129 @@ def report(
         "notes": notes,
     }
     if args.training:
-        seq = args.context
-        states = training_states(
-            params, dtype=dtype, optimizer=args.optimizer, zero=args.zero, dp=args.dp, tp=tp, pp=pp
-        )
-        training = training_memory(
-            specs,
-            dtype=dtype,
-            optimizer=args.optimizer,
-            zero=args.zero,
-            dp=args.dp,
-            tp=tp,
-            pp=pp,
-            batch=batch,
-            seq=seq,
-            recompute=args.recompute,
-            attention=getattr(args, "attention", "sdpa"),
-        )
-        result["training"] = {
-            "dtype": dtype,
-            "optimizer": args.optimizer,
-            "zero": args.zero,
-            "dp": args.dp,
-            "tp": tp,
-            "pp": pp,
-            "gpus": tp * pp * args.dp,
-            "micro_batch": batch,
-            "seq": seq,
-            "recompute": args.recompute,
-            "attention": getattr(args, "attention", "sdpa"),
-            "weights": states.weights,
-            "gradients": states.gradients,
-            "optimizer_states": states.optimizer,
-            "activations": training.activations,
-            "overhead": training.overhead,
-            "total": training.total,
-            "estimated": ESTIMATED,
-        }
+        result["training"] = _training(specs, args, dtype)
+    else:
+        asked = [
+            flag
+            for flag, value in (
+                ("--lora-rank", getattr(args, "lora_rank", None)),
+                ("--lora-targets", getattr(args, "lora_targets", None)),
+                ("--qlora", getattr(args, "qlora", False)),
+                ("--offload", (getattr(args, "offload", None) or "none") != "none"),
+            )
+            if value
+        ]
+        if asked:
+            raise UsageError(f"{', '.join(asked)} describe training: add --training")
     layout = getattr(args, "layout", None)
     if layout:
         notes.append(layout)
     if args.budget:
         result["budget"] = _budget(args.budget, result)
+        if args.training:
+            result["budget"]["longest_seq"] = _longest_seq(specs, args, dtype, result["budget"])
     refused = layout_refusals(specs, tp, pp)
     result["refused_by"] = refused
     notes.extend(
         f"{engine} refuses tp {tp} × pp {pp}: {reason}" for engine, reason in refused.items()
     )
     return result
+
+
+def _finetune(args: argparse.Namespace) -> Any:
+    """The training method the options ask for: full, LoRA (``--lora-rank``) or QLoRA."""
+    from dimlint.memory.finetune import ALL_LINEAR, Finetune
+
+    rank = getattr(args, "lora_rank", None)
+    qlora = bool(getattr(args, "qlora", False))
+    targets = getattr(args, "lora_targets", None)
+    if rank is None:
+        if qlora or targets:
+            flag = "--qlora" if qlora else "--lora-targets"
+            raise UsageError(f"{flag} needs --lora-rank R (the adapters' rank, e.g. 16)")
+        return Finetune()
+    names = tuple(t.strip() for t in (targets or ALL_LINEAR).split(",") if t.strip())
+    return Finetune("qlora" if qlora else "lora", rank, names or (ALL_LINEAR,))
+
+
+def _plan(specs: list[ModelSpec], args: argparse.Namespace, dtype: str, seq: int) -> Any:
+    from dimlint.memory.training_plan import training_plan
+
+    return training_plan(
+        specs,
+        dtype=dtype,
+        optimizer=args.optimizer,
+        zero=args.zero,
+        dp=args.dp,
+        tp=args.tp,
+        pp=args.pp,
+        batch=args.batch,
+        seq=seq,
+        recompute=args.recompute,
+        attention=getattr(args, "attention", "sdpa"),
+        finetune=_finetune(args),
+        offload=getattr(args, "offload", None) or "none",
+    )
+
+
+def _training(specs: list[ModelSpec], args: argparse.Namespace, dtype: str) -> dict[str, Any]:
+    """The ``training`` object: the plan of :mod:`dimlint.memory.training_plan`, by part."""
+    finetune = _finetune(args)
+    plan = _plan(specs, args, dtype, args.context)
+    return {
+        "dtype": dtype,
+        "method": finetune.method,
+        "lora_rank": finetune.rank or None,
+        "lora_targets": list(finetune.targets) if finetune.method != "full" else None,
+        "trainable_params": plan.trainable,
+        "optimizer": args.optimizer,
+        "zero": args.zero,
+        "offload": getattr(args, "offload", None) or "none",
+        "dp": args.dp,
+        "tp": args.tp,
+        "pp": args.pp,
+        "gpus": args.tp * args.pp * args.dp,
+        "micro_batch": args.batch,
+        "seq": args.context,
+        "recompute": args.recompute,
+        "attention": getattr(args, "attention", "sdpa"),
+        "weights": plan.weights,
+        "gradients": plan.gradients,
+        "optimizer_states": plan.optimizer,
+        "zero3_gathered": plan.gathered,
+        "activations": plan.activations,
+        "overhead": plan.overhead,
+        "total": plan.total,
+        "cpu_offloaded": plan.cpu,
+        "estimated": ESTIMATED,
+    }
+
+
+def _longest_seq(
+    specs: list[ModelSpec], args: argparse.Namespace, dtype: str, budget: dict[str, Any]
+) -> int:
+    """The longest training sequence (at the micro-batch) that fits the budget's GPU, up to the
+    model's longest context; 0 when not even one token does."""
+    from dimlint.deploy.fit import default_context
+    from dimlint.memory import language_spec
+
+    usable = budget["usable_bytes"]
+    if budget["gpus_needed"] > budget["count"]:
+        return 0
+
+    def fits(seq: int) -> bool:
+        return bool(_plan(specs, args, dtype, seq).total <= usable)
+
+    upper: int = max(args.context, default_context(language_spec(specs)))
+    if not fits(1):
+        return 0
+    if fits(upper):
+        return upper
+    low, high = 1, upper
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low
 
 
 def layout_refusals(specs: list[ModelSpec], tp: int, pp: int) -> dict[str, str]:
@@ -327,6 +400,8 @@ def _sharding_plan(args: argparse.Namespace) -> str | None:
     if args.dp is None:
         args.dp = max(1, count // (args.tp * args.pp))
     gpus = args.tp * args.pp * args.dp
+    if count == 1 and gpus == 1:
+        return None
     chosen = [key for key, value in given.items() if value is None]
     how = ""
     if chosen:

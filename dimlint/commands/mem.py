@@ -135,19 +135,42 @@ def render(item: dict[str, Any]) -> str:
                 f" recompute {training['recompute']}, {training['attention']} attention",
             )
         )
+        if training["method"] != "full":
+            targets = ", ".join(training["lora_targets"])
+            rows.append(
+                (
+                    f"  {training['method']} r={training['lora_rank']}",
+                    f"{training['trainable_params']:,}",
+                    f"trainable parameters ({targets}); frozen base"
+                    + (" in NF4" if training["method"] == "qlora" else ""),
+                )
+            )
         for key, label in (
             ("weights", "weights"),
             ("gradients", "gradients"),
             ("optimizer_states", "optimizer states"),
+            ("zero3_gathered", "ZeRO-3 gathered"),
             ("activations", "activations"),
             ("overhead", "overhead"),
         ):
+            if key == "zero3_gathered" and not training[key]:
+                continue
             tag = "estimate" if key in training["estimated"] else ""
             rows.append((f"  {label}", size(training[key]), tag))
         rows.append(("  total", size(training["total"]), "includes estimates"))
+        if training["cpu_offloaded"]:
+            rows.append(
+                (
+                    "  CPU (offloaded)",
+                    size(training["cpu_offloaded"]),
+                    f"--offload {training['offload']}: host memory per rank",
+                )
+            )
     budget = item["budget"]
     if budget:
         verdict = "fits" if budget["fits"] else "does NOT fit"
+        if budget.get("longest_seq") is not None:
+            verdict += f"; longest training sequence that fits: {budget['longest_seq']:,}"
         rows.append(
             (
                 f"budget {budget['budget']}",

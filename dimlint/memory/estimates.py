@@ -11,14 +11,15 @@ Serving activations follow what vLLM profiles at start-up: one forward pass over
 (top-k experts' for MoE) — plus fp32 logits for one token per sequence. The overhead is the
 CUDA context, NCCL buffers and captured CUDA graphs: about 1.5 GiB a GPU.
 
-Training follows ZeRO (Rajbhandari et al. 2020) and Korthikanti et al. 2022 (arXiv
-2205.05198): model states are 16 bytes a parameter with mixed-precision Adam (2 weights + 2
-gradients + 12 fp32 master, momentum, variance), sharded over ``dp`` by ZeRO stage (1:
-optimizer, 2: + gradients, 3: + weights) and over ``tp·pp`` by model parallelism; activations
-are what autograd keeps for backward in transformers' modeling code, by attention
+Training (:func:`training_states`; LoRA, QLoRA and offload in
+:mod:`dimlint.memory.training_plan`) follows ZeRO (Rajbhandari et al. 2020) and Korthikanti et
+al. 2022 (arXiv 2205.05198): model states are 16 bytes a parameter with mixed-precision Adam (2
+weights + 2 gradients + 12 fp32 master, momentum, variance), sharded over ``dp`` by ZeRO stage
+(1: optimizer, 2: + gradients, 3: + weights) and over ``tp·pp`` by model parallelism;
+activations are what autograd keeps for backward in transformers' modeling code, by attention
 implementation (``sdpa`` by default, ``flash``, ``eager``) and recomputation — see
-:mod:`dimlint.memory.activations`, checked against ``saved_tensors_hooks`` on scaled-down
-models — divided by ``tp`` with sequence parallelism, for the micro-batch ``batch``; with 1F1B
+:mod:`dimlint.memory.activations`, checked against ``saved_tensors_hooks`` on scaled-down models
+— divided by ``tp`` with sequence parallelism, for the micro-batch ``batch``; with 1F1B
 pipelining the first stage keeps ``pp`` micro-batches in flight, which amounts to every layer
 once.
 """
@@ -260,34 +261,3 @@ def training_activations(
     if recompute == "full":
         kept += recompute_peak_bytes(cfg, batch=batch, seq=seq, attention=attention, unit=unit)
     return math.ceil(kept / max(1, tp))
-
-
-def training_memory(
-    model: ModelSpec | Sequence[ModelSpec],
-    *,
-    dtype: str,
-    optimizer: str = "adam",
-    zero: int = 0,
-    dp: int = 1,
-    tp: int = 1,
-    pp: int = 1,
-    batch: int = 1,
-    seq: int = 4096,
-    recompute: str = "none",
-    attention: str = DEFAULT_ATTENTION,
-) -> MemoryEstimate:
-    """Per-GPU memory of a training step (module doc); ``batch`` is the micro-batch."""
-    specs = _as_specs(model)
-    params = model_parameters(specs)
-    states = training_states(
-        params, dtype=dtype, optimizer=optimizer, zero=zero, dp=dp, tp=tp, pp=pp
-    )
-    cfg = Cfg(language_spec(specs))
-    activations = training_activations(
-        cfg, batch=batch, seq=seq, tp=tp, recompute=recompute, attention=attention, dtype=dtype
-    )
-    model_states = sum(states)
-    overhead = TRAINING_OVERHEAD
-    return MemoryEstimate(
-        model_states, 0, activations, overhead, model_states + activations + overhead
-    )

@@ -151,7 +151,7 @@ def quantized_layout(
 def _layout(
     spec: ModelSpec, quantization: dict[str, Any], per_weight: float
 ) -> QuantizedLayout | None:
-    plan = _plan(spec)
+    plan = tensor_plan(spec)
     if plan is None:
         return None
     names = plan.names
@@ -214,7 +214,7 @@ _LAYOUTS: dict[
 ] = {}
 
 
-def _plan(spec: ModelSpec) -> Any:
+def tensor_plan(spec: ModelSpec) -> Any:
     """The tensor plan of ``spec`` as if unquantized (names and shapes do not change); only a
     document's top level (a sub-config's checkpoint names carry its parent's prefixes)."""
     if spec.pointer:
