@@ -39,7 +39,7 @@ LLAMA_70B = {
 def _weights(tmp_path: Path, config: dict[str, Any], name: str = "config.json") -> int:
     path = tmp_path / name
     path.write_text(json.dumps(config), encoding="utf-8")
-    report = dimlint.memory(str(path), context=4096)
+    report = dimlint.mem(str(path), context=4096)
     return int(report["weights"]["bytes"])
 
 
@@ -76,7 +76,7 @@ def test_compressed_tensors_fp8_keeps_the_ignored_head_in_bf16(tmp_path: Path) -
     # one byte per weight and one 16-bit per-tensor scale; embeddings, head and norms in bf16
     expected = sum(r * c + 2 for r, c in linears) + 2 * (2 * vocab * h + norms)
     assert got == expected
-    report = dimlint.memory(str(tmp_path / "config.json"), context=4096)
+    report = dimlint.mem(str(tmp_path / "config.json"), context=4096)
     assert report["weights"]["dtype"] == "fp8"  # stated by the config group, not torch_dtype
 
 
@@ -119,7 +119,7 @@ def test_routers_stay_unquantized(tmp_path: Path) -> None:
         "torch_dtype": "bfloat16",
     }
     got = _weights(tmp_path, {**mixtral, "quantization_config": {"quant_method": "fp8"}})
-    params = dimlint.memory(str(tmp_path / "config.json"), context=4096)["params"]["total"]
+    params = dimlint.mem(str(tmp_path / "config.json"), context=4096)["params"]["total"]
     h, kv, f, layers = 4096, 1024, 14336, 32
     linear = layers * (2 * h * h + 2 * kv * h + 8 * 3 * f * h)
     assert got == linear + 2 * (params - linear)  # router 8×4096 per layer stays in bf16

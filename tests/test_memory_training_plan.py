@@ -51,7 +51,7 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 def training(path: str, **options: Any) -> dict[str, Any]:
-    report = dimlint.memory(path, training=True, context=4096, **options)
+    report = dimlint.mem(path, training=True, context=4096, **options)
     return dict(report["training"])
 
 
@@ -128,8 +128,8 @@ def test_qlora_on_one_24gb_card_answers_its_longest_sequence(config: str) -> Non
     assert 0 < longest < 8192  # without checkpointing the 8k logits and layers do not fit
     usable = report["budget"]["usable_bytes"]
     options = {"training": True, "lora_rank": 16, "qlora": True, "budget": "1xRTX4090-24GB"}
-    at = dimlint.memory(config, context=longest, **options)["training"]["total"]
-    beyond = dimlint.memory(config, context=longest + 1, **options)["training"]["total"]
+    at = dimlint.mem(config, context=longest, **options)["training"]["total"]
+    beyond = dimlint.mem(config, context=longest + 1, **options)["training"]["total"]
     assert at <= usable < beyond
     _, table, _ = run(*base, "--recompute", "full", "--budget", "1xRTX4090-24GB")
     assert "longest training sequence that fits: 8,192" in table  # the model's own longest

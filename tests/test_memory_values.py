@@ -36,7 +36,7 @@ def _llama(**overrides: Any) -> dict[str, Any]:
 
 
 def _kv_per_token(config: dict[str, Any], **options: Any) -> int:
-    found: int = dimlint.memory(config, context=1, **options)["kv_cache"]["bytes_per_token"]
+    found: int = dimlint.mem(config, context=1, **options)["kv_cache"]["bytes_per_token"]
     return found
 
 
@@ -73,7 +73,7 @@ def test_kv_heads_per_rank_round_up(kv_heads: int, heads: int, tp: int) -> None:
     config = _llama(
         num_key_value_heads=kv_heads, num_attention_heads=heads, hidden_size=heads * 128
     )
-    report = dimlint.memory(config, context=4096, tp=tp)
+    report = dimlint.mem(config, context=4096, tp=tp)
     whole = report["kv_cache"]["bytes"]
     per_rank = report["per_gpu"]["kv_cache"]
     assert per_rank * kv_heads == whole * max(1, math.ceil(kv_heads / tp))

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, problem_of
 from dimlint.checks.registry import Finding, grades, rule
-from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM
+from dimlint.config import behaviour
+from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM, has_mqa_kernel
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 
@@ -32,12 +33,38 @@ def check_head_divisibility(spec: ModelSpec) -> Iterator[Finding]:
     yield Finding(
         "DL101",
         f"{names['hidden']} {hidden} is not divisible by {names['heads']} {heads}"
-        f" ({hidden} / {heads} = {hidden / heads:g}): attention reshapes the hidden state into"
-        f" {heads} heads of equal width, so the first forward pass fails (and transformers,"
-        f" Megatron and vLLM refuse the config). Change {names['hidden']} or {names['heads']},"
-        f" or state head_dim explicitly.{alternatives}",
+        f" ({hidden} / {heads} = {hidden / heads:g}): {_what_happens(spec, hidden, heads)}"
+        f" Change {names['hidden']} or {names['heads']}, or state head_dim explicitly"
+        f" if a head dim of {hidden // heads} is meant.{alternatives}",
         anchor(spec, "hidden", "heads"),
         fix=fix,
+    )
+
+
+def _what_happens(spec: ModelSpec, hidden: int, heads: int) -> str:
+    """What the frameworks do with the config, per framework (and, for transformers, per
+    model type, as observed by ``tools/generate_head_divisibility``)."""
+    floor = hidden // heads
+    kind = spec.model_type
+    version = behaviour.transformers_version()
+    seen = behaviour.head_divisibility(kind)
+    narrower = (
+        f"head dim {floor} (floor division), attention {heads * floor} wide instead of {hidden}"
+    )
+    transformers = {
+        "config": f"transformers {version} refuses the config ({kind}'s validate_architecture)",
+        "build": f"transformers {version} loads the config but refuses to build the {kind} model",
+        "forward": (
+            f"transformers {version} builds the {kind} model and its first forward pass fails"
+        ),
+        "runs": f"transformers {version} builds and runs the {kind} model silently with {narrower}",
+        "built": f"transformers {version} builds the {kind} model with {narrower}",
+        "accepted": f"transformers {version} loads the config",
+    }.get(seen or "", "transformers may floor-divide the head dim or fail, by model type")
+    return (
+        f"{transformers}; Megatron-LM's validate_args asserts the divisibility, while"
+        f" megatron-core's TransformerConfig alone floor-divides (kv_channels {floor}) and runs"
+        " narrower: the config is refused, or the model silently differs from its sizes."
     )
 
 
@@ -162,7 +189,10 @@ def check_head_dim_kernel_for(spec: ModelSpec, deployment: Deployment) -> Iterat
     fa3 = next((t for t in kernels if t.engine == "fa3"), None)
     fp8 = deployment.has("fp8")
     fatal = None
-    if width > MAX_KERNEL_HEAD_DIM:
+    if has_mqa_kernel(dims_of(spec)):
+        # FlashMLA runs it (vLLM picks that backend); FlashAttention 2/3 still cannot.
+        fatal = next((t for t in kernels if t.engine in ("fa2", "fa3")), None)
+    elif width > MAX_KERNEL_HEAD_DIM:
         fatal = kernels[0]
     elif fa3 is not None and (width % 8 or (fp8 is not None and width % 16)):
         fatal = fa3

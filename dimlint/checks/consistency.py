@@ -201,14 +201,88 @@ def check_rope_scaling(spec: ModelSpec) -> Iterator[Finding]:
             )
         else:
             low, high = _number(rope["low_freq_factor"]), _number(rope["high_freq_factor"])
-            if low is not None and high is not None and low >= high:
+            # Equal factors are legal (Llama-4-Scout: 1.0 and 1.0): the band between them is
+            # empty, so the smoothing that divides by high - low never applies.
+            if low is not None and high is not None and low > high:
                 yield Finding(
                     "DL604",
-                    f"{name} low_freq_factor {low:g} is not below high_freq_factor {high:g}: the"
-                    " llama3 band edges are swapped (division by zero when equal).",
+                    f"{name} low_freq_factor {low:g} is above high_freq_factor {high:g}: the"
+                    " llama3 band edges are swapped, so the wrong frequencies are scaled.",
                     at("low_freq_factor"),
                 )
+    yield from _check_stray_keys(rope, kind, name, base)
     yield from _check_rope_lengths(spec, rope, kind, at)
+
+
+#: The keys transformers' rope validation accepts per rope type (``modeling_rope_utils``
+#: ``_validate_<type>_rope_parameters``: required and optional keys; ``type`` and
+#: ``partial_rotary_factor`` are accepted for every type).
+ROPE_KEYS: dict[str, frozenset[str]] = {
+    "default": frozenset({"rope_theta"}),
+    "linear": frozenset({"factor", "rope_theta"}),
+    "dynamic": frozenset({"factor", "rope_theta"}),
+    "yarn": frozenset(
+        {
+            "factor",
+            "original_max_position_embeddings",
+            "rope_theta",
+            "attention_factor",
+            "beta_fast",
+            "beta_slow",
+            "mscale",
+            "mscale_all_dim",
+            "truncate",
+        }
+    ),
+    "longrope": frozenset(
+        {
+            "short_factor",
+            "long_factor",
+            "original_max_position_embeddings",
+            "rope_theta",
+            "attention_factor",
+            "factor",
+        }
+    ),
+    "llama3": frozenset(
+        {
+            "factor",
+            "original_max_position_embeddings",
+            "low_freq_factor",
+            "high_freq_factor",
+            "rope_theta",
+        }
+    ),
+}
+_ALWAYS = frozenset({"rope_type", "type", "partial_rotary_factor"})
+
+
+def _check_stray_keys(rope: dict[str, Any], kind: str, name: str, base: str) -> Iterator[Finding]:
+    """Keys the rope type ignores that belong to exactly one other type: the scaling the user
+    most likely meant (``linear`` with ``beta_fast`` is YaRN written with the wrong type).
+    transformers only logs "Unrecognized keys" and runs the stated type, dropping them. Keys no
+    standard type reads (``mrope_section``, model-specific extras) are left alone."""
+    accepted = ROPE_KEYS.get("longrope" if kind == "su" else kind)
+    if accepted is None:
+        return
+    stray = sorted(key for key in rope if key not in accepted and key not in _ALWAYS)
+    if not stray:
+        return
+    meant = [
+        other
+        for other, keys in ROPE_KEYS.items()
+        if other != kind and all(key in keys for key in stray)
+    ]
+    if len(meant) != 1:
+        return
+    listed = ", ".join(stray)
+    yield Finding(
+        "DL604",
+        f"{name} uses {kind} scaling but also states {listed}, which {kind} ignores and"
+        f" {meant[0]} reads: did you mean rope_type {meant[0]}? transformers warns"
+        f" 'Unrecognized keys' and runs plain {kind} scaling without them.",
+        base,
+    )
 
 
 def _check_rope_lengths(

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from dimlint.checks.registry import Finding, PlannedFix, rule
-from dimlint.config import architectures
+from dimlint.config import architectures, behaviour
 from dimlint.config.normalize import INT_FIELDS, MAX_DIMENSION, REQUIRED_FIELDS
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import ModelSpec
@@ -262,6 +262,9 @@ def _accepted_exception(spec: ModelSpec, key: str) -> bool:
     """
     value = spec.raw[key]
     if value is None:
+        if behaviour.accepts_null(spec.model_type, key):
+            # the config class types it ``int | None``; only a head that needs it refuses
+            return not (key == "vocab_size" and _needs_vocab(spec))
         arch = architectures.lookup(spec.model_type) if spec.model_type else None
         return arch is not None and key in arch.fields and arch.defaults.get(key, 0) is None
     if key == "head_dim" and value == 0:
@@ -271,6 +274,20 @@ def _accepted_exception(spec: ModelSpec, key: str) -> bool:
         defaults = arch.defaults if arch else {}
         return any(k in spec.raw or defaults.get(k) is not None for k in ROTARY_KEYS)
     return False
+
+
+#: Heads whose output layer has one row per token of the vocabulary: a class ending so refuses
+#: a config without ``vocab_size`` (Wav2Vec2ForCTC: "does not define the vocabulary size of the
+#: language model head").
+_VOCAB_HEADS = ("ForCTC", "ForCausalLM", "ForMaskedLM", "ForPreTraining", "LMHeadModel",
+                "ForConditionalGeneration")  # fmt: skip
+
+
+def _needs_vocab(spec: ModelSpec) -> bool:
+    names = spec.raw.get("architectures")
+    if not isinstance(names, list):
+        return False
+    return any(isinstance(name, str) and name.endswith(_VOCAB_HEADS) for name in names)
 
 
 def _expected(subschema: dict[str, Any], key: str) -> str:

@@ -22,6 +22,10 @@ ALIGN_BEST = 64
 VOCAB_MULTIPLE = 64
 #: FlashAttention 2/3 and vLLM's flash backend support head dims up to 256.
 MAX_KERNEL_HEAD_DIM = 256
+#: FlashMLA's sparse decoding kernels run multi-query attention (one shared KV head) with heads
+#: 512 or 576 wide (``h_kv == 1``; ``d_qk == 576 || d_qk == 512``; ``d_v == 512``): the head dim
+#: DeepSeek-V4 chose (512, one KV head) has its kernel.
+MQA_KERNEL_HEAD_DIMS = frozenset({512, 576})
 
 Field = Literal["hidden", "heads", "kv_heads", "head_dim", "ffn", "expert_ffn", "vocab", "rotary"]
 
@@ -90,7 +94,12 @@ def evaluate(d: Dims) -> frozenset[Problem]:
     if rotary is not None and rotary % 2:
         found.append(Problem("DL103", "rotary", Severity.ERROR))
     width = d.head_width
-    if width is not None and not d.mla and (width > MAX_KERNEL_HEAD_DIM or width % ALIGN_MIN):
+    if (
+        width is not None
+        and not d.mla
+        and (width > MAX_KERNEL_HEAD_DIM or width % ALIGN_MIN)
+        and not has_mqa_kernel(d)
+    ):
         found.append(Problem("DL104", "head_dim", Severity.WARNING))
     for name, value in alignment_targets(d):
         if value % ALIGN_MIN:
@@ -100,6 +109,12 @@ def evaluate(d: Dims) -> frozenset[Problem]:
     if d.vocab and d.vocab % VOCAB_MULTIPLE:
         found.append(Problem("DL202", "vocab", Severity.INFO))
     return frozenset(found)
+
+
+def has_mqa_kernel(d: Dims) -> bool:
+    """Whether ``d`` is the multi-query shape FlashMLA's sparse kernels run (see
+    :data:`MQA_KERNEL_HEAD_DIMS`): one KV head, heads 512 or 576 wide."""
+    return d.kv_heads == 1 and d.head_width in MQA_KERNEL_HEAD_DIMS
 
 
 def alignment_targets(d: Dims) -> list[tuple[Field, int]]:
