@@ -25,10 +25,12 @@ def _messages(name: str, text: str) -> dict[str, list[str]]:
 
 
 def _width_named(messages: dict[str, list[str]], key: str) -> set[int]:
-    """The widths the DL201/DL403 findings state for ``key`` (``"<key> <width> is not …"``)."""
-    pattern = re.compile(rf"^{re.escape(key)} (\d+) is not")
+    """The widths the DL201/DL403 findings judge for ``key``: ``"<key> <width> is not …"``, or
+    for a gated MLP the branch width the message derives from the stated value
+    (``"<key> <stated> (…: <width> per branch) is not …"``)."""
+    pattern = re.compile(rf"^{re.escape(key)} (\S+)(?: \(.*?(\d+) per branch\))? is not")
     return {
-        int(match.group(1))
+        int(match.group(2) or match.group(1))
         for code in ("DL201", "DL403")
         for message in messages.get(code, [])
         if (match := pattern.match(message))

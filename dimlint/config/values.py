@@ -27,6 +27,8 @@ def shown_count(value: int) -> str:
         return str(value)
     digits = int(abs(value).bit_length() * 0.30103) + 1  # log10(2): exact to ±1 digit
     return f"a number of about {digits:,} digits"
+
+
 class Malformed:
     """A value written with an explicit YAML tag or form that does not construct (``!!bool 1``,
     ``!!timestamp x``, ``!!int ""``): the file states *something* for the key, and no loader

@@ -112,7 +112,7 @@ def lint_document(
             located = locate(document, spec.pointer, finding, selection)
             result.diagnostics.append(_with_origin(located, sizes, finding.code))
     result.read = (len(specs), 0)
-    if b"noqa" in data.lower():  # suppression comments, read as in Python files
+    if "noqa" in document.text.lower():  # suppression comments, read as in Python files
         from dimlint.lint import noqa
 
         found_noqa = noqa.directives(document, noqa.yaml_comments(document.text))
@@ -282,4 +282,4 @@ def specs_of(path: str, value: Any) -> list[ModelSpec]:
     from dimlint.sources import yamlmodels
 
     family = yamlmodels.top_level_model_type(value)
-    return [_spec(path, section, family) for section in yamlmodels.sections(value)]
+    return [_spec(path, _known(section), family)[0] for section in yamlmodels.sections(value)]
