@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from dimlint.config.normalize import specs_for_document
 from dimlint.config.spec import ModelSpec
 from dimlint.deploy.targets import Deployment
 from dimlint.diagnostics import Diagnostic, Severity
@@ -24,7 +23,6 @@ from dimlint.lint.pipeline import lint_bytes, lint_path
 from dimlint.lint.selection import Selection
 from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
 from dimlint.records import Record
-from dimlint.sources.jsonfile import JsonDocument
 from dimlint.sources.source import Source
 
 #: The rules that judge whether a file can be read as a config at all.
@@ -69,7 +67,9 @@ def settings_for(path: str, config: str | None = None, no_config: bool = False) 
 def read_model(
     source: Source, config: str | None = None, no_config: bool = False, force: bool = False
 ) -> ModelInput:
-    """Read the config ``source``: a file, a folder holding ``config.json``, a Hub id
+    """Read the config ``source`` as ``check`` reads it — JSON, a training YAML (every dialect
+    ``check`` knows), a Python file (config classes, calls, dicts), a folder holding
+    ``config.json``, a Hub id
     (``hf://org/name``; :mod:`dimlint.sources.hub`), or — from the API — a ``dict`` or a
     transformers config object (:mod:`dimlint.sources.source`).
 
@@ -101,15 +101,15 @@ def read_model(
     if errors and (unreadable or not force):
         text = data.decode("utf-8", "replace") if data is not None else ""
         raise RejectedInput(unreadable or errors, {path: text})
-    document = result.document
-    value: Any = document.value if isinstance(document, JsonDocument) else None
-    if not isinstance(value, dict) or result.skipped:
+    if not result.models or result.skipped:
         reason = result.skipped or "not a model config"
         raise UsageError(f"{path}: no hidden size found: is this a model config? ({reason})")
     warnings = [
         d for d in result.diagnostics if d.severity is not Severity.ERROR and d.code in INPUT_CODES
     ]
-    specs = specs_for_document(path, value)
+    # the first model the file holds (a Python file or a training YAML may hold several: the
+    # class defaults and the calls that override them; its findings cover them all)
+    specs = result.models[0]
     return ModelInput(path, specs, settings, warnings, tuple(errors))
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from dimlint.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
+    from dimlint.config.spec import ModelSpec
     from dimlint.sources.jsonfile import JsonDocument
     from dimlint.sources.python.file import PythonDocument
     from dimlint.sources.yamlfile import YamlDocument
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 class FileResult:
     """Findings for one file, plus what is needed to fix it."""
 
-    __slots__ = ("diagnostics", "document", "path", "read", "skipped", "traceback")
+    __slots__ = ("diagnostics", "document", "models", "path", "read", "skipped", "traceback")
 
     def __init__(self, path: str, diagnostics: list[Diagnostic] | None = None) -> None:
         self.path = path
@@ -27,3 +28,7 @@ class FileResult:
         self.read: tuple[int, int] | None = None
         #: The traceback of an exception raised while checking it (``--verbose`` prints it).
         self.traceback: str | None = None
+        #: The models read, in file order, each as its specs (a config and its sub-configs):
+        #: what ``mem``, ``plan`` and ``shapes`` compute from (``lint.model_input``), so they
+        #: read a file exactly as its rules did.
+        self.models: list[list[ModelSpec]] = []

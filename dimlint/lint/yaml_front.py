@@ -87,6 +87,7 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
             located = locate(document, spec.pointer, finding, selection)
             result.diagnostics.append(_with_origin(located, sizes, finding.code))
     result.read = (len(specs), 0)
+    result.models = [[spec] for spec in specs]
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 
