@@ -153,3 +153,29 @@ def test_a_nanogpt_file_is_read_by_mem_as_check_reads_it(tmp_path: Path) -> None
         assert code == 0
         assert document[key]
     assert run("shapes", str(path), "--output-format", "json")[1]["layers"] == 12
+
+
+def test_read_text_is_read_model_of_a_buffer(styles: dict[str, Any]) -> None:
+    """The entry point of an editor's unsaved buffer (the language server's hover) reads the
+    text as ``read_model`` reads the file."""
+    from dimlint.lint.model_input import read_model, read_text
+    from dimlint.lint.settings import Settings
+
+    for name in ("json file", "yaml (megatron)", "python file"):
+        path = styles[name]
+        on_disk = read_model(path, no_config=True)
+        in_hand = read_text(path, Path(path).read_bytes(), Settings())
+        assert _signature(in_hand.specs) == _signature(on_disk.specs), name
+    broken = Path(styles["json file"]).read_bytes().replace(b"2048", b"2050", 1)
+    with pytest.raises(dimlint.RejectedInput, match="DL101"):
+        read_text(styles["json file"], broken, Settings())
+
+
+def _signature(specs: list[Any]) -> list[tuple[Any, ...]]:
+    def value(located: Any) -> Any:
+        return None if located is None else located.value
+
+    return [
+        (s.pointer, s.model_type, s.raw, value(s.hidden), value(s.heads), value(s.layers))
+        for s in specs
+    ]

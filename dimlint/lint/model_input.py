@@ -20,6 +20,7 @@ from dimlint.deploy.targets import Deployment
 from dimlint.diagnostics import Diagnostic, Severity
 from dimlint.errors import RejectedInput, UsageError
 from dimlint.lint.pipeline import lint_bytes, lint_path
+from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection
 from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
 from dimlint.records import Record
@@ -96,6 +97,23 @@ def read_model(
         path, data = loaded.path, loaded.data
         settings = settings_for(os.path.join(os.getcwd(), "_"), config, no_config)
         result = lint_bytes(path, data, _selection(settings))
+    return _model_of(result, data, settings, force)
+
+
+def read_text(path: str, data: bytes, settings: Settings, *, force: bool = False) -> ModelInput:
+    """:func:`read_model` of bytes already in hand — an editor's unsaved buffer of ``path``
+    (``.json``, ``.yaml``/``.yml`` or ``.py``, by its name), under ``settings``: the language
+    server's hover computes from what this returns, so it shows the numbers ``mem`` prints for
+    the same text. Raises as :func:`read_model` does."""
+    return _model_of(lint_bytes(path, data, _selection(settings)), data, settings, force)
+
+
+def _model_of(
+    result: FileResult, data: bytes | None, settings: Settings, force: bool
+) -> ModelInput:
+    """The first model of a linted file, or why none may be computed from (the policy of
+    :func:`read_model`)."""
+    path = result.path
     errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
     unreadable = [d for d in errors if d.code in INPUT_CODES]
     if errors and (unreadable or not force):
