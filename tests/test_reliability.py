@@ -155,7 +155,7 @@ def test_commands_say_what_failed_in_one_line_never_internal_error(
     def broken(*_: Any, **__: Any) -> Any:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(model_input, "specs_for_document", broken)
+    monkeypatch.setattr(model_input, "deployment_of", broken)  # every command calls it
     path = put(tmp_path / "config.json", config())
     result = run(command, path)
     assert result.code == 2

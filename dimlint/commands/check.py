@@ -212,13 +212,13 @@ def _collect(
 def _not_read_by_a_walk(path: str) -> str | None:
     """Why a folder walk would pass over the file at ``path`` (``--skip-non-configs``): not a
     kind of file dimlint reads, or JSON that is never a model config (``tokenizer.json``)."""
-    from dimlint.lint.discovery import NOT_CONFIGS
+    from dimlint.lint.discovery import NOT_CONFIGS, _wanted_name
 
     name = os.path.basename(path)
-    if not name.endswith((".json", ".py", ".yaml", ".yml")):
-        return "not a file kind dimlint reads (JSON, YAML, Python)"
     if name in NOT_CONFIGS:
         return f"{name} is never a model config"
+    if not _wanted_name(name):
+        return "not a file kind a folder walk reads"
     return None
 
 

@@ -200,6 +200,7 @@ def lint_bytes(
         result.diagnostics.extend(_duplicates(document))
     specs = specs_for_document(path, value)
     result.read = (len(specs), 0)
+    result.models = [specs]
     for spec in specs:
         for finding in spec_findings(spec, enabled, selection):
             result.diagnostics.append(locate(document, spec.pointer, finding, selection))

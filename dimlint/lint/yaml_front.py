@@ -119,6 +119,7 @@ def lint_document(
         result.diagnostics = noqa.apply(
             result.diagnostics, found_noqa, document, selection, enabled
         )
+    result.models = [[spec] for spec in specs]
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 
