@@ -240,7 +240,7 @@ def memory(
     zero: int = 0,
     dp: int | None = None,
     recompute: str = "none",
-    attention: str = "sdpa",
+    attention: str | None = None,
     lora_rank: int | None = None,
     lora_targets: str | None = None,
     qlora: bool = False,
