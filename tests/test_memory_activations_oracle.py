@@ -17,7 +17,8 @@ gradient checkpointing, ``recompute="full"``) and float32: Llama, Qwen2 (biases)
 4:1, a sliding window shorter than the sequence), Qwen3 (q/k norms), GPT-NeoX (parallel block,
 partial rotary, fused QKV), Mixtral and Qwen2-MoE (routed rows, shared expert), Gemma-2
 (float32 norms, softcaps; eager only: transformers refuses SDPA for it, and so does dimlint),
-Phi-3 (fused QKV and gate/up) and GPT-2 (LayerNorm, fused ``c_attn``, ``gelu_new``, learned
+Phi-3 (fused QKV and gate/up), Falcon (multi-query, parallel block, its SDPA math fallback and
+model-dtype softmax) and GPT-2 (LayerNorm, fused ``c_attn``, ``gelu_new``, learned
 positions), each with ``sdpa`` (transformers' default) and ``eager`` attention. GPT-2 under SDPA
 without checkpointing is a known gap (``KNOWN_GAPS``, +6%). Not covered on CPU: ``flash``
 (FlashAttention-2 needs a GPU; it keeps the same q, k, v, output and log-sum-exp as the SDPA
@@ -94,6 +95,14 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "pad_token_id": 0,
         "bos_token_id": 1,
         "eos_token_id": 2,
+    },
+    "falcon": {
+        **SMALL,
+        "model_type": "falcon",
+        "multi_query": True,  # one k/v head: SDPA falls back to the math path
+        "parallel_attn": True,
+        "new_decoder_architecture": False,
+        "bias": False,
     },
     "gpt2": {
         "model_type": "gpt2",

@@ -27,7 +27,9 @@ KV projection widths, ``f`` MLP width, ``a`` heads, ``s`` sequence):
   (and a float32 ``1 + w`` per norm, once); Gemma-2's softcaps keep the ``tanh`` of the capped
   scores (eager) and logits; a sliding window shorter than the sequence gives SDPA a
   ``[b, 1, s, s]`` mask per windowed layer; GPT-NeoX's and Phi-3's fused QKV output stays alive
-  under SDPA (``v`` is a view of it); float32 eager makes no copy when it casts the softmax.
+  under SDPA (``v`` is a view of it); float32 eager makes no copy when it casts the softmax;
+  Falcon softmaxes in the model dtype, and its multi-query SDPA call falls back to the math
+  path (float32 q, expanded k and v, attention weights).
 * **outside the layers**: the final norm, float32 log-softmax of the logits ``4·V`` plus the
   logits the forward returns ``u·V``, token ids and labels (16 bytes).
 
@@ -183,8 +185,14 @@ def _attention_bytes(cfg: Cfg, traits: Decoder, attention: str, unit: int) -> tu
         # q; repeat_kv copies of k and v (k and v themselves without GQA); o_proj's copy
         kv_kept = q_w if cfg.kv_heads != heads else kv_w
         kept += unit * (query + 2 * kv_kept + q_w)
+        if cfg.model_type == "falcon":
+            return kept, unit * heads  # Falcon softmaxes in the model dtype
         cast = unit if unit < 4 else 0  # casting float32 scores to float32 makes no copy
         return kept, (4 + cast) * heads  # float32 softmax and its cast, per key
+    if attention == "sdpa" and _math_fallback(cfg):
+        # one k/v head broadcast to all: no fused kernel takes it, the math path upcasts q and
+        # the expanded k and v to float32 and keeps float32 attention weights
+        return kept + 4 * 3 * q_w + unit * q_w, 4.0 * heads
     kept += unit * (query + 2 * kv_w + q_w) + 4 * heads  # q, k, v, output; log-sum-exp
     if cfg.model_type in FUSED_QKV_ALIVE:
         kept += unit * (q_w + kv_w)  # v is a view of the fused output, which stays whole
@@ -193,6 +201,16 @@ def _attention_bytes(cfg: Cfg, traits: Decoder, attention: str, unit: int) -> tu
         # kernel's output is not in o_proj's layout, which reads a contiguous copy
         kept += unit * q_w
     return kept, 0.0
+
+
+def _math_fallback(cfg: Cfg) -> bool:
+    """Falcon's multi-query attention (not ``new_decoder_architecture``) calls SDPA with one
+    k/v head and no ``enable_gqa``: only the math implementation accepts it."""
+    return (
+        cfg.model_type == "falcon"
+        and not cfg.flag("new_decoder_architecture")
+        and cfg.kv_heads != cfg.heads
+    )
 
 
 def attention_for(cfg: Cfg, requested: str | None) -> tuple[str, str | None]:
