@@ -17,6 +17,7 @@ gradient checkpointing, ``recompute="full"``) and float32: Llama, Qwen2 (biases)
 4:1, a sliding window shorter than the sequence), Qwen3 (q/k norms), GPT-NeoX (parallel block,
 partial rotary, fused QKV), Mixtral and Qwen2-MoE (routed rows, shared expert), Gemma-2
 (float32 norms, softcaps; eager only: transformers refuses SDPA for it, and so does dimlint),
+Gemma-3 (5 sliding-window layers to 1 global: SDPA masks and repeated k/v, float32 q/k norms),
 Phi-3 (fused QKV and gate/up), Falcon (multi-query, parallel block, its SDPA math fallback and
 model-dtype softmax) and GPT-2 (LayerNorm, fused ``c_attn``, ``gelu_new``, learned
 positions), each with ``sdpa`` (transformers' default) and ``eager`` attention. GPT-2 under SDPA
@@ -82,6 +83,15 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "gemma2": {
         **SMALL,
         "model_type": "gemma2",
+        "num_key_value_heads": 2,
+        "head_dim": 64,
+        "intermediate_size": 688,
+        "sliding_window": 32,
+    },
+    "gemma3_text": {
+        **SMALL,
+        "model_type": "gemma3_text",
+        "num_hidden_layers": 6,  # five sliding-window layers, then one global
         "num_key_value_heads": 2,
         "head_dim": 64,
         "intermediate_size": 688,

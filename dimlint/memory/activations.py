@@ -179,8 +179,10 @@ def _attention_bytes(cfg: Cfg, traits: Decoder, attention: str, unit: int) -> tu
     query = q_w + 2 * kv_w if cfg.model_type in QUERY_IN_FUSED_QKV else q_w
     kept = 0.0
     if traits.qk_norm == "head" and cfg.flag(traits.qk_norm_flag):
-        # RMSNorm over each head: float32 copy, rsqrt per head, the normalized values
-        kept += (4 + unit) * (q_w + kv_w) + 4 * (heads + cfg.kv_heads)
+        # RMSNorm over each head: float32 copy, rsqrt per head, the normalized values (float32
+        # in Gemma's norm)
+        normalized = 4 if cfg.model_type in FLOAT32_NORM_OUTPUT else unit
+        kept += (4 + normalized) * (q_w + kv_w) + 4 * (heads + cfg.kv_heads)
     if attention == "eager":
         # q; repeat_kv copies of k and v (k and v themselves without GQA); o_proj's copy
         kv_kept = q_w if cfg.kv_heads != heads else kv_w
@@ -318,16 +320,28 @@ def saved_activation_bytes(
 
 
 def _window_masks(cfg: Cfg, batch: int, seq: int, unit: int) -> int:
-    """Under SDPA, each sliding-window layer whose window is shorter than the sequence gets an
-    additive ``[b, 1, s, s]`` mask in the model dtype, which the kernel keeps for backward."""
+    """Under SDPA, what a sliding window shorter than the sequence adds (measured on Mistral and
+    Gemma-3): each windowed layer keeps an additive ``[b, 1, s, s]`` mask in the model dtype
+    and, with more than one k/v head, the ``repeat_kv`` copies of k and v (one k/v head expands
+    as a view); the full-attention layers beside them keep a mask too."""
     from dimlint.memory.layer_kinds import cache_plan
 
-    layers = sum(
-        count
-        for _index, layer, count in cache_plan(cfg)
-        if layer.kind == "kv" and layer.window is not None and layer.window < seq
-    )
-    return layers * batch * seq * seq * unit
+    windowed = full = 0
+    for _index, layer, count in cache_plan(cfg):
+        if layer.kind != "kv":
+            continue
+        if layer.window is not None and layer.window < seq:
+            windowed += count
+        else:
+            full += count
+    if not windowed:
+        return 0
+    mask = batch * seq * seq * unit
+    kv_heads, heads = cfg.kv_heads, cfg.heads
+    repeated = 0
+    if 1 < kv_heads < heads:
+        repeated = batch * seq * unit * 2 * (heads - kv_heads) * cfg.head_dim
+    return windowed * (mask + repeated) + full * mask
 
 
 def _weight_copies(cfg: Cfg, traits: Decoder) -> int:
@@ -335,7 +349,8 @@ def _weight_copies(cfg: Cfg, traits: Decoder) -> int:
     if _norm_kind(cfg, traits) != "rms32":
         return 0
     norms = cfg.layers * max(2, traits.norms) + (1 if traits.final_norm else 0)
-    return 4 * cfg.hidden * norms
+    heads = 2 * cfg.layers if traits.qk_norm == "head" and cfg.flag(traits.qk_norm_flag) else 0
+    return 4 * (cfg.hidden * norms + cfg.head_dim * heads)
 
 
 def recompute_peak_bytes(
