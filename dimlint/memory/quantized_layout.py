@@ -104,7 +104,9 @@ def _groups(quantization: dict[str, Any]) -> list[tuple[list[str], dict[str, Any
 def _group_bytes(weights: dict[str, Any], rows: int, cols: int) -> float:
     """Bytes of one ``rows × cols`` weight under a compressed-tensors weights scheme."""
     stated = weights.get("num_bits")
-    bits: int = stated if isinstance(stated, int) and not isinstance(stated, bool) else 8
+    bits = 8
+    if isinstance(stated, int) and not isinstance(stated, bool) and 0 < stated <= 32:
+        bits = stated
     size = rows * cols
     strategy = str(weights.get("strategy") or "tensor").lower()
     symmetric = weights.get("symmetric", True) is not False
