@@ -27,11 +27,17 @@ SHARED = REPO.parent / "shared"
 
 #: How many times the CI count of examples the nightly profile runs.
 NIGHTLY_FACTOR = 25
-settings.register_profile("ci", derandomize=True, database=None, deadline=None)
+_DEFAULT = settings.get_profile("default")
 settings.register_profile(
-    "nightly", derandomize=False, deadline=None, max_examples=100 * NIGHTLY_FACTOR
+    "ci", parent=_DEFAULT, derandomize=True, database=None, deadline=None, max_examples=100
 )
-settings.load_profile(os.environ.get("DIMLINT_HYPOTHESIS_PROFILE", "ci"))
+settings.register_profile(
+    "nightly", parent=_DEFAULT, derandomize=False, deadline=None, max_examples=100 * NIGHTLY_FACTOR
+)
+# This module is imported twice (as pytest's conftest and as tests.conftest): the second import
+# must not replace the profile pytest loaded from --hypothesis-profile.
+if settings.get_current_profile_name() == "default":
+    settings.load_profile(os.environ.get("DIMLINT_HYPOTHESIS_PROFILE", "ci"))
 
 
 def examples(ci: int) -> int:
