@@ -36,3 +36,13 @@ def test_ranges_and_names() -> None:
     assert model_name("a/b/Llama-3.2-3B-Instruct/config.json") == "Llama-3.2-3B-Instruct"
     assert model_name("x/hf_model_configs.py#llama31_8b_config_L619") == "llama31_8b"
     assert model_name("models/Qwen2_5_VL/config/config.json") == "Qwen2_5_VL"
+
+
+def test_table_counts_match_published_parameter_counts() -> None:
+    """The table is checked against its regeneration above; this checks it against the world:
+    the parameter counts transformers reports for two released models (``num_parameters()``,
+    the figures on their model cards), not dimlint's arithmetic."""
+    published = {"gpt2": 124_439_808, "Llama-3.1-8B": 8_030_261_248}
+    rows = json.loads(TABLE.read_text(encoding="utf-8"))["models"]
+    found = {row["name"]: row["params"] for row in rows if row["name"] in published}
+    assert found == published
