@@ -254,8 +254,14 @@ def test_output_snapshot(output_format: str) -> None:
     out = out.replace(Path.cwd().as_uri(), "file:///CWD")
     snapshot = SNAPSHOTS / f"broken-llama.{output_format}.txt"
     if os.environ.get("DIMLINT_UPDATE_SNAPSHOTS"):
-        snapshot.parent.mkdir(exist_ok=True)
-        snapshot.write_text(out, encoding="utf-8")
+        # an update run must not pass by comparing the file with what it just wrote
+        changed = not snapshot.exists() or snapshot.read_text(encoding="utf-8") != out
+        if changed:
+            snapshot.parent.mkdir(exist_ok=True)
+            snapshot.write_text(out, encoding="utf-8")
+            pytest.fail(
+                f"{snapshot.name} rewritten: review the diff, then rerun without the variable"
+            )
     assert snapshot.exists(), f"no {snapshot.name}: create it with DIMLINT_UPDATE_SNAPSHOTS=1"
     assert out == snapshot.read_text(encoding="utf-8"), (
         f"{snapshot.name} differs; rerun with DIMLINT_UPDATE_SNAPSHOTS=1 after reviewing"
