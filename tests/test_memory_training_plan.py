@@ -151,10 +151,10 @@ def test_gemma2_counts_the_attention_transformers_runs(tmp_path: Path) -> None:
     }
     path = tmp_path / "gemma2.json"
     path.write_text(json.dumps(gemma2), encoding="utf-8")
-    report = dimlint.memory(str(path), training=True, context=8192)
+    report = dimlint.mem(str(path), training=True, context=8192)
     assert report["training"]["attention"] == "eager"
     assert any("refuses sdpa attention for gemma2" in note for note in report["notes"])
-    eager = dimlint.memory(str(path), training=True, context=8192, attention="eager")
+    eager = dimlint.mem(str(path), training=True, context=8192, attention="eager")
     assert eager["training"]["activations"] == report["training"]["activations"]
     code, _, err = run("mem", str(path), "--training", "--attention", "sdpa")
     assert code == 2

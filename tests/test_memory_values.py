@@ -143,8 +143,8 @@ def _mimo(layer_type: str, **extra: Any) -> dict[str, Any]:
 def test_sliding_layers_of_mimo_keep_twice_the_kv_heads() -> None:
     """MiMoV2FlashAttention gives its sliding-window layers 2 × num_key_value_heads: within
     the window (16 tokens < 129) a sliding layer keeps twice a full layer's cache."""
-    sliding = dimlint.memory(_mimo("sliding_attention"), context=16)["kv_cache"]["bytes"]
-    full = dimlint.memory(_mimo("full_attention"), context=16)["kv_cache"]["bytes"]
+    sliding = dimlint.mem(_mimo("sliding_attention"), context=16)["kv_cache"]["bytes"]
+    full = dimlint.mem(_mimo("full_attention"), context=16)["kv_cache"]["bytes"]
     assert sliding == 2 * full
 
 
@@ -162,6 +162,6 @@ def test_sliding_layers_use_their_own_head_counts_and_widths(
 ) -> None:
     """Per-token cache of a sliding layer ∝ its KV heads × (key + value width), each from the
     ``swa_*`` field when the config states one."""
-    base = dimlint.memory(_mimo("sliding_attention"), context=1000)["kv_cache"]["bytes"]
-    found = dimlint.memory(_mimo("sliding_attention", **extra), context=1000)["kv_cache"]["bytes"]
+    base = dimlint.mem(_mimo("sliding_attention"), context=1000)["kv_cache"]["bytes"]
+    found = dimlint.mem(_mimo("sliding_attention", **extra), context=1000)["kv_cache"]["bytes"]
     assert found * (2 * 4 * (192 + 128)) == base * width
