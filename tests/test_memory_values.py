@@ -41,10 +41,14 @@ def _kv_per_token(config: dict[str, Any], **options: Any) -> int:
 
 
 def test_head_dim_falls_back_to_floor_division() -> None:
-    """LlamaAttention: ``head_dim = hidden_size // num_attention_heads`` (4100 // 32 = 128)."""
+    """LlamaAttention: ``head_dim = hidden_size // num_attention_heads`` (4100 // 32 = 128).
+
+    The config is invalid (DL101), so ``mem`` refuses it unless forced."""
     config = _llama(hidden_size=4100, num_attention_heads=32, num_key_value_heads=8)
+    with pytest.raises(dimlint.RejectedInput, match="DL101"):
+        _kv_per_token(config)
     expected = 2 * 8 * 2 * (4100 // 32) * BF16  # layers × kv heads × (k, v) × width × bytes
-    assert _kv_per_token(config) == expected
+    assert _kv_per_token(config, force=True) == expected
 
 
 def test_stated_head_dim_wins_over_the_fallback() -> None:
