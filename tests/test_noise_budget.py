@@ -83,3 +83,15 @@ def test_a_pair_that_is_not_swapped_gets_the_usual_fix(tmp_path: Path) -> None:
     fixes = [f["fix"]["message"] for f in json.loads(out.getvalue()) if f["code"] == "DL101"]
     assert fixes
     assert "swapped" not in fixes[0]
+
+
+def test_a_utf16_file_that_is_no_config_is_skipped_in_a_walk(tmp_path: Path) -> None:
+    vocab = tmp_path / "enwik8-vocab.json"
+    vocab.write_bytes(json.dumps({"a": 1, "b": 2}).encode("utf-16"))
+    config = tmp_path / "model" / "config.json"
+    config.parent.mkdir()
+    config.write_bytes(json.dumps({**TOY, "n_embd": 768, "n_head": 12}).encode("utf-16"))
+    out = io.StringIO()
+    main(["check", str(tmp_path), "--output-format", "json"], out, io.StringIO())
+    files = {Path(finding["file"]).name for finding in json.loads(out.getvalue())}
+    assert files == {"config.json"}  # the config's encoding is still reported
