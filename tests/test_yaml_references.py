@@ -4,6 +4,7 @@ the file beside it) where they can be, skipped with a ``--verbose`` note where t
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 from dimlint.cli import main
@@ -159,3 +160,27 @@ def test_zero_sizes_and_none_strings_in_training_yaml_are_not_values() -> None:
         "  vocab_size: None\n"
     )
     assert _lint(text).diagnostics == []
+
+
+def test_deepseek_inference_json_reads_moe_keys() -> None:
+    text = json.dumps(
+        {
+            "vocab_size": 129280, "dim": 7168, "inter_dim": 18432, "moe_inter_dim": 2048,
+            "n_layers": 61, "n_heads": 128, "n_routed_experts": 256, "n_activated_experts": 300,
+            "n_expert_groups": 8, "n_limited_groups": 4, "q_lora_rank": 1536,
+            "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+            "v_head_dim": 128,
+        },
+        indent=1,
+    )  # fmt: skip
+    assert [d.code for d in _lint(text, "config_671B.json").diagnostics] == ["DL107"]
+
+
+def test_a_json_template_with_a_model_section_is_read() -> None:
+    template = {
+        "distributed": {"tp_size": 3, "pp_size": 1},
+        "model": {"name": "HuggingFaceTB/SmolLM-360M-Instruct", "num_hidden_layers": 16,
+                  "num_attention_heads": 16, "num_key_value_heads": 4},
+    }  # fmt: skip
+    codes = [d.code for d in _lint(json.dumps(template, indent=1), "base_config.json").diagnostics]
+    assert "DL401" in codes
