@@ -184,3 +184,11 @@ def test_a_json_template_with_a_model_section_is_read() -> None:
     }  # fmt: skip
     codes = [d.code for d in _lint(json.dumps(template, indent=1), "base_config.json").diagnostics]
     assert "DL401" in codes
+
+
+def test_no_learned_positions_is_not_an_invalid_value() -> None:
+    text = (
+        "model:\n  n_embd: 768\n  n_head: 12\n  n_layer: 2\n  rotary_emb_fraction: 0.5\n"
+        "  max_position_embeddings: 0\n"
+    )
+    assert _lint(text).diagnostics == []

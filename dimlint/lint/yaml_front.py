@@ -123,10 +123,20 @@ def _known(section: Section) -> Section:
 
 
 #: Dimension keys whose 0 in a training YAML means "none" or "set later" (NeMo's ASR
-#: ``transf_decoder: num_layers: 0``, no decoder), never a size to judge.
+#: ``transf_decoder: num_layers: 0``, no decoder; flash-attn's GPT ``max_position_embeddings:
+#: 0``, no learned position table beside rotary), never a size to judge.
 _ZERO_MEANS_NONE = frozenset(
     key
-    for field in ("hidden", "heads", "kv_heads", "head_dim", "ffn", "layers", "vocab")
+    for field in (
+        "hidden",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "ffn",
+        "layers",
+        "vocab",
+        "max_positions",
+    )
     for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
 )
 

@@ -81,7 +81,16 @@ class CandidateSpecs(Record):
 #: ``TransformerConfig`` declares ``num_layers: int = 0``, ``hidden_size: int = 0``.
 PLACEHOLDER_ZERO_KEYS = frozenset(
     key
-    for field in ("hidden", "heads", "kv_heads", "head_dim", "ffn", "layers", "vocab")
+    for field in (
+        "hidden",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "ffn",
+        "layers",
+        "vocab",
+        "max_positions",
+    )
     for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
 )
 
