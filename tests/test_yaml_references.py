@@ -157,7 +157,7 @@ def test_a_flow_style_section_is_read() -> None:
 def test_zero_sizes_and_none_strings_in_training_yaml_are_not_values() -> None:
     text = (
         "transf_decoder:\n  num_layers: 0\n  hidden_size: 512\n  num_attention_heads: 8\n"
-        "  vocab_size: None\n"
+        "  vocab_size: None\n  moe_intermediate_size: -1\n"
     )
     assert _lint(text).diagnostics == []
 

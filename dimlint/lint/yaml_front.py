@@ -133,6 +133,7 @@ _ZERO_MEANS_NONE = frozenset(
         "kv_heads",
         "head_dim",
         "ffn",
+        "expert_ffn",
         "layers",
         "vocab",
         "max_positions",
@@ -143,15 +144,16 @@ _ZERO_MEANS_NONE = frozenset(
 
 def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:
     """``obj`` without what is not a value: Unresolved markers, OmegaConf's ``None`` string
-    (``vocab_size: None`` reads as a string that the framework treats as null), and a 0 size."""
+    (``vocab_size: None`` reads as a string that the framework treats as null), and a 0 or
+    negative size (a training framework's "none" or "not set")."""
     from dimlint.config.values import Unresolved
 
     kept: dict[str, Any] = {}
     for key, value in obj.items():
         if isinstance(value, Unresolved) or value == "None":
             continue
-        if key in _ZERO_MEANS_NONE and value.__class__ is int and value == 0:
-            continue
+        if key in _ZERO_MEANS_NONE and value.__class__ is int and value <= 0:
+            continue  # 0: none; negative: maxtext's ``base_moe_mlp_dim: -1``, "not set"
         nested = isinstance(value, dict) and depth < 4
         kept[key] = _without_unresolved(value, depth + 1) if nested else value
     return kept
