@@ -192,3 +192,16 @@ def test_no_learned_positions_is_not_an_invalid_value() -> None:
         "  max_position_embeddings: 0\n"
     )
     assert _lint(text).diagnostics == []
+
+
+def test_megatron_uneven_pipeline_splits_are_legal() -> None:
+    args = "MODEL_ARGS:\n  --num-layers: 6\n  --hidden-size: 512\n  --num-attention-heads: 8\n"
+    args += "  --pipeline-model-parallel-size: 4\n"
+    assert "DL405" in [code for code, *_ in _found(args)]
+    accounted = (
+        "  --num-virtual-stages-per-pipeline-rank: 2\n"
+        "  --account-for-embedding-in-pipeline-split: true\n"
+        "  --account-for-loss-in-pipeline-split: true\n"
+    )
+    assert _found(args + accounted) == []  # (6 + 2) layers over 4 × 2 stages
+    assert _found(args + "  --pipeline-model-parallel-layout: Et*2|(tt|)*2|tmL\n") == []
