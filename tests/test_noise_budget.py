@@ -95,3 +95,10 @@ def test_a_utf16_file_that_is_no_config_is_skipped_in_a_walk(tmp_path: Path) -> 
     main(["check", str(tmp_path), "--output-format", "json"], out, io.StringIO())
     files = {Path(finding["file"]).name for finding in json.loads(out.getvalue())}
     assert files == {"config.json"}  # the config's encoding is still reported
+
+
+def test_a_toy_without_a_width_is_judged_by_its_attention_width(tmp_path: Path) -> None:
+    path = tmp_path / "cache.py"
+    path.write_text("cache = KVCache(num_heads=3, head_dim=5, num_layers=6, batch_size=2)\n")
+    assert _codes(path) == []
+    assert "DL104" in _codes(path, "--extend-select", "DL104")
