@@ -102,3 +102,11 @@ def test_a_toy_without_a_width_is_judged_by_its_attention_width(tmp_path: Path) 
     path.write_text("cache = KVCache(num_heads=3, head_dim=5, num_layers=6, batch_size=2)\n")
     assert _codes(path) == []
     assert "DL104" in _codes(path, "--extend-select", "DL104")
+
+
+def test_a_deepspeed_template_is_skipped_in_a_walk(tmp_path: Path) -> None:
+    template = tmp_path / "ds_config_bert_TEMPLATE.json"
+    template.write_text('{\n  "train_batch_size": GBSIZE,\n  "model_type": "encoder"\n}\n')
+    err = io.StringIO()
+    assert main(["check", str(tmp_path), "--verbose"], io.StringIO(), err) == 0
+    assert "a template with placeholders to fill in (GBSIZE)" in err.getvalue()

@@ -21,6 +21,9 @@ _MODEL_KEY = re.compile(
     rb"num_hidden_layers|n_embd|n_head|n_layer|d_model|num[_-]layers|vocab_size)\b[\"']?\s*:"
 )
 _DATA_FILES = (".json", ".yaml", ".yml")
+#: A bare upper-case word where a JSON value belongs (DeepSpeed's ``"train_batch_size": GBSIZE``
+#: in ``ds_config_*_TEMPLATE.json``, filled in by ``sed`` before a run): a template.
+_PLACEHOLDER = re.compile(rb"\"\s*:\s*([A-Z][A-Z0-9_]{2,})\s*[,}\r\n]")
 
 
 def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
@@ -31,7 +34,13 @@ def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
         return _not_a_config(path, result)
     if not result.diagnostics or any(d.code != "DL001" for d in result.diagnostics):
         return None
-    if os.path.basename(path) == "config.json" or _MODEL_KEY.search(data):
+    if os.path.basename(path) == "config.json":
+        return None
+    placeholder = _PLACEHOLDER.search(data)
+    if placeholder is not None:
+        word = placeholder.group(1).decode("ascii")
+        return f"a template with placeholders to fill in ({word}), not a config to check"
+    if _MODEL_KEY.search(data):
         return None
     kind = "JSON" if path.endswith(".json") else "YAML"
     comment = " (JSON with comments, as tooling files such as devcontainer.json use?)"
