@@ -181,7 +181,8 @@ def _collect(
     roots = _roots(existing) if args.fix and not args.diff else ()
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
-        if path in walked and result.document is None:  # a walked file that did not parse
+        if path in walked and (result.document is None or result.skipped):
+            # a walked file that did not parse, or read but is no model config
             from dimlint.lint.walkfilter import not_ours
 
             reason = not_ours(path, result, data)
