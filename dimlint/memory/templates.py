@@ -431,6 +431,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             # A tensor that exists only under a flag was seen in one build: its constant shape
             # (Cohere's per-head q/k norms: [64, 128]) says nothing about other sizes.
             return Refusal(f"{name} exists only under {conditions[0][0]} and was seen once", True)
+        linearized = _linearized(values, defaults, count_expression, dims)
+        if linearized is not None:
+            return Refusal(f"{name}'s learned shape {linearized}", True)
         resolved = {field: values.get(field) for field in needed}
         unresolved = sorted(field for field, value in resolved.items() if value is None)
         if unresolved:
@@ -443,6 +446,29 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             shape[axis] = labels
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
     return tensors
+
+
+def _linearized(
+    values: _Values, defaults: dict[str, Any], count_expression: Any, dims: list[Any]
+) -> str | None:
+    """Why an expression with a negative term cannot be trusted here, or None.
+
+    Tensor sizes are sums of positive widths; a fitted term with a negative coefficient is the
+    tangent of a product at the default config (Phi-3's fused QKV, ``3·hidden - 192·heads +
+    192·kv`` for ``hidden + 2·kv·hidden/heads`` around 96-wide heads): exact when each field
+    changes alone from the default, wrong when several do. Such an expression holds only while
+    the fields it reads keep their learned values but one."""
+    for expression in (count_expression, *dims):
+        if not any(term[0] < 0 for term in expression):
+            continue
+        fields = sorted({field for _, _, factors in expression for field, _ in factors})
+        moved = [field for field in fields if values.get(field) != defaults.get(field)]
+        if len(moved) > 1:
+            return (
+                f"is a linear fit around the default ({', '.join(moved)} all differ from it):"
+                " valid only while one field moves at a time"
+            )
+    return None
 
 
 def labels_of(raw: dict[str, Any]) -> int:
