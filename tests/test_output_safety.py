@@ -184,10 +184,17 @@ CONTROLS = ("\x1b", "\x07", "\x9b", "\x00", "\x7f")
 
 @pytest.fixture
 def hostile(tmp_path: Path) -> Path:
-    """A config whose folder name and model_type hold terminal controls."""
+    """A config whose folder name and model_type hold terminal controls, wide enough (512, FFN
+    1372: not a multiple of 8) that the performance rules judge it and name its path."""
     folder = tmp_path / "model\x1b[2J"
     folder.mkdir()
-    config = {**LLAMA, "model_type": "lla\x1b[31mma\x07\x9b", "bad\x00key\x7f": 1}
+    config = {
+        **LLAMA,
+        "hidden_size": 512,
+        "intermediate_size": 1372,
+        "model_type": "lla\x1b[31mma\x07\x9b",
+        "bad\x00key\x7f": 1,
+    }
     (folder / "config.json").write_text(json.dumps(config))
     return folder
 

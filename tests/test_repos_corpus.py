@@ -124,11 +124,11 @@ def test_true_warning_states_the_width_gpt_neox_builds() -> None:
     assert size is not None
     branch = int(int(size.group(1)) * 2 / 3) // 2
     found = lint_bytes(str(path), text.encode(), Selection()).diagnostics
-    widths = {
-        int(m.group(1))
+    widths = {  # "intermediate-size 14336 (gpt-neox's gated MLP: 4778 per branch) is not …"
+        int(m.group(2) or m.group(1))
         for d in found
         if d.code == "DL201"
-        if (m := re.match(r"\S+ (\d+) is not", d.message))
+        if (m := re.match(r"\S+ (\S+)(?: \(.*?(\d+) per branch\))? is not", d.message))
     }
     assert widths == {branch}
 
