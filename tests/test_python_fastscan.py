@@ -166,3 +166,18 @@ def test_findings_and_noqa_still_go_through_libcst(
     lint_python(str(quiet), quiet.read_bytes(), Selection())
     assert len(calls) == 2
     assert python_front.CODE_ROUNDING is not None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os  # noqa: F401\n",
+        "import os  # noqa\nC = dict(hidden_size=4096, num_attention_heads=32, n_layer=2)\n",
+        "x = 1  # noqa: DL101\n",
+        "x = 1  # NOQA: DLX1\n",
+    ],
+)
+def test_noqa_files_read_alike(source: str, tmp_path: Path) -> None:
+    path = tmp_path / "noqa_case.py"
+    path.write_text(source, encoding="utf-8")
+    assert_same(path)

@@ -47,6 +47,11 @@ CODE_ROUNDING = re.compile(
 )
 
 
+#: What a noqa directive's dimlint code may look like (:data:`dimlint.lint.noqa._CODE` starting
+#: with ``DL``): a file without one cannot get a DL701.
+DIMLINT_CODE = re.compile(r"DL[A-Z]*[0-9]")
+
+
 def lint_python(path: str, data: bytes, selection: Selection, *, fast: bool = True) -> FileResult:
     """Lint the bytes of a Python file named ``path``.
 
@@ -106,9 +111,14 @@ def _clean_by_ast(
     result: FileResult, text: str, enabled: frozenset[str], selection: Selection
 ) -> bool:
     """Whether ``ast`` alone shows the file has nothing to report; ``result`` then says what
-    was read. False (libcst must read the file) for a ``noqa`` comment, a finding, a file
-    CPython or the complexity guard refuses, or line ends ``ast`` counts differently."""
-    if "noqa" in text.lower() or ("\r" in text and "\r" in text.replace("\r\n", "")):
+    was read. False (libcst must read the file) for a finding, a ``noqa`` comment that may
+    name a dimlint code, a file CPython or the complexity guard refuses, or line ends ``ast``
+    counts differently. Without a finding, only a ``DL…`` code in a noqa comment can be
+    reported (DL701); other tools' codes and the bare ``# noqa`` never are."""
+    has_noqa = "noqa" in text.lower()
+    if has_noqa and DIMLINT_CODE.search(text):
+        return False
+    if "\r" in text and "\r" in text.replace("\r\n", ""):
         return False
     from dimlint.lint import python_findings
     from dimlint.sources.python import fastscan
@@ -129,7 +139,7 @@ def _clean_by_ast(
     if pending:
         return False
     result.read = (tally.get("configs", 0), tally.get("layers", 0))
-    if not result.read[0] and not result.read[1]:
+    if not result.read[0] and not result.read[1] and not has_noqa:
         result.skipped = _NOTHING_READ
     return True
 
