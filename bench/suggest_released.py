@@ -137,7 +137,8 @@ def released_passes(argv: list[str], released: dict[str, Any]) -> bool:
 
     from dimlint.commands.suggest import add_parser, build_request
     from dimlint.fix.suggest.families import Shape
-    from dimlint.fix.suggest.search import excluded_by, in_tolerance, make_plan, verify
+    from dimlint.fix.suggest.plan import make_plan
+    from dimlint.fix.suggest.search import excluded_by, in_tolerance, verify
 
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers(dest="command"))

@@ -153,9 +153,9 @@ def _add_mem_parser(commands: _Commands) -> None:
     mem.add_argument(
         "--attention",
         choices=("flash", "sdpa", "eager"),
-        default="sdpa",
-        help="training: attention implementation (default: sdpa, as transformers uses);"
-        " eager keeps the a·s² scores",
+        default=None,
+        help="training: attention implementation (default: transformers' own, sdpa, or eager"
+        " for the families that refuse sdpa such as Gemma-2); eager keeps the a·s² scores",
     )
     mem.add_argument("--plot", default=None, metavar="FILE", help="chart (.png/.svg, matplotlib)")
     mem.add_argument("--output-format", choices=("table", "json"), default="table")

@@ -4,8 +4,10 @@ Coverage says a line ran; a mutant says whether a test would notice it being wro
 makes simple mutants of one module, one at a time, and runs the tests you name against each::
 
     nice python scripts/mutate.py dimlint/sources/confine.py tests/test_containment.py
-    nice python scripts/mutate.py dimlint/memory/kvcache.py tests/test_memory_values.py \\
-        --lines 60-90 --timeout 120
+    nice python scripts/mutate.py dimlint/memory/kvcache.py --lines 60-90 --max 10 \\
+        -- tests/test_memory_values.py -k "kv or head"
+
+(``--`` before the tests when pytest options such as ``-k`` follow.)
 
 Mutants (from the module's syntax tree, never inside annotations, docstrings, f-strings or
 ``if TYPE_CHECKING:``):

@@ -1,4 +1,13 @@
-"""Shared test helpers: where ../shared is, and linting text without touching the disk."""
+"""Shared test helpers: where ../shared is, linting text without touching the disk, and the
+hypothesis profiles.
+
+Hypothesis runs under one of two profiles. ``ci`` (the default, what CI runs): a fixed seed
+(``derandomize``), no example database, and each property's moderate count as written in its
+test, so a failure reproduces on every run and the suite stays fast. ``nightly``
+(``pytest --hypothesis-profile nightly``, or ``DIMLINT_HYPOTHESIS_PROFILE=nightly``): random
+seeds and :data:`NIGHTLY_FACTOR` times the examples, the search a scheduled job runs. Properties
+take their count through :func:`examples`.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from dimlint.deploy.targets import Deployment
 from dimlint.diagnostics import Diagnostic
@@ -14,6 +24,26 @@ from dimlint.lint.selection import Selection
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
+
+#: How many times the CI count of examples the nightly profile runs.
+NIGHTLY_FACTOR = 25
+_DEFAULT = settings.get_profile("default")
+settings.register_profile(
+    "ci", parent=_DEFAULT, derandomize=True, database=None, deadline=None, max_examples=100
+)
+settings.register_profile(
+    "nightly", parent=_DEFAULT, derandomize=False, deadline=None, max_examples=100 * NIGHTLY_FACTOR
+)
+# This module is imported twice (as pytest's conftest and as tests.conftest): the second import
+# must not replace the profile pytest loaded from --hypothesis-profile.
+if settings.get_current_profile_name() == "default":
+    settings.load_profile(os.environ.get("DIMLINT_HYPOTHESIS_PROFILE", "ci"))
+
+
+def examples(ci: int) -> int:
+    """A property's example count: ``ci`` under the CI profile, ``NIGHTLY_FACTOR`` × ``ci``
+    under the nightly one (read from the loaded profile's ``max_examples``)."""
+    return ci * settings().max_examples // 100 if settings().max_examples > 100 else ci
 
 
 def shared_path(*parts: str) -> Path:

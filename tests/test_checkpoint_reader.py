@@ -99,7 +99,10 @@ def test_trailing_bytes(tmp_path: Path) -> None:
 def test_header_padding_is_allowed(tmp_path: Path) -> None:
     path = tmp_path / "model.safetensors"
     write(path, {"a": ("F16", [10])}, pad=7)
-    assert isinstance(read_header(str(path)), Header)
+    header = read_header(str(path))
+    assert isinstance(header, Header)
+    assert [(t.name, t.dtype, t.shape) for t in header.tensors.values()] == [("a", "F16", (10,))]
+    assert header.file_size == path.stat().st_size
 
 
 @pytest.mark.parametrize(

@@ -115,7 +115,18 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
             "vocab_size": 256,
         },
     ),
-    "vit": ("ViTForImageClassification", {**VISION, "hidden_size": 64, "intermediate_size": 128}),
+    # ViT at its default image and patch sizes: its position-embedding template is a fit that
+    # holds only while one of the two moves (see templates._linearized)
+    "vit": (
+        "ViTForImageClassification",
+        {
+            **VISION,
+            "hidden_size": 64,
+            "intermediate_size": 128,
+            "image_size": 224,
+            "patch_size": 16,
+        },
+    ),
     "git": (
         "GitForCausalLM",
         {**ENCODER, "vision_config": TOWER},  # its image and patch sizes are not learned

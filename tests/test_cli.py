@@ -151,6 +151,9 @@ def test_exit_code_2_for_a_missing_path_beats_findings(tmp_path: Path) -> None:
 def test_unknown_format_is_a_usage_error(tmp_path: Path) -> None:
     run = cli("--output-format", "xml", put(tmp_path / "config.json", CLEAN))
     assert run.code == 2
+    assert run.stdout == ""
+    assert "invalid choice: 'xml'" in run.stderr
+    assert "'json'" in run.stderr  # the valid formats are listed
 
 
 # --- rule selection ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dimlint.checks.keys import edit_distance
+from tests.conftest import examples
 
 
 def _reference(a: str, b: str) -> int:
@@ -30,7 +31,7 @@ def _reference(a: str, b: str) -> int:
 _WORDS = st.text(alphabet="ab_c", max_size=9)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_WORDS, _WORDS, _WORDS, _WORDS, st.integers(min_value=0, max_value=3))
 def test_agrees_with_the_whole_table(prefix: str, a: str, b: str, suffix: str, limit: int) -> None:
     first, second = prefix + a + suffix, prefix + b + suffix

@@ -8,6 +8,7 @@ shows up as the missing DL101.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -399,18 +400,39 @@ def test_symlink_to_a_missing_file(tmp_path: Path, broken: Path) -> None:
     assert "DL101" in run.codes(broken)
 
 
-@pytest.mark.skipif(
-    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads a chmod 000 file"
-)
-def test_unreadable_file(tmp_path: Path, broken: Path) -> None:
+def _deny(path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``path`` unreadable: ``chmod 000`` (root reads it anyway), or an ``os.open`` that
+    fails on it with EACCES as the kernel would (so the test runs as root too, as CI runs)."""
+    if how == "chmod":
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            pytest.skip("root reads a chmod 000 file (the simulated case runs instead)")
+        path.chmod(0)
+        return
+    real_open = os.open
+    denied = os.fspath(path)
+
+    def refusing_open(name: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(name) == denied:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), denied)
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+
+
+@pytest.mark.parametrize("how", ["chmod", "simulated"])
+def test_unreadable_file(
+    tmp_path: Path, broken: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = write(tmp_path, BROKEN)
-    path.chmod(0)
+    _deny(path, how, monkeypatch)
     try:
         run = check(path, broken)
     finally:
         path.chmod(0o644)
+        monkeypatch.undo()
     finding = only(run, path)
     assert "cannot read" in finding["message"]
+    assert os.strerror(errno.EACCES) in finding["message"]
     assert "DL101" in run.codes(broken)
 
 

@@ -254,8 +254,14 @@ def test_output_snapshot(output_format: str) -> None:
     out = out.replace(Path.cwd().as_uri(), "file:///CWD")
     snapshot = SNAPSHOTS / f"broken-llama.{output_format}.txt"
     if os.environ.get("DIMLINT_UPDATE_SNAPSHOTS"):
-        snapshot.parent.mkdir(exist_ok=True)
-        snapshot.write_text(out, encoding="utf-8")
+        # an update run must not pass by comparing the file with what it just wrote
+        changed = not snapshot.exists() or snapshot.read_text(encoding="utf-8") != out
+        if changed:
+            snapshot.parent.mkdir(exist_ok=True)
+            snapshot.write_text(out, encoding="utf-8")
+            pytest.fail(
+                f"{snapshot.name} rewritten: review the diff, then rerun without the variable"
+            )
     assert snapshot.exists(), f"no {snapshot.name}: create it with DIMLINT_UPDATE_SNAPSHOTS=1"
     assert out == snapshot.read_text(encoding="utf-8"), (
         f"{snapshot.name} differs; rerun with DIMLINT_UPDATE_SNAPSHOTS=1 after reviewing"
@@ -367,7 +373,11 @@ def test_the_hooks_see_every_file_kind_check_reads() -> None:
     ``types_or``, and no ``files`` pattern narrows them (training YAMLs were never seen)."""
     from identify.identify import tags_from_filename
 
-    read = ["config.json", "train.yaml", "train.yml", "model.py"]
+    from dimlint.lint.discovery import _wanted_name
+
+    names = ["config.json", "train.yaml", "train.yml", "model.py", "launch.sh", "run.toml"]
+    read = [name for name in names if _wanted_name(name)]  # what a walk reads, today
+    assert {"config.json", "train.yaml", "model.py"} <= set(read)
     for hook in _hooks():
         assert "files" not in hook
         assert "--skip-non-configs" in str(hook["entry"])

@@ -21,6 +21,7 @@ from dimlint.config.values import HugeInt
 from dimlint.diagnostics import Position
 from dimlint.sources import jsonspans
 from dimlint.sources.jsonspans import JsonSyntaxError, LazySpans, Member, parse
+from tests.conftest import examples
 
 # --- helpers ----------------------------------------------------------------------------------
 
@@ -104,7 +105,7 @@ def serialised(draw: st.DrawFn) -> tuple[Any, str, bool]:
     return value, draw(padding) + text + draw(padding), ensure_ascii
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(serialised())
 def test_parse_equals_json_loads_and_every_span_is_exact(case: tuple[Any, str, bool]) -> None:
     """Values equal json.loads; each span slices back to its value and its key."""
@@ -130,7 +131,7 @@ def test_parse_equals_json_loads_and_every_span_is_exact(case: tuple[Any, str, b
             assert json.loads(raw_key) == key
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(serialised())
 def test_lazy_spans_agree_with_the_full_index(case: tuple[Any, str, bool]) -> None:
     """LazySpans finds the same member as parse() for every pointer, in any order of asking."""

@@ -66,6 +66,42 @@ NOT_RUN: dict[str, str] = {
     "reformer": "ReformerModelWithLMHead asserts is_decoder=True, the default is False",
 }
 
+#: The failure each NOT_RUN type must still show: (exception class, part of its message). Any
+#: other exception — a bug in the measurement or in dimlint's reading of the config — fails.
+NOT_RUN_ERRORS: dict[str, tuple[str, str]] = {
+    "bamba": ("ValueError", "`get_seq_length` can only be called on Attention layers"),
+    "granitemoehybrid": ("ValueError", "`get_seq_length` can only be called on Attention layers"),
+    "blenderbot": ("IndexError", "list index out of range"),
+    "blt": ("AttributeError", "'BltConfig' object has no attribute 'num_hidden_layers'"),
+    "cohere_compass_text": ("KeyError", "'full_attention'"),
+    "dbrx": ("AttributeError", "'DbrxAttentionConfig' object has no attribute 'rope_theta'"),
+    "dots3_note": (
+        "StrictDataclassClassValidationError",
+        "vision adapter output width must match",
+    ),
+    "gemma3n": ("ImportError", "requires the timm library"),
+    "gemma4_assistant": (
+        "StrictDataclassClassValidationError",
+        "hidden_size_per_layer_input must be 0",
+    ),
+    "gemma4_unified_assistant": (
+        "ValueError",
+        "The set of layer types producing a cache is different",
+    ),
+    "lfm2_moe": ("TypeError", "'NoneType' object is not subscriptable"),
+    "musicgen": ("AttributeError", "'MusicgenConfig' object has no attribute 'dropout'"),
+    "musicgen_melody": (
+        "AttributeError",
+        "'MusicgenMelodyConfig' object has no attribute 'dropout'",
+    ),
+    "qwen4_exp": ("TypeError", "unsupported operand type(s) for //: 'NoneType' and 'NoneType'"),
+    "qwen4_exp_text": (
+        "TypeError",
+        "unsupported operand type(s) for //: 'NoneType' and 'NoneType'",
+    ),
+    "reformer": ("AssertionError", "make sure that `is_decoder=True`"),
+}
+
 #: Types that run but whose cache dimlint does not model yet, with the cause (strict xfail:
 #: each must still differ).
 MISSES: dict[str, str] = {
@@ -208,6 +244,9 @@ def test_cache_bytes_match_transformers(
     found = results[model_type]
     if model_type in NOT_RUN:
         assert isinstance(found, str), f"{model_type} runs now: remove it from NOT_RUN"
+        kind, fragment = NOT_RUN_ERRORS[model_type]
+        assert found.startswith(f"{kind}: "), f"{model_type} fails otherwise now: {found}"
+        assert fragment in found, f"{model_type} fails otherwise now: {found}"
         pytest.skip(NOT_RUN[model_type])
     assert not isinstance(found, str), found
     measured, ours = found
@@ -215,6 +254,10 @@ def test_cache_bytes_match_transformers(
         assert ours != measured, f"{model_type} is exact now: remove it from MISSES"
         pytest.xfail(MISSES[model_type])
     assert ours == measured
+
+
+def test_every_type_not_run_names_its_failure() -> None:
+    assert sorted(NOT_RUN_ERRORS) == sorted(NOT_RUN)
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))

@@ -142,3 +142,106 @@ def test_saved_png_is_the_figure(tmp_path: Path) -> None:
     pixels = image.imread(str(target))
     height, width = pixels.shape[:2]
     assert (width, height) == (1800, 1000)  # 18 × 10 inches at 100 dpi: top row + one row
+
+
+QWEN2_7B = {
+    **LLAMA_8B,
+    "model_type": "qwen2",
+    "hidden_size": 3584,
+    "num_attention_heads": 28,
+    "num_key_value_heads": 4,
+    "num_hidden_layers": 28,
+    "intermediate_size": 18944,
+    "vocab_size": 152064,
+    "max_position_embeddings": 131072,
+}
+DEEPSEEK_LIKE = {**LLAMA_70B, "max_position_embeddings": 163840}  # not a power of two
+
+
+def _drawn(figure: Any) -> Any:
+    figure.canvas.draw()
+    return figure.canvas.get_renderer()
+
+
+def _overlaps(a: Any, b: Any) -> bool:
+    return bool(a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1)
+
+
+def test_legends_stay_off_every_axes() -> None:
+    """Every legend's box (in display pixels, after drawing) overlaps no axes of the figure:
+    it covers no line, no stack and no neighbouring panel."""
+    from dimlint.report.memory_plot import build_figure
+
+    documents = [document(n, c) for n, c in (("qwen", QWEN2_7B), ("70b", LLAMA_70B))]
+    documents.append(document("deepseek", DEEPSEEK_LIKE))
+    for chosen in (documents, documents[:1]):
+        figure = build_figure(chosen, args(budget="8xH100-80GB", tp=8))
+        renderer = _drawn(figure)
+        legends = [a.get_legend() for a in figure.axes if a.get_legend() is not None]
+        legends += list(figure.legends)
+        assert legends
+        for legend in legends:
+            box = legend.get_window_extent(renderer)
+            for axis in figure.axes:
+                assert not _overlaps(box, axis.get_window_extent(renderer)), axis.get_title()
+            figure_box = figure.bbox
+            assert figure_box.x0 <= box.x0  # not cut off
+            assert box.x1 <= figure_box.x1
+            assert figure_box.y0 <= box.y0
+            assert box.y1 <= figure_box.y1
+        figure.clf()
+
+
+def test_every_mark_is_inside_its_axes() -> None:
+    """Vertical marks (asked context, max_position_embeddings, longest fit) lie strictly inside
+    the x range, horizontal ones (the budget) inside the y range; names beside the points of
+    the scatter stay inside their axes."""
+    from dimlint.report.memory_plot import build_figure
+
+    documents = [document("deepseek", DEEPSEEK_LIKE), document("tiny", TINY)]
+    for chosen in (documents, documents[:1]):
+        figure = build_figure(chosen, args(budget="8xH100-80GB", tp=8, context=4096))
+        renderer = _drawn(figure)
+        marks = 0
+        for axis in figure.axes:
+            low_x, high_x = axis.get_xlim()
+            low_y, high_y = axis.get_ylim()
+            for line in axis.get_lines():
+                xs, ys = list(line.get_xdata()), list(line.get_ydata())
+                if len(xs) == 2 and xs[0] == xs[1]:  # axvline: x in data, y in axes fraction
+                    assert low_x < float(xs[0]) < high_x, (axis.get_title(), line.get_label())
+                    marks += 1
+                elif len(ys) == 2 and ys[0] == ys[1] and list(xs) == [0, 1]:  # axhline
+                    assert low_y < float(ys[0]) < high_y, (axis.get_title(), line.get_label())
+                    marks += 1
+            box = axis.get_window_extent(renderer)
+            for text in axis.texts:
+                inner = text.get_window_extent(renderer)
+                assert box.x0 <= inner.x0, text.get_text()
+                assert inner.x1 <= box.x1, text.get_text()
+                assert box.y0 <= inner.y0, text.get_text()
+                assert inner.y1 <= box.y1, text.get_text()
+        labels = [line.get_label() for axis in figure.axes for line in axis.get_lines()]
+        assert "max_position_embeddings" in labels
+        assert marks >= 3
+        figure.clf()
+
+
+def test_only_layouts_some_engine_accepts_are_drawn() -> None:
+    """Qwen2-7B's 28 heads refuse tp 8 in every engine: it is drawn at tp 4 and says so."""
+    from dimlint.api import plan
+    from dimlint.report.memory_plot import accepted_layout, build_figure
+
+    documents = [document("qwen", QWEN2_7B), document("llama-8b", LLAMA_8B)]
+    assert accepted_layout(documents[0][1], 8, 1) == (4, 1)
+    assert accepted_layout(documents[1][1], 8, 1) == (8, 1)
+    data = plan(QWEN2_7B, max_gpus=8).data
+    assert not any(8 in entry["tp"] for entry in data["engines"].values())
+    assert any(4 in entry["tp"] for entry in data["engines"].values())
+    figure = build_figure(documents, args(budget="8xH100-80GB", tp=8))
+    _, totals, *panels = figure.axes
+    labels = [line.get_label() for line in totals.get_lines()]
+    assert "qwen (tp 4, pp 1)" in labels
+    assert "llama-8b" in labels
+    assert [p.get_title() for p in panels] == ["qwen (tp 4, pp 1)", "llama-8b"]
+    figure.clf()

@@ -148,3 +148,31 @@ def test_skip_lists_from_every_tool() -> None:
         "exclude_modules": ["vision_tower", 3, ""],
     }
     assert skipped_modules(config) == ["lm_head", "model.layers.0", "re:.*gate$", "vision_tower"]
+
+
+@pytest.mark.parametrize(
+    "quantization",
+    [
+        {"quant_method": "fp8", "weight_block_size": ["a", 0], "modules_to_not_convert": None},
+        {"quant_method": "fp8", "ignored_layers": [None, 7, "re:[", "re:.*"]},
+        {
+            "quant_method": "compressed-tensors",
+            "config_groups": {
+                "g": {
+                    "targets": "Linear",
+                    "weights": {
+                        "num_bits": True,
+                        "strategy": "block",
+                        "block_structure": ["x", -1],
+                        "group_size": 0,
+                    },
+                },
+                "h": None,
+            },
+            "ignore": "lm_head",
+        },
+    ],
+)
+def test_odd_quantization_configs_give_numbers(tmp_path: Path, quantization: Any) -> None:
+    got = _weights(tmp_path, {**LLAMA_70B, "quantization_config": quantization})
+    assert 0 < got <= 2 * LLAMA_70B_PARAMS  # "re:.*" skips everything: all in bf16

@@ -2,8 +2,11 @@
 
 ``tests/data/remote_checkpoints.json`` holds, per checkpoint, the public config's dimension keys,
 the index's ``metadata.total_size`` and its dtype, and where the total was read. The expected
-parameter count is ``total_size ÷ dtype bytes`` — never dimlint's own arithmetic. Tolerance
-0.5% (issue 9): buffers saved beside the weights (ChatGLM2's rotary ``inv_freq``) sit inside it.
+parameter count is ``total_size ÷ dtype bytes`` — never dimlint's own arithmetic. Buffers saved
+beside the weights (ChatGLM2's rotary ``inv_freq``: 32 elements) make a checkpoint hold a little
+more than its parameters, never less: the count may only fall short, by at most 0.01% (measured:
+0 for seven of the eleven, 32 elements for ChatGLM2/3 and GLM-4, 0.0068% for ChatGLM-6B, whose
+checkpoint saves more buffers). The tolerance was 0.5%, 70 times what is measured (issue 25).
 
 Also here: the KV cache of these families (hand-derived per token), the estimate marking of a
 family dimlint does not know (``"exact": false``, "estimate" in the table), and DL503 still
@@ -25,7 +28,8 @@ DATA = Path(__file__).parent / "data" / "remote_checkpoints.json"
 CHECKPOINTS: list[dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["checkpoints"]
 #: bytes per element of each stored dtype (independent of dimlint's table)
 BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
-TOLERANCE = 0.005
+#: Relative shortfall allowed (saved buffers); the largest measured is ChatGLM-6B's 0.0068%.
+TOLERANCE = 0.0001
 
 
 def mem(path: Path, *extra: str) -> dict[str, Any]:
@@ -48,7 +52,7 @@ def test_parameters_match_the_published_checkpoint(entry: dict[str, Any], tmp_pa
     report = mem(write(tmp_path, entry["config"]))
     counted = report["params"]["total"]
     error = (counted - published) / published
-    assert abs(error) <= TOLERANCE, f"{entry['name']}: {counted:,} vs {published:,} ({error:+.3%})"
+    assert -TOLERANCE <= error <= 0, f"{entry['name']}: {counted:,} vs {published:,} ({error:+.4%})"
     assert report["params"]["exact"] is True
 
 

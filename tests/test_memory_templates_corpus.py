@@ -21,6 +21,7 @@ import pytest
 from dimlint.config.normalize import specs_for_document
 from dimlint.memory import model_parameters, templates
 from dimlint.memory.templated import templated_parameters
+from dimlint.memory.templates import Refusal
 from tests.conftest import shared_path
 
 torch = pytest.importorskip("torch")
@@ -78,7 +79,7 @@ def _released() -> list[tuple[str, dict[str, Any]]]:
 def _count(document: dict[str, Any]) -> tuple[int, bool]:
     specs = specs_for_document("config.json", document)
     names = document.get("architectures") or [""]
-    used = templated_parameters(specs, names[0]) is not None
+    used = not isinstance(templated_parameters(specs, names[0]), Refusal)
     return model_parameters(specs).total, used
 
 

@@ -226,6 +226,7 @@ def counts() -> dict[str, tuple[int, int, bool]]:
     from transformers.utils import logging
 
     from dimlint.memory.templated import templated_parameters
+    from dimlint.memory.templates import Refusal
 
     logging.set_verbosity_error()
     results: dict[str, tuple[int, int, bool]] = {}
@@ -239,7 +240,7 @@ def counts() -> dict[str, tuple[int, int, bool]]:
                     continue
                 specs = specs_for_document("config.json", document)
                 ours = model_parameters(specs).total
-                learned = templated_parameters(specs, class_name) is not None
+                learned = not isinstance(templated_parameters(specs, class_name), Refusal)
                 results[f"{model_type}/{class_name}"] = (record["total"], ours, learned)
     return results
 

@@ -134,3 +134,28 @@ def test_qlora_on_one_24gb_card_answers_its_longest_sequence(config: str) -> Non
     _, table, _ = run(*base, "--recompute", "full", "--budget", "1xRTX4090-24GB")
     assert "longest training sequence that fits: 8,192" in table  # the model's own longest
     assert "qlora r=16" in table
+
+
+def test_gemma2_counts_the_attention_transformers_runs(tmp_path: Path) -> None:
+    gemma2 = {
+        "model_type": "gemma2",
+        "hidden_size": 2304,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "intermediate_size": 9216,
+        "num_hidden_layers": 26,
+        "vocab_size": 256000,
+        "max_position_embeddings": 8192,
+        "sliding_window": 4096,
+    }
+    path = tmp_path / "gemma2.json"
+    path.write_text(json.dumps(gemma2), encoding="utf-8")
+    report = dimlint.mem(str(path), training=True, context=8192)
+    assert report["training"]["attention"] == "eager"
+    assert any("refuses sdpa attention for gemma2" in note for note in report["notes"])
+    eager = dimlint.mem(str(path), training=True, context=8192, attention="eager")
+    assert eager["training"]["activations"] == report["training"]["activations"]
+    code, _, err = run("mem", str(path), "--training", "--attention", "sdpa")
+    assert code == 2
+    assert "refuses sdpa for gemma2" in err

@@ -41,10 +41,14 @@ def _kv_per_token(config: dict[str, Any], **options: Any) -> int:
 
 
 def test_head_dim_falls_back_to_floor_division() -> None:
-    """LlamaAttention: ``head_dim = hidden_size // num_attention_heads`` (4100 // 32 = 128)."""
+    """LlamaAttention: ``head_dim = hidden_size // num_attention_heads`` (4100 // 32 = 128).
+
+    The config is invalid (DL101), so ``mem`` refuses it unless forced."""
     config = _llama(hidden_size=4100, num_attention_heads=32, num_key_value_heads=8)
+    with pytest.raises(dimlint.RejectedInput, match="DL101"):
+        _kv_per_token(config)
     expected = 2 * 8 * 2 * (4100 // 32) * BF16  # layers × kv heads × (k, v) × width × bytes
-    assert _kv_per_token(config) == expected
+    assert _kv_per_token(config, force=True) == expected
 
 
 def test_stated_head_dim_wins_over_the_fallback() -> None:
@@ -129,3 +133,39 @@ def test_composite_text_fields_stated_at_the_top_level() -> None:
     assert top == nested
     embeddings = [t for t in _by_name(top).values() if t.name.endswith("embed_tokens.weight")]
     assert [t.shape[0] for t in embeddings] == [vocab]
+
+
+def _mimo(layer_type: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "model_type": "mimo_v2_flash",
+        "num_hidden_layers": 2,
+        "layer_types": [layer_type, layer_type],
+        **extra,
+    }
+
+
+def test_sliding_layers_of_mimo_keep_twice_the_kv_heads() -> None:
+    """MiMoV2FlashAttention gives its sliding-window layers 2 × num_key_value_heads: within
+    the window (16 tokens < 129) a sliding layer keeps twice a full layer's cache."""
+    sliding = dimlint.mem(_mimo("sliding_attention"), context=16)["kv_cache"]["bytes"]
+    full = dimlint.mem(_mimo("full_attention"), context=16)["kv_cache"]["bytes"]
+    assert sliding == 2 * full
+
+
+@pytest.mark.parametrize(
+    ("extra", "width"),
+    [
+        ({}, 2 * 4 * (192 + 128)),  # 2 × kv heads × (head_dim + v_head_dim), the defaults
+        ({"swa_num_key_value_heads": 2}, 2 * 2 * (192 + 128)),
+        ({"swa_head_dim": 64, "swa_v_head_dim": 32}, 2 * 4 * (64 + 32)),
+        ({"swa_head_dim": 64}, 2 * 4 * (64 + 64)),  # the value head follows the key head
+    ],
+)
+def test_sliding_layers_use_their_own_head_counts_and_widths(
+    extra: dict[str, Any], width: int
+) -> None:
+    """Per-token cache of a sliding layer ∝ its KV heads × (key + value width), each from the
+    ``swa_*`` field when the config states one."""
+    base = dimlint.mem(_mimo("sliding_attention"), context=1000)["kv_cache"]["bytes"]
+    found = dimlint.mem(_mimo("sliding_attention", **extra), context=1000)["kv_cache"]["bytes"]
+    assert found * (2 * 4 * (192 + 128)) == base * width

@@ -83,3 +83,30 @@ def test_a_pair_that_is_not_swapped_gets_the_usual_fix(tmp_path: Path) -> None:
     fixes = [f["fix"]["message"] for f in json.loads(out.getvalue()) if f["code"] == "DL101"]
     assert fixes
     assert "swapped" not in fixes[0]
+
+
+def test_a_utf16_file_that_is_no_config_is_skipped_in_a_walk(tmp_path: Path) -> None:
+    vocab = tmp_path / "enwik8-vocab.json"
+    vocab.write_bytes(json.dumps({"a": 1, "b": 2}).encode("utf-16"))
+    config = tmp_path / "model" / "config.json"
+    config.parent.mkdir()
+    config.write_bytes(json.dumps({**TOY, "n_embd": 768, "n_head": 12}).encode("utf-16"))
+    out = io.StringIO()
+    main(["check", str(tmp_path), "--output-format", "json"], out, io.StringIO())
+    files = {Path(finding["file"]).name for finding in json.loads(out.getvalue())}
+    assert files == {"config.json"}  # the config's encoding is still reported
+
+
+def test_a_toy_without_a_width_is_judged_by_its_attention_width(tmp_path: Path) -> None:
+    path = tmp_path / "cache.py"
+    path.write_text("cache = KVCache(num_heads=3, head_dim=5, num_layers=6, batch_size=2)\n")
+    assert _codes(path) == []
+    assert "DL104" in _codes(path, "--extend-select", "DL104")
+
+
+def test_a_deepspeed_template_is_skipped_in_a_walk(tmp_path: Path) -> None:
+    template = tmp_path / "ds_config_bert_TEMPLATE.json"
+    template.write_text('{\n  "train_batch_size": GBSIZE,\n  "model_type": "encoder"\n}\n')
+    err = io.StringIO()
+    assert main(["check", str(tmp_path), "--verbose"], io.StringIO(), err) == 0
+    assert "a template with placeholders to fill in (GBSIZE)" in err.getvalue()

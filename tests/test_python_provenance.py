@@ -80,3 +80,21 @@ def test_omegaconf_strings_and_megatron_rope_flags_are_not_values() -> None:
         "    num_layers: int = 32\n    rope_scaling: bool = True\n"
     )
     assert _codes(nemo) == []
+
+
+def test_x_transformers_layer_stacks() -> None:
+    imports = "from x_transformers import TransformerWrapper, Decoder\n"
+    call = "model = TransformerWrapper(num_tokens=256, attn_layers=Decoder(dim=512, depth=6, {}))\n"
+    assert _codes(imports + call.format("heads=8, attn_kv_heads=3")) == ["DL102"]
+    # each head is attn_dim_head (64) wide: 6 heads need not divide 512
+    assert _codes(imports + call.format("heads=6, attn_kv_heads=2")) == []
+    assert _codes(call.format("heads=8, attn_kv_heads=3")) == []  # not x-transformers' Decoder
+
+
+def test_olmo_core_presets() -> None:
+    preset = (
+        "from olmo_core.nn.transformer import TransformerConfig\n"
+        "config = TransformerConfig.llama_like(d_model=4100, vocab_size=100352, n_layers=32,"
+        " n_heads=32)\n"
+    )
+    assert "DL101" in _codes(preset)

@@ -155,7 +155,7 @@ def test_commands_say_what_failed_in_one_line_never_internal_error(
     def broken(*_: Any, **__: Any) -> Any:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(model_input, "specs_for_document", broken)
+    monkeypatch.setattr(model_input, "deployment_of", broken)  # every command calls it
     path = put(tmp_path / "config.json", config())
     result = run(command, path)
     assert result.code == 2
@@ -603,7 +603,10 @@ def test_diff_without_fix_exits_1_on_an_unfixable_error(tmp_path: Path) -> None:
 
 def test_diff_with_nothing_failing_exits_0(tmp_path: Path) -> None:
     path = put(tmp_path / "config.json", config())
-    assert run("check", "--diff", path).code == 0
+    before = path.read_bytes()
+    result = run("check", "--diff", path)
+    assert (result.code, result.stdout) == (0, "")  # no finding: no diff
+    assert path.read_bytes() == before
 
 
 def test_fix_diff_json_prints_json(tmp_path: Path) -> None:

@@ -115,6 +115,24 @@ def test_repository_passes_with_only_true_warnings(name: str) -> None:
     assert not unexplained, unexplained
 
 
+def test_true_warning_states_the_width_gpt_neox_builds() -> None:
+    """TRUE_WARNINGS is keyed by file and code; the value of its first entry is checked here:
+    gpt-neox builds ``int(intermediate_size × 2/3) // 2``-wide branches from a gated size."""
+    path = shared_path("corpus", "repos", "EleutherAI__gpt-neox", "configs", "mistral", "7B.yml")
+    text = path.read_text(encoding="utf-8")
+    size = re.search(r"(?m)^\s*\"?intermediate[_-]size\"?\s*:\s*(\d+)", text)
+    assert size is not None
+    branch = int(int(size.group(1)) * 2 / 3) // 2
+    found = lint_bytes(str(path), text.encode(), Selection()).diagnostics
+    widths = {
+        int(m.group(1))
+        for d in found
+        if d.code == "DL201"
+        if (m := re.match(r"\S+ (\d+) is not", d.message))
+    }
+    assert widths == {branch}
+
+
 # --- planted defects -------------------------------------------------------------------------
 
 #: A hidden-size key of any dialect, written as a plain integer in the file.

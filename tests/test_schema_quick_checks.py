@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from dimlint.checks.schema import _quick_checks, _validator, schema
 from dimlint.config.values import HugeInt
+from tests.conftest import examples
 
 _VALUES = st.recursive(
     st.none()
@@ -32,7 +33,7 @@ _VALUES = st.recursive(
 
 
 @pytest.mark.parametrize("key", sorted(schema()["properties"]))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(value=_VALUES)
 def test_quick_check_accepts_only_what_jsonschema_accepts(key: str, value: Any) -> None:
     if _quick_checks()[key](value):

@@ -143,8 +143,13 @@ def test_relearned_type_counts_the_same() -> None:
     stored = templates.row(model_type) or {}
     config = transformers.AutoConfig.for_model(model_type)
     document = json.loads(config.to_json_string(use_diff=False))
-    assert sorted(fresh["classes"]) == sorted(stored["classes"])  # type: ignore[arg-type]
+    # Rows learned before the generator added the exported head classes (QA, token
+    # classification, DPR encoders…) hold fewer classes until the table is fully relearned;
+    # every class a row holds must still be relearned, with the same count.
+    assert set(stored["classes"]) <= set(fresh["classes"])  # type: ignore[arg-type]
     for class_name, record in fresh["classes"].items():  # type: ignore[attr-defined]
+        if class_name not in stored["classes"]:
+            continue
         assert record["total"] == stored["classes"][class_name]["total"]
         if "tensors" in record and "tensors" in stored["classes"][class_name]:
             document["architectures"] = [class_name]

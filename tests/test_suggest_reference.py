@@ -51,3 +51,13 @@ def test_nearest_quotes_only_describable_releases() -> None:
             assert model.ffn > 0
             assert model.name.lower().replace("-", "_") not in types
             assert not re.fullmatch(r"[\d.]+[kKmMbBtT]?", model.name)
+
+
+def test_table_counts_match_published_parameter_counts() -> None:
+    """The table is checked against its regeneration above; this checks it against the world:
+    the parameter counts transformers reports for two released models (``num_parameters()``,
+    the figures on their model cards), not dimlint's arithmetic."""
+    published = {"gpt2": 124_439_808, "Llama-3.1-8B": 8_030_261_248}
+    rows = json.loads(TABLE.read_text(encoding="utf-8"))["models"]
+    found = {row["name"]: row["params"] for row in rows if row["name"] in published}
+    assert found == published

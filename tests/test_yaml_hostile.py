@@ -154,8 +154,10 @@ def test_infinite_and_nan_widths_are_dl003() -> None:
     _dl003_on_hidden(".nan")
 
 
-def test_olmo_infinite_mlp_ratio_is_dl003() -> None:
-    for value in (".inf", ".nan", "-.inf"):
+def test_olmo_infinite_mlp_ratio_is_dl003_and_zero_is_unused() -> None:
+    zero = "model:\n  d_model: 4096\n  n_heads: 32\n  n_layers: 2\n  mlp_ratio: 0\n"
+    assert _found(zero + "  mlp_hidden_size: 22016\n") == []
+    for value in (".inf", ".nan", "-.inf", "-2"):
         text = f"model:\n  d_model: 4096\n  n_heads: 32\n  n_layers: 2\n  mlp_ratio: {value}\n"
         assert _found(text) == [("DL003", 5, 14)], value
 

@@ -4,6 +4,7 @@ the file beside it) where they can be, skipped with a ``--verbose`` note where t
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 from dimlint.cli import main
@@ -156,6 +157,51 @@ def test_a_flow_style_section_is_read() -> None:
 def test_zero_sizes_and_none_strings_in_training_yaml_are_not_values() -> None:
     text = (
         "transf_decoder:\n  num_layers: 0\n  hidden_size: 512\n  num_attention_heads: 8\n"
-        "  vocab_size: None\n"
+        "  vocab_size: None\n  moe_intermediate_size: -1\n"
     )
     assert _lint(text).diagnostics == []
+
+
+def test_deepseek_inference_json_reads_moe_keys() -> None:
+    text = json.dumps(
+        {
+            "vocab_size": 129280, "dim": 7168, "inter_dim": 18432, "moe_inter_dim": 2048,
+            "n_layers": 61, "n_heads": 128, "n_routed_experts": 256, "n_activated_experts": 300,
+            "n_expert_groups": 8, "n_limited_groups": 4, "q_lora_rank": 1536,
+            "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+            "v_head_dim": 128,
+        },
+        indent=1,
+    )  # fmt: skip
+    assert [d.code for d in _lint(text, "config_671B.json").diagnostics] == ["DL107"]
+
+
+def test_a_json_template_with_a_model_section_is_read() -> None:
+    template = {
+        "distributed": {"tp_size": 3, "pp_size": 1},
+        "model": {"name": "HuggingFaceTB/SmolLM-360M-Instruct", "num_hidden_layers": 16,
+                  "num_attention_heads": 16, "num_key_value_heads": 4},
+    }  # fmt: skip
+    codes = [d.code for d in _lint(json.dumps(template, indent=1), "base_config.json").diagnostics]
+    assert "DL401" in codes
+
+
+def test_no_learned_positions_is_not_an_invalid_value() -> None:
+    text = (
+        "model:\n  n_embd: 768\n  n_head: 12\n  n_layer: 2\n  rotary_emb_fraction: 0.5\n"
+        "  max_position_embeddings: 0\n"
+    )
+    assert _lint(text).diagnostics == []
+
+
+def test_megatron_uneven_pipeline_splits_are_legal() -> None:
+    args = "MODEL_ARGS:\n  --num-layers: 6\n  --hidden-size: 512\n  --num-attention-heads: 8\n"
+    args += "  --pipeline-model-parallel-size: 4\n"
+    assert "DL405" in [code for code, *_ in _found(args)]
+    accounted = (
+        "  --num-virtual-stages-per-pipeline-rank: 2\n"
+        "  --account-for-embedding-in-pipeline-split: true\n"
+        "  --account-for-loss-in-pipeline-split: true\n"
+    )
+    assert _found(args + accounted) == []  # (6 + 2) layers over 4 × 2 stages
+    assert _found(args + "  --pipeline-model-parallel-layout: Et*2|(tt|)*2|tmL\n") == []

@@ -249,7 +249,7 @@ def mem(
     zero: int = 0,
     dp: int | None = None,
     recompute: str = "none",
-    attention: str = "sdpa",
+    attention: str | None = None,
     lora_rank: int | None = None,
     lora_targets: str | None = None,
     qlora: bool = False,

@@ -177,6 +177,9 @@ def report(
     }
     if args.training:
         result["training"] = _training(specs, args, dtype)
+        note = _attention(specs, args)[1]
+        if note:
+            notes.append(note)
     else:
         asked = [
             flag
@@ -221,6 +224,15 @@ def _finetune(args: argparse.Namespace) -> Any:
     return Finetune("qlora" if qlora else "lora", rank, names or (ALL_LINEAR,))
 
 
+def _attention(specs: list[ModelSpec], args: argparse.Namespace) -> tuple[str, str | None]:
+    """The attention implementation counted, and why when it is not the one asked for."""
+    from dimlint.memory import language_spec
+    from dimlint.memory.activations import attention_for
+    from dimlint.memory.config_view import Cfg
+
+    return attention_for(Cfg(language_spec(specs)), getattr(args, "attention", None))
+
+
 def _plan(specs: list[ModelSpec], args: argparse.Namespace, dtype: str, seq: int) -> Any:
     from dimlint.memory.training_plan import training_plan
 
@@ -235,7 +247,7 @@ def _plan(specs: list[ModelSpec], args: argparse.Namespace, dtype: str, seq: int
         batch=args.batch,
         seq=seq,
         recompute=args.recompute,
-        attention=getattr(args, "attention", "sdpa"),
+        attention=_attention(specs, args)[0],
         finetune=_finetune(args),
         offload=getattr(args, "offload", None) or "none",
     )
@@ -261,7 +273,7 @@ def _training(specs: list[ModelSpec], args: argparse.Namespace, dtype: str) -> d
         "micro_batch": args.batch,
         "seq": args.context,
         "recompute": args.recompute,
-        "attention": getattr(args, "attention", "sdpa"),
+        "attention": _attention(specs, args)[0],
         "weights": plan.weights,
         "gradients": plan.gradients,
         "optimizer_states": plan.optimizer,

@@ -296,7 +296,7 @@ def _expected(subschema: dict[str, Any], key: str) -> str:
     if key == "layer_types":
         return "a list of layer type names"
     if key == "mlp_ratio":
-        return "a finite positive number"
+        return "a finite number (0 when mlp_hidden_size states the width), or a list of them"
     if "type" in subschema and subschema["type"] in (["boolean", "null"], ["object", "null"]):
         return "a " + str(subschema["type"][0])
     reference = subschema.get("$ref", "")

@@ -181,7 +181,8 @@ def _collect(
     roots = _roots(existing) if args.fix and not args.diff else ()
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
-        if path in walked and result.document is None:  # a walked file that did not parse
+        if path in walked and (result.document is None or result.skipped):
+            # a walked file that did not parse, or read but is no model config
             from dimlint.lint.walkfilter import not_ours
 
             reason = not_ours(path, result, data)
@@ -212,13 +213,13 @@ def _collect(
 def _not_read_by_a_walk(path: str) -> str | None:
     """Why a folder walk would pass over the file at ``path`` (``--skip-non-configs``): not a
     kind of file dimlint reads, or JSON that is never a model config (``tokenizer.json``)."""
-    from dimlint.lint.discovery import NOT_CONFIGS
+    from dimlint.lint.discovery import NOT_CONFIGS, _wanted_name
 
     name = os.path.basename(path)
-    if not name.endswith((".json", ".py", ".yaml", ".yml")):
-        return "not a file kind dimlint reads (JSON, YAML, Python)"
     if name in NOT_CONFIGS:
         return f"{name} is never a model config"
+    if not _wanted_name(name):
+        return "not a file kind a folder walk reads"
     return None
 
 

@@ -68,6 +68,7 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
             "intermediate_dim",
             "intermediate-size",
             "ffn-hidden-size",
+            "inter_dim",  # DeepSeek-V3's inference ModelArgs
         ),
     ),
     "layers": (
@@ -86,12 +87,18 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "experts_per_token": (
         "num_experts_per_tok",
-        ("moe_top_k", "num_experts_per_token", "num_selected_experts", "moe_k"),
+        (
+            "moe_top_k",
+            "num_experts_per_token",
+            "num_selected_experts",
+            "moe_k",
+            "n_activated_experts",  # DeepSeek-V3's inference ModelArgs
+        ),
     ),
-    "expert_groups": ("n_group", ()),
-    "topk_groups": ("topk_group", ()),
+    "expert_groups": ("n_group", ("n_expert_groups",)),
+    "topk_groups": ("topk_group", ("n_limited_groups",)),
     "shared_experts": ("n_shared_experts", ("num_shared_experts",)),
-    "expert_ffn": ("moe_intermediate_size", ("expert_intermediate_size",)),
+    "expert_ffn": ("moe_intermediate_size", ("expert_intermediate_size", "moe_inter_dim")),
     "q_lora_rank": ("q_lora_rank", ()),
     "kv_lora_rank": ("kv_lora_rank", ()),
     "qk_rope_head_dim": ("qk_rope_head_dim", ()),

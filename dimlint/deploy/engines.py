@@ -387,7 +387,7 @@ def pp_refusals(engine: Engine, spec: ModelSpec, pp: int) -> list[Refusal]:
                 f"{name} {layers} is fewer than pp {pp}: some pipeline stages would hold no layer",
             )
         ]
-    if engine.even_pp and layers % pp:
+    if engine.even_pp and layers % pp and not _uneven_split(spec, layers, pp):
         return [
             Refusal(
                 "DL405",
@@ -398,6 +398,34 @@ def pp_refusals(engine: Engine, spec: ModelSpec, pp: int) -> list[Refusal]:
             )
         ]
     return []
+
+
+#: Megatron arguments that place layers on stages by hand: any of them makes an uneven split legal.
+_LAYOUT_KEYS = (
+    "num_layers_in_first_pipeline_stage",
+    "num_layers_in_last_pipeline_stage",
+    "decoder_first_pipeline_num_layers",
+    "decoder_last_pipeline_num_layers",
+    "pipeline_model_parallel_layout",
+)
+
+
+def _uneven_split(spec: ModelSpec, layers: int, pp: int) -> bool:
+    """Whether the config splits its layers over stages in a way Megatron accepts unevenly: a
+    stated layout or first/last stage size, or ``account_for_embedding/loss_in_pipeline_split``
+    counting the embedding and loss as a layer each (with virtual stages: over pp × vp)."""
+    raw = spec.raw
+    if any(raw.get(key) not in (None, False) for key in _LAYOUT_KEYS):
+        return True
+    extra = sum(
+        raw.get(key) is True
+        for key in ("account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split")
+    )
+    if not extra:
+        return False
+    virtual = raw.get("num_virtual_stages_per_pipeline_rank")
+    stages = pp * (virtual if isinstance(virtual, int) and virtual > 0 else 1)
+    return (layers + extra) % stages == 0
 
 
 def ep_refusals(engine: Engine, spec: ModelSpec, ep: int) -> list[Refusal]:

@@ -15,16 +15,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from dimlint.config.normalize import specs_for_document
 from dimlint.config.spec import ModelSpec
 from dimlint.deploy.targets import Deployment
 from dimlint.diagnostics import Diagnostic, Severity
 from dimlint.errors import RejectedInput, UsageError
 from dimlint.lint.pipeline import lint_bytes, lint_path
+from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection
 from dimlint.lint.settings import Settings, SettingsError, load_file, nearest
 from dimlint.records import Record
-from dimlint.sources.jsonfile import JsonDocument
 from dimlint.sources.source import Source
 
 #: The rules that judge whether a file can be read as a config at all.
@@ -69,7 +68,9 @@ def settings_for(path: str, config: str | None = None, no_config: bool = False) 
 def read_model(
     source: Source, config: str | None = None, no_config: bool = False, force: bool = False
 ) -> ModelInput:
-    """Read the config ``source``: a file, a folder holding ``config.json``, a Hub id
+    """Read the config ``source`` as ``check`` reads it — JSON, a training YAML (every dialect
+    ``check`` knows), a Python file (config classes, calls, dicts), a folder holding
+    ``config.json``, a Hub id
     (``hf://org/name``; :mod:`dimlint.sources.hub`), or — from the API — a ``dict`` or a
     transformers config object (:mod:`dimlint.sources.source`).
 
@@ -96,20 +97,37 @@ def read_model(
         path, data = loaded.path, loaded.data
         settings = settings_for(os.path.join(os.getcwd(), "_"), config, no_config)
         result = lint_bytes(path, data, _selection(settings))
+    return _model_of(result, data, settings, force)
+
+
+def read_text(path: str, data: bytes, settings: Settings, *, force: bool = False) -> ModelInput:
+    """:func:`read_model` of bytes already in hand — an editor's unsaved buffer of ``path``
+    (``.json``, ``.yaml``/``.yml`` or ``.py``, by its name), under ``settings``: the language
+    server's hover computes from what this returns, so it shows the numbers ``mem`` prints for
+    the same text. Raises as :func:`read_model` does."""
+    return _model_of(lint_bytes(path, data, _selection(settings)), data, settings, force)
+
+
+def _model_of(
+    result: FileResult, data: bytes | None, settings: Settings, force: bool
+) -> ModelInput:
+    """The first model of a linted file, or why none may be computed from (the policy of
+    :func:`read_model`)."""
+    path = result.path
     errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
     unreadable = [d for d in errors if d.code in INPUT_CODES]
     if errors and (unreadable or not force):
         text = data.decode("utf-8", "replace") if data is not None else ""
         raise RejectedInput(unreadable or errors, {path: text})
-    document = result.document
-    value: Any = document.value if isinstance(document, JsonDocument) else None
-    if not isinstance(value, dict) or result.skipped:
+    if not result.models or result.skipped:
         reason = result.skipped or "not a model config"
         raise UsageError(f"{path}: no hidden size found: is this a model config? ({reason})")
     warnings = [
         d for d in result.diagnostics if d.severity is not Severity.ERROR and d.code in INPUT_CODES
     ]
-    specs = specs_for_document(path, value)
+    # the first model the file holds (a Python file or a training YAML may hold several: the
+    # class defaults and the calls that override them; its findings cover them all)
+    specs = result.models[0]
     return ModelInput(path, specs, settings, warnings, tuple(errors))
 
 

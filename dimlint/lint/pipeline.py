@@ -188,7 +188,7 @@ def lint_bytes(
         else:
             result.skipped = "not a model config (top level is not an object)"
         return result
-    if _training_config(value):
+    if _training_config(value) or _has_model_section(value):
         from dimlint.lint.yaml_front import lint_yaml  # YAML is a superset of JSON
 
         return lint_yaml(path, data, selection)
@@ -200,6 +200,7 @@ def lint_bytes(
         result.diagnostics.extend(_duplicates(document))
     specs = specs_for_document(path, value)
     result.read = (len(specs), 0)
+    result.models = [specs]
     for spec in specs:
         for finding in spec_findings(spec, enabled, selection):
             result.diagnostics.append(locate(document, spec.pointer, finding, selection))
@@ -214,6 +215,16 @@ def lint_bytes(
 _TRAINING_KEYS = frozenset(
     {"optimizer", "zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}
 )
+
+
+def _has_model_section(value: dict[str, Any]) -> bool:
+    """A JSON file whose model is one member among others (picotron's template: ``model``
+    beside ``distributed``, ``training``), not a config at its top level."""
+    if looks_like_model_config(value):
+        return False
+    from dimlint.config.normalize import has_dimensions
+
+    return any(isinstance(member, dict) and has_dimensions(member) for member in value.values())
 
 
 def _training_config(value: dict[str, Any]) -> bool:

@@ -146,6 +146,7 @@ def collect(
     *,
     rounding: str | None = None,
     tally: dict[str, int] | None = None,
+    models: list[list[ModelSpec]] | None = None,
 ) -> list[Pending]:
     """Every finding of every candidate and layer call of a scanned module.
 
@@ -154,7 +155,9 @@ def collect(
     ``rounding``: the module rounds the vocabulary up in code (``next_multiple_of_n(vocab_size,
     n=128)``): its configs' embeddings are padded there, DL202 has nothing to say and no fix may
     rewrite the tokenizer's ``vocab_size``. ``tally`` receives how many configs and layer calls
-    were read (``--verbose``).
+    were read (``--verbose``); ``models`` the specs of each config that states a dimension,
+    classes first, then module constants, then calls (what ``mem``/``plan``/``shapes`` compute
+    from).
     """
     import libcst as cst
 
@@ -185,6 +188,8 @@ def collect(
         tally["layers"] = len(layer_calls)
     for candidate in candidates:
         specs = checker.specs_of(candidate)
+        if models is not None and _states_a_dimension(candidate) and specs.specs:
+            models.append(list(specs.specs))
         for spec, finding in checker.new_findings(candidate, specs):
             constants = spec_pins(finding, spec, specs.members)
             found.append(

@@ -83,7 +83,7 @@ def lint_python(path: str, data: bytes, selection: Selection, *, fast: bool = Tr
     rounding = rounded.group(0).split("(")[0] if rounded else None
     tally: dict[str, int] = {}
     pending = python_findings.collect(
-        path, scan, enabled, selection, rounding=rounding, tally=tally
+        path, scan, enabled, selection, rounding=rounding, tally=tally, models=result.models
     )
     pending = _guard_constant_fixes(path, scan, pending, enabled, selection, rounding)
     result.read = (tally.get("configs", 0), tally.get("layers", 0))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from dimlint.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
+    from dimlint.config.spec import ModelSpec
     from dimlint.sources.jsonfile import JsonDocument
     from dimlint.sources.python.file import PythonDocument
     from dimlint.sources.yamlfile import YamlDocument
@@ -15,7 +16,16 @@ if TYPE_CHECKING:
 class FileResult:
     """Findings for one file, plus what is needed to fix it."""
 
-    __slots__ = ("diagnostics", "document", "notes", "path", "read", "skipped", "traceback")
+    __slots__ = (
+        "diagnostics",
+        "document",
+        "models",
+        "notes",
+        "path",
+        "read",
+        "skipped",
+        "traceback",
+    )
 
     def __init__(self, path: str, diagnostics: list[Diagnostic] | None = None) -> None:
         self.path = path
@@ -30,3 +40,7 @@ class FileResult:
         #: What was stated but not read (``--verbose`` prints them): an interpolation dimlint
         #: could not resolve, a framework's tag. Certainty before severity: no finding on them.
         self.notes: list[str] = []
+        #: The models read, in file order, each as its specs (a config and its sub-configs):
+        #: what ``mem``, ``plan`` and ``shapes`` compute from (``lint.model_input``), so they
+        #: read a file exactly as its rules did.
+        self.models: list[list[ModelSpec]] = []

@@ -46,8 +46,13 @@ TOY_WIDTH = 256
 
 
 def is_toy(spec: ModelSpec) -> bool:
-    """Whether the config is narrower than :data:`TOY_WIDTH` (a stated or derived width)."""
-    return spec.hidden is not None and 0 < spec.hidden.value < TOY_WIDTH
+    """Whether the config is narrower than :data:`TOY_WIDTH`: its width, or without one the
+    attention width heads × head dim (a KV cache of 3 heads of 5)."""
+    if spec.hidden is not None:
+        return 0 < spec.hidden.value < TOY_WIDTH
+    if spec.heads is not None and spec.head_dim is not None:
+        return 0 < spec.heads.value * spec.head_dim.value < TOY_WIDTH
+    return False
 
 
 #: How a front end marks a target the file itself states (a Megatron YAML's parallel sizes):

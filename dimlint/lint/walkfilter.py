@@ -21,15 +21,26 @@ _MODEL_KEY = re.compile(
     rb"num_hidden_layers|n_embd|n_head|n_layer|d_model|num[_-]layers|vocab_size)\b[\"']?\s*:"
 )
 _DATA_FILES = (".json", ".yaml", ".yml")
+#: A bare upper-case word where a JSON value belongs (DeepSpeed's ``"train_batch_size": GBSIZE``
+#: in ``ds_config_*_TEMPLATE.json``, filled in by ``sed`` before a run): a template.
+_PLACEHOLDER = re.compile(rb"\"\s*:\s*([A-Z][A-Z0-9_]{2,})\s*[,}\r\n]")
 
 
 def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
     """Why a walked file's parse failure is not reported (None: report it)."""
-    if not path.endswith(_DATA_FILES) or result.document is not None or data is None:
+    if not path.endswith(_DATA_FILES) or data is None:
         return None
+    if result.document is not None:
+        return _not_a_config(path, result)
     if not result.diagnostics or any(d.code != "DL001" for d in result.diagnostics):
         return None
-    if os.path.basename(path) == "config.json" or _MODEL_KEY.search(data):
+    if os.path.basename(path) == "config.json":
+        return None
+    placeholder = _PLACEHOLDER.search(data)
+    if placeholder is not None:
+        word = placeholder.group(1).decode("ascii")
+        return f"a template with placeholders to fill in ({word}), not a config to check"
+    if _MODEL_KEY.search(data):
         return None
     kind = "JSON" if path.endswith(".json") else "YAML"
     comment = " (JSON with comments, as tooling files such as devcontainer.json use?)"
@@ -37,3 +48,17 @@ def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
         f"not valid {kind}{comment if kind == 'JSON' else ''} and not a model config:"
         f" {result.diagnostics[0].message}"
     )
+
+
+def _not_a_config(path: str, result: FileResult) -> str | None:
+    """A walked JSON file that reads (UTF-16, say) but is no model config: its encoding is its
+    owner's business (RWKV's UTF-16 ``enwik8-vocab.json`` is a vocabulary, not a config)."""
+    from dimlint.config.normalize import looks_like_model_config
+
+    if not path.endswith(".json") or os.path.basename(path) == "config.json":
+        return None
+    if not result.diagnostics or any(d.code != "DL001" for d in result.diagnostics):
+        return None
+    if looks_like_model_config(getattr(result.document, "value", None)):
+        return None
+    return f"not a model config (and {result.diagnostics[0].message})"

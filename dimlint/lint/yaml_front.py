@@ -119,6 +119,7 @@ def lint_document(
         result.diagnostics = noqa.apply(
             result.diagnostics, found_noqa, document, selection, enabled
         )
+    result.models = [[spec] for spec in specs]
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 
@@ -130,25 +131,37 @@ def _known(section: Section) -> Section:
 
 
 #: Dimension keys whose 0 in a training YAML means "none" or "set later" (NeMo's ASR
-#: ``transf_decoder: num_layers: 0``, no decoder), never a size to judge.
+#: ``transf_decoder: num_layers: 0``, no decoder; flash-attn's GPT ``max_position_embeddings:
+#: 0``, no learned position table beside rotary), never a size to judge.
 _ZERO_MEANS_NONE = frozenset(
     key
-    for field in ("hidden", "heads", "kv_heads", "head_dim", "ffn", "layers", "vocab")
+    for field in (
+        "hidden",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "ffn",
+        "expert_ffn",
+        "layers",
+        "vocab",
+        "max_positions",
+    )
     for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
 )
 
 
 def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:
     """``obj`` without what is not a value: Unresolved markers, OmegaConf's ``None`` string
-    (``vocab_size: None`` reads as a string that the framework treats as null), and a 0 size."""
+    (``vocab_size: None`` reads as a string that the framework treats as null), and a 0 or
+    negative size (a training framework's "none" or "not set")."""
     from dimlint.config.values import Unresolved
 
     kept: dict[str, Any] = {}
     for key, value in obj.items():
         if isinstance(value, Unresolved) or value == "None":
             continue
-        if key in _ZERO_MEANS_NONE and value.__class__ is int and value == 0:
-            continue
+        if key in _ZERO_MEANS_NONE and value.__class__ is int and value <= 0:
+            continue  # 0: none; negative: maxtext's ``base_moe_mlp_dim: -1``, "not set"
         nested = isinstance(value, dict) and depth < 4
         kept[key] = _without_unresolved(value, depth + 1) if nested else value
     return kept

@@ -23,6 +23,13 @@ KV projection widths, ``f`` MLP width, ``a`` heads, ``s`` sequence):
 * **MLP**: gated (SwiGLU/GeGLU) keeps gate, activation, up and their product ``4f``; a plain MLP
   keeps the up projection and the activation's output ``2f`` (``gelu_new``, written out in
   Python, keeps ``5f``; ReLU ``1f``).
+* **family details**, each measured: Gemma's RMSNorm keeps its normalized input in float32
+  (and a float32 ``1 + w`` per norm, once); Gemma-2's softcaps keep the ``tanh`` of the capped
+  scores (eager) and logits; a sliding window shorter than the sequence gives SDPA a
+  ``[b, 1, s, s]`` mask per windowed layer; GPT-NeoX's and Phi-3's fused QKV output stays alive
+  under SDPA (``v`` is a view of it); float32 eager makes no copy when it casts the softmax;
+  Falcon softmaxes in the model dtype, and its multi-query SDPA call falls back to the math
+  path (float32 q, expanded k and v, attention weights).
 * **outside the layers**: the final norm, float32 log-softmax of the logits ``4·V`` plus the
   logits the forward returns ``u·V``, token ids and labels (16 bytes).
 
@@ -31,7 +38,7 @@ keeps only each layer's input ``u·h``; the backward pass then rebuilds one laye
 peak adds one layer's activations (:func:`training_activation_bytes`). ``selective`` recomputes
 the attention core (as Megatron's selective recomputation): no scores. Dropout masks (1 byte per
 element where a dropout probability is non-zero) are not counted: released LLMs train without
-dropout. MoE layers count their top-k experts' MLPs and the router's logits.
+dropout. MoE layers: see :func:`_moe_bytes`.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ import math
 
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.decoder_families import traits_for
-from dimlint.memory.decoder_params import is_gated, top_k
+from dimlint.memory.decoder_params import is_gated, shared_expert_ffn, top_k
 from dimlint.memory.decoder_traits import Decoder
 from dimlint.memory.layer_kinds import moe_count
 from dimlint.records import Record
@@ -51,9 +58,26 @@ ATTENTION_IMPLEMENTATIONS = ("sdpa", "flash", "eager")
 DEFAULT_ATTENTION = "sdpa"
 RECOMPUTE_MODES = ("none", "selective", "full")
 
+#: Model types whose transformers 5.24 modeling code refuses ``attn_implementation="sdpa"``
+#: (``_supports_sdpa = False``: Gemma-2's logit softcapping, GPT-OSS's sinks…); transformers
+#: runs them eager unless asked for flash attention.
+NO_SDPA = frozenset(
+    {
+        "deepseek_v4", "gemma2", "gemma4", "gemma4_text", "gpt_oss", "granite_swa",
+        "granitemoe_swa", "hy_v4", "inkling2", "mimo_v2_flash", "t5gemma", "vaultgemma",
+    }
+)  # fmt: skip
+#: Families whose RMSNorm keeps its normalized input in float32 (``(1 + w)`` multiplies the
+#: float32 tensor, then the output is cast back): Gemma's ``GemmaRMSNorm``.
+FLOAT32_NORM_OUTPUT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text"})
 #: Families whose query is a view into one fused QKV output (GPT-2's ``c_attn``), which it keeps
 #: alive whole; their key and value are copied out of it.
 QUERY_IN_FUSED_QKV = frozenset({"gpt2"})
+#: Families whose fused QKV projection output stays alive under SDPA: the kernel keeps v, a
+#: view into it (GPT-NeoX's ``query_key_value``, Phi-3's ``qkv_proj``).
+FUSED_QKV_ALIVE = frozenset({"gpt_neox", "phi3"})
+#: Families whose SDPA output o_proj reads as a contiguous copy (measured: Phi-3).
+OUTPUT_COPIED = frozenset({"phi3"})
 #: Families without rotary embeddings (learned positions or ALiBi): q and k are not copied.
 NO_ROTARY = frozenset({"gpt2", "gpt_bigcode", "bloom", "mpt", "opt", "gpt_neo", "xglm", "biogpt"})
 #: Families whose attention and MLP read the same normalized input (a parallel block).
@@ -90,17 +114,46 @@ def decoder_traits(cfg: Cfg) -> Decoder:
 
 
 def _norm_bytes(kind: str, hidden: int, unit: int, feeds_projection: bool) -> float:
-    # RMSNorm: float32 copy, rsqrt, normalized; LayerNorm (affine or not): input, mean, rstd
-    kept = 4 * hidden + 4 + unit * hidden if kind == "rms" else unit * hidden + 8
+    # RMSNorm: float32 copy, rsqrt, normalized (Gemma's stays float32 for its ``1 + w``
+    # multiply); LayerNorm (affine or not): input, mean, rstd
+    if kind == "rms32":
+        kept: float = 4 * hidden + 4 + 4 * hidden
+    elif kind == "rms":
+        kept = 4 * hidden + 4 + unit * hidden
+    else:
+        kept = unit * hidden + 8
     return kept + (unit * hidden if feeds_projection else 0)
+
+
+def _moe_bytes(cfg: Cfg, traits: Decoder, unit: int, gated: bool) -> float:
+    """Per token, what one MoE layer keeps (transformers 5's grouped experts).
+
+    Each token goes to ``k`` experts: the gathered input row (``h``) the experts' projection
+    reads, their MLP (gated ``4f``, plain ``2f``), and the expert output (``h``) the routing
+    weight multiplies; the float32 router logits (``4E``); the top-k indices and the three
+    int64 index vectors of the routed rows (``8k + 24k``); the routing weight of each row —
+    float32 when the top-k weights are renormalized (Mixtral, ``norm_topk_prob``: their float32
+    values ``4k`` and sum ``4`` are kept too), else cast to the model dtype. Shared experts
+    (Qwen2-MoE, DeepSeek) are a dense MLP over every token, and Qwen2-MoE's sigmoid gate keeps
+    the shared output and the gate value.
+    """
+    k = max(1, top_k(cfg))
+    hidden = cfg.hidden
+    width = cfg.expert_ffn
+    routed = unit * k * ((4 if gated else 2) * width + 2 * hidden)
+    normalized = cfg.flag("norm_topk_prob", cfg.model_type == "mixtral")
+    bookkeeping = 4 * cfg.experts + 32 * k + (8 * k + 4 if normalized else unit * k)
+    shared_width = shared_expert_ffn(cfg, width, traits)
+    shared = unit * (4 if gated else 2) * shared_width if shared_width else 0
+    if shared_width and cfg.flag(traits.shared_gate):
+        shared += unit * (hidden + 1)  # the shared output and its sigmoid gate
+    return routed + bookkeeping + shared
 
 
 def _mlp_bytes(cfg: Cfg, traits: Decoder, unit: int, moe: bool) -> float:
     gated = is_gated(cfg, traits)
     if moe:
-        width = cfg.expert_ffn * max(1, top_k(cfg))
-        router = 4 * cfg.experts  # float32 router logits / probabilities
-        return unit * 4 * width + router if gated else unit * 2 * width + router
+        return _moe_bytes(cfg, traits, unit, gated)
     width = cfg.ffn or 4 * cfg.hidden
     if gated:
         return unit * 4 * width
@@ -126,25 +179,74 @@ def _attention_bytes(cfg: Cfg, traits: Decoder, attention: str, unit: int) -> tu
     query = q_w + 2 * kv_w if cfg.model_type in QUERY_IN_FUSED_QKV else q_w
     kept = 0.0
     if traits.qk_norm == "head" and cfg.flag(traits.qk_norm_flag):
-        # RMSNorm over each head: float32 copy, rsqrt per head, the normalized values
-        kept += (4 + unit) * (q_w + kv_w) + 4 * (heads + cfg.kv_heads)
+        # RMSNorm over each head: float32 copy, rsqrt per head, the normalized values (float32
+        # in Gemma's norm)
+        normalized = 4 if cfg.model_type in FLOAT32_NORM_OUTPUT else unit
+        kept += (4 + normalized) * (q_w + kv_w) + 4 * (heads + cfg.kv_heads)
     if attention == "eager":
         # q; repeat_kv copies of k and v (k and v themselves without GQA); o_proj's copy
         kv_kept = q_w if cfg.kv_heads != heads else kv_w
         kept += unit * (query + 2 * kv_kept + q_w)
-        return kept, (4 + unit) * heads  # float32 softmax and its cast, per key
+        if cfg.model_type == "falcon":
+            return kept, unit * heads  # Falcon softmaxes in the model dtype
+        cast = unit if unit < 4 else 0  # casting float32 scores to float32 makes no copy
+        return kept, (4 + cast) * heads  # float32 softmax and its cast, per key
+    if attention == "sdpa" and _math_fallback(cfg):
+        # one k/v head broadcast to all: no fused kernel takes it, the math path upcasts q and
+        # the expanded k and v to float32 and keeps float32 attention weights
+        return kept + 4 * 3 * q_w + unit * q_w, 4.0 * heads
     kept += unit * (query + 2 * kv_w + q_w) + 4 * heads  # q, k, v, output; log-sum-exp
-    if 0 < _rotary_fraction(cfg) < 1:
-        # partial rotary concatenates q: the kernel's output is not in o_proj's layout
+    if cfg.model_type in FUSED_QKV_ALIVE:
+        kept += unit * (q_w + kv_w)  # v is a view of the fused output, which stays whole
+    if 0 < _rotary_fraction(cfg) < 1 or cfg.model_type in OUTPUT_COPIED:
+        # partial rotary concatenates q (and Phi-3's q comes out of its fused projection): the
+        # kernel's output is not in o_proj's layout, which reads a contiguous copy
         kept += unit * q_w
     return kept, 0.0
+
+
+def _math_fallback(cfg: Cfg) -> bool:
+    """Falcon's multi-query attention (not ``new_decoder_architecture``) calls SDPA with one
+    k/v head and no ``enable_gqa``: only the math implementation accepts it."""
+    return (
+        cfg.model_type == "falcon"
+        and not cfg.flag("new_decoder_architecture")
+        and cfg.kv_heads != cfg.heads
+    )
+
+
+def attention_for(cfg: Cfg, requested: str | None) -> tuple[str, str | None]:
+    """The attention implementation a training run gets, and a note when it is not the default:
+    transformers' default (``sdpa``) unless the family refuses it, then ``eager``; asking for
+    ``sdpa`` where transformers refuses it is a ValueError, not a number for a run that cannot
+    start."""
+    refused = cfg.model_type in NO_SDPA
+    if requested is None:
+        if refused:
+            return "eager", (
+                f"transformers refuses sdpa attention for {cfg.model_type}: its default, eager"
+                " (a·s² scores kept), is counted; --attention flash needs a GPU build"
+            )
+        return DEFAULT_ATTENTION, None
+    if requested == "sdpa" and refused:
+        raise ValueError(
+            f"--attention sdpa: transformers refuses sdpa for {cfg.model_type}"
+            " (_supports_sdpa = False); use --attention eager (its default) or flash"
+        )
+    return requested, None
+
+
+def _norm_kind(cfg: Cfg, traits: Decoder) -> str:
+    if traits.norm != "rms":
+        return "ln"
+    return "rms32" if cfg.model_type in FLOAT32_NORM_OUTPUT else "rms"
 
 
 def layer_bytes(cfg: Cfg, *, attention: str, unit: int, moe: bool = False) -> LayerBytes:
     """Bytes per token one decoder layer keeps for backward (module doc)."""
     traits = decoder_traits(cfg)
     hidden = cfg.hidden
-    kind = "rms" if traits.norm == "rms" else "ln"
+    kind = _norm_kind(cfg, traits)
     parallel = cfg.model_type in PARALLEL_BLOCKS or (
         cfg.model_type == "falcon" and cfg.flag("parallel_attn", True)
     )
@@ -155,14 +257,24 @@ def layer_bytes(cfg: Cfg, *, attention: str, unit: int, moe: bool = False) -> La
             norms = _norm_bytes(kind, hidden, unit, feeds_projection=True)
     norms += max(0, traits.norms - 2) * _norm_bytes(kind, hidden, unit, feeds_projection=False)
     kept, scores = _attention_bytes(cfg, traits, attention, unit)
+    if scores and _softcap(cfg, "attn_logit_softcapping"):
+        scores += unit * cfg.heads  # the tanh of the capped scores (Gemma-2)
     return LayerBytes(norms, kept, scores, _mlp_bytes(cfg, traits, unit, moe))
 
 
+def _softcap(cfg: Cfg, key: str) -> bool:
+    """Whether the config caps logits with ``cap·tanh(x/cap)`` (``null`` or 0: no cap)."""
+    value = cfg.get(key)
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
 def _outside_layers(cfg: Cfg, traits: Decoder, unit: int) -> float:
-    """Per token: final norm, log-softmax and returned logits, token ids and labels."""
-    kind = "rms" if traits.norm == "rms" else "ln"
+    """Per token: final norm, log-softmax and returned logits (and the tanh of capped logits),
+    token ids and labels."""
+    kind = _norm_kind(cfg, traits)
     final = _norm_bytes(kind, cfg.hidden, unit, feeds_projection=True) if traits.final_norm else 0
-    return final + (4 + unit) * cfg.vocab + 16
+    capped = unit * cfg.vocab if _softcap(cfg, "final_logit_softcapping") else 0
+    return final + (4 + unit) * cfg.vocab + capped + 16
 
 
 def _per_position(cfg: Cfg, unit: int, recompute: str) -> float:
@@ -201,7 +313,44 @@ def saved_activation_bytes(
     per_token = dense * max(0, cfg.layers - experts)
     if experts:
         per_token += experts * layer_bytes(cfg, attention=mode, unit=unit, moe=True).total(seq)
-    return math.ceil(tokens * (per_token + outside) + positions)
+    masks = _window_masks(cfg, batch, seq, unit) if mode == "sdpa" else 0
+    return math.ceil(
+        tokens * (per_token + outside) + positions + masks + _weight_copies(cfg, traits)
+    )
+
+
+def _window_masks(cfg: Cfg, batch: int, seq: int, unit: int) -> int:
+    """Under SDPA, what a sliding window shorter than the sequence adds (measured on Mistral and
+    Gemma-3): each windowed layer keeps an additive ``[b, 1, s, s]`` mask in the model dtype
+    and, with more than one k/v head, the ``repeat_kv`` copies of k and v (one k/v head expands
+    as a view); the full-attention layers beside them keep a mask too."""
+    from dimlint.memory.layer_kinds import cache_plan
+
+    windowed = full = 0
+    for _index, layer, count in cache_plan(cfg):
+        if layer.kind != "kv":
+            continue
+        if layer.window is not None and layer.window < seq:
+            windowed += count
+        else:
+            full += count
+    if not windowed:
+        return 0
+    mask = batch * seq * seq * unit
+    kv_heads, heads = cfg.kv_heads, cfg.heads
+    repeated = 0
+    if 1 < kv_heads < heads:
+        repeated = batch * seq * unit * 2 * (heads - kv_heads) * cfg.head_dim
+    return windowed * (mask + repeated) + full * mask
+
+
+def _weight_copies(cfg: Cfg, traits: Decoder) -> int:
+    """Once per model: the float32 ``1 + w`` each Gemma RMSNorm computes from its weight."""
+    if _norm_kind(cfg, traits) != "rms32":
+        return 0
+    norms = cfg.layers * max(2, traits.norms) + (1 if traits.final_norm else 0)
+    heads = 2 * cfg.layers if traits.qk_norm == "head" and cfg.flag(traits.qk_norm_flag) else 0
+    return 4 * (cfg.hidden * norms + cfg.head_dim * heads)
 
 
 def recompute_peak_bytes(

@@ -103,6 +103,9 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
         return LayerRule(lambda index: "full" if index % 2 == 0 else "linear", (), 2)
     if cfg.model_type == "kimi_linear":
         return LayerRule(lambda index: "full" if index and index % 4 == 0 else "linear", (0, 1), 4)
+    chunked = _chunked_rule(cfg)
+    if chunked is not None:
+        return chunked
     sliding = _sliding_pattern(cfg)
     if sliding > 0:
         return LayerRule(lambda index: "sliding" if (index + 1) % sliding else "full", (), sliding)
@@ -114,6 +117,22 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
     if _window(cfg):
         return LayerRule(lambda index: "sliding")  # Mistral-7B-v0.1, Phi-3: every layer
     return LayerRule(lambda index: "full")
+
+
+def _chunked_rule(cfg: Cfg) -> LayerRule | None:
+    """Llama 4 without ``layer_types``: its config class derives them from ``no_rope_layers``
+    (stated, or 1 except every ``no_rope_layer_interval``-th layer): layers that use rope attend
+    within chunks of ``attention_chunk_size`` tokens, the NoPE layers to everything; a null
+    chunk size makes every layer full."""
+    if not _declares(cfg.model_type, "no_rope_layers") or cfg.get("attention_chunk_size") is None:
+        return None
+    stated = cfg.list("no_rope_layers")
+    if stated:
+        return _repeating(["chunked" if flag else "full" for flag in stated])
+    interval = cfg.int("no_rope_layer_interval", 4) or 4
+    return LayerRule(
+        lambda index: "full" if (index + 1) % interval == 0 else "chunked", (), interval
+    )
 
 
 def _declares(model_type: str, field: str) -> bool:

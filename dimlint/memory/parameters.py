@@ -18,6 +18,7 @@ from dimlint.memory.config_view import Cfg
 from dimlint.memory.count_dispatch import count_spec, wrapper_for
 from dimlint.memory.param_tally import Tally
 from dimlint.memory.templated import templated_parameters
+from dimlint.memory.templates import Refusal
 from dimlint.records import Record
 
 
@@ -96,8 +97,19 @@ def _model_parameters(specs: list[ModelSpec]) -> Parameters:
     top = specs[0]
     architecture = architecture_of(top)
     learned = templated_parameters(specs, architecture)
-    if learned is not None:
+    if not isinstance(learned, Refusal):
         return Parameters(*learned)
+    counted = _recipe_parameters(specs, architecture)
+    if not learned.learned or not counted.exact:
+        return counted
+    # transformers has a template for this model type, but the config lies outside what it
+    # learned: the hand recipe that answers instead was verified only inside that domain.
+    note = f"estimated by a hand recipe: {learned.reason}"
+    return counted._replace(exact=False, notes=(*counted.notes, note))
+
+
+def _recipe_parameters(specs: list[ModelSpec], architecture: str) -> Parameters:
+    top = specs[0]
     cfg = Cfg(top)
     wrapper = wrapper_for(cfg)
     children = [spec for spec in specs[1:] if spec.pointer.count("/") == 1]

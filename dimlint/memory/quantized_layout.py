@@ -104,16 +104,20 @@ def _groups(quantization: dict[str, Any]) -> list[tuple[list[str], dict[str, Any
 def _group_bytes(weights: dict[str, Any], rows: int, cols: int) -> float:
     """Bytes of one ``rows × cols`` weight under a compressed-tensors weights scheme."""
     stated = weights.get("num_bits")
-    bits: int = stated if isinstance(stated, int) and not isinstance(stated, bool) else 8
+    bits = 8
+    if isinstance(stated, int) and not isinstance(stated, bool) and 0 < stated <= 32:
+        bits = stated
     size = rows * cols
     strategy = str(weights.get("strategy") or "tensor").lower()
     symmetric = weights.get("symmetric", True) is not False
     per_scale = 2 + (0 if symmetric else bits / 8)  # a 16-bit scale (+ a packed zero point)
     block = weights.get("block_structure")
-    if strategy == "block" and isinstance(block, list) and len(block) == 2:
-        scales = math.ceil(rows / max(1, int(block[0]))) * math.ceil(cols / max(1, int(block[1])))
-    elif strategy in ("group", "tensor_group") and isinstance(weights.get("group_size"), int):
-        scales = rows * math.ceil(cols / max(1, weights["group_size"]))
+    group = weights.get("group_size")
+    sizes = _block(block) if strategy == "block" else None
+    if sizes is not None:
+        scales = math.ceil(rows / sizes[0]) * math.ceil(cols / sizes[1])
+    elif strategy in ("group", "tensor_group") and isinstance(group, int) and group > 0:
+        scales = rows * math.ceil(cols / group)
     elif strategy == "channel":
         scales = rows
     else:
@@ -121,13 +125,22 @@ def _group_bytes(weights: dict[str, Any], rows: int, cols: int) -> float:
     return size * bits / 8 + scales * per_scale
 
 
+def _block(value: Any) -> tuple[int, int] | None:
+    """``value`` as a ``(rows, cols)`` block of positive integers, or None."""
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    if not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in value):
+        return None
+    return int(value[0]), int(value[1])
+
+
 def _method_bytes(quantization: dict[str, Any], per_weight: float, rows: int, cols: int) -> float:
     """Bytes of one ``rows × cols`` weight under a method other than compressed-tensors."""
     block = quantization.get("weight_block_size")
     method = str(quantization.get("quant_method", "")).lower()
-    if "fp8" in method and isinstance(block, list) and len(block) == 2:
-        b0, b1 = (max(1, b) if isinstance(b, int) else 1 for b in block)
-        return rows * cols + 4 * math.ceil(rows / b0) * math.ceil(cols / b1)
+    sizes = _block(block) if "fp8" in method else None
+    if sizes is not None:
+        return rows * cols + 4 * math.ceil(rows / sizes[0]) * math.ceil(cols / sizes[1])
     return rows * cols * per_weight
 
 

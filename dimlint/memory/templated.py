@@ -12,7 +12,7 @@ import re
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.templates import Tensor, template_tensors
+from dimlint.memory.templates import Refusal, Tensor, learned_tensors
 
 _EMBEDDING = re.compile(
     r"(^|\.)(embed_tokens|wte|wpe|word_embeddings|position_embeddings|shared|embed_positions"
@@ -51,13 +51,13 @@ def _routing(specs: list[ModelSpec]) -> tuple[int, int] | None:
 
 def templated_parameters(
     specs: list[ModelSpec], architecture: str
-) -> tuple[int, int, int, tuple[tuple[str, int], ...], tuple[str, ...]] | None:
-    """``(total, active, embedding, components, notes)`` of the document, or None when its
-    model type has no usable template (the family recipes then apply)."""
+) -> tuple[int, int, int, tuple[tuple[str, int], ...], tuple[str, ...]] | Refusal:
+    """``(total, active, embedding, components, notes)`` of the document, or why its model type
+    has no usable template (the family recipes then apply, unverified where it says so)."""
     top = specs[0]
-    tensors = template_tensors(top.raw, architecture)
-    if tensors is None:
-        return None
+    tensors = learned_tensors(top.raw, architecture)
+    if isinstance(tensors, Refusal):
+        return tensors
     total = sum(tensor.numel for tensor in tensors)
     embedding = sum(tensor.numel for tensor in tensors if _EMBEDDING.search(tensor.name))
     routing = _routing(specs)

@@ -182,12 +182,34 @@ class _Values:
             value = _stated(self.raw, path, self.raw.get("model_type"))
         if value is not None:
             return _number(value)
+        flag = _derived_flag(self.raw, path)
+        if flag is not None:
+            return flag
         if path in derived:
             expression = derived[path]
             needed = {name for _, _, factors in expression for name, _ in factors}
             return evaluate_expression(expression, {name: self.get(name) for name in needed})
         value = declared.get(path)
         return _number(value)
+
+
+def _derived_flag(raw: dict[str, Any], path: str) -> int | None:
+    """A boolean ``__post_init__`` derives from a string the generator does not vary: T5-like
+    configs set ``is_gated_act`` from ``feed_forward_proj`` (``"gated-gelu"`` → gated)."""
+    key, _, name = path.rpartition(".")
+    if name != "is_gated_act":
+        return None
+    obj = raw.get(key) if key else raw
+    if not isinstance(obj, dict):
+        return None
+    model_type = obj.get("model_type", raw.get("model_type") if not key else None)
+    record = architectures.lookup(model_type) if isinstance(model_type, str) else None
+    if record is None or "feed_forward_proj" not in record.fields:
+        return None
+    projection = obj.get("feed_forward_proj", record.defaults.get("feed_forward_proj"))
+    if not isinstance(projection, str):
+        return None
+    return int(projection.split("-")[0] == "gated")
 
 
 def _stated_list(raw: dict[str, Any], path: str) -> object:
@@ -227,8 +249,10 @@ def _all_defaults(values: _Values, defaults: dict[str, Any]) -> bool:
 
 def _as_the_class_reads(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
     """``raw`` with the spellings the config class maps onto its fields applied: its
-    ``attribute_map`` aliases (``hidden_size`` for GPT-2's ``n_embd``) and the legacy kwargs
-    that win over the field (BLOOM's ``n_embed``), as the class's ``__init__`` does."""
+    ``attribute_map`` aliases (``hidden_size`` for GPT-2's ``n_embd``; a stated alias wins over
+    the field, as in transformers: NLLB's ``num_hidden_layers`` sets ``encoder_layers``), the
+    legacy kwargs that win over the field (BLOOM's ``n_embed``), and legacy sub-config dicts
+    (CLIP's ``text_config_dict`` updates ``text_config``), as the class's ``__init__`` does."""
     from dimlint.config.normalize import LEGACY_FIRST
 
     record = architectures.lookup(model_type)
@@ -236,32 +260,81 @@ def _as_the_class_reads(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
         return raw
     read = dict(raw)
     for standard, real in record.aliases.items():
-        if standard in raw and real not in raw:
+        if standard in raw:
             read[real] = raw[standard]
     hidden = record.attribute("hidden_size")
     legacy = LEGACY_FIRST.get("hidden")
     if legacy is not None and legacy in record.fields and raw.get(legacy) is not None:
         read[hidden] = raw[legacy]
+    for key in record.sub_configs:
+        legacy_dict = raw.get(f"{key}_dict")
+        if isinstance(legacy_dict, dict):
+            stated = raw.get(key)
+            read[key] = {**(stated if isinstance(stated, dict) else {}), **legacy_dict}
+            del read[f"{key}_dict"]
     return read
 
 
-def _unknown_numbers(raw: dict[str, Any], model_type: str, examined: list[str]) -> bool:
-    """Whether ``raw`` states an integer the config class does not declare and the generator
-    never changed (``examined`` lists the numbers the default config holds, ``__post_init__``
-    ones such as ``qk_head_dim`` included): modeling code may read such a key with
-    ``getattr`` (Qwen3-MoE's ``head_dim``), which no build exercised, so its effect on the
+#: Legacy rope spellings (``rope_scaling``, ``rope_theta``): rotary tables are buffers, no
+#: parameter depends on them.
+_ROPE_KEYS = frozenset({"rope_scaling", "rope_theta", "rope_type", "partial_rotary_factor"})
+#: Which stages a ``…Backbone`` returns (the other classes build every stage whatever they
+#: say; a backbone's own stage selection is its caller's, rarely a released ``architectures``).
+_STAGE_KEYS = frozenset({"out_indices", "out_features"})
+
+
+def _numeric(value: object) -> bool:
+    """An integer or a list holding integers: what may size a tensor (strings, floats such as
+    Mamba's ``time_step_limit`` and booleans are not legacy shape keys)."""
+    if isinstance(value, list):
+        return any(isinstance(item, int) and not isinstance(item, bool) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _legacy_key(
+    raw: dict[str, Any], model_type: str, examined: list[str], class_name: str
+) -> str | None:
+    """A stated key the config class reads from ``**kwargs`` (a legacy spelling, such as
+    DeepSeek-V4's ``compress_ratios``, which rebuilds ``layer_types``): no build learned what it
+    does, so a template that ignores it may count another model. Legacy sub-config dicts
+    (``text_config_dict``) are mapped by :func:`_as_the_class_reads` instead."""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return None
+    for key, value in raw.items():
+        if (
+            key in record.fields
+            and key not in record.defaults
+            and key not in examined
+            and _numeric(value)
+            and key not in record.sub_configs
+            and key not in _ROPE_KEYS
+            and key not in _STAGE_KEYS
+            and not (key.endswith("_dict") and key[: -len("_dict")] in record.sub_configs)
+        ):
+            return key
+    return None
+
+
+def _unknown_number(raw: dict[str, Any], model_type: str, examined: list[str]) -> str | None:
+    """The first key of ``raw`` that states an integer the config class does not declare and
+    the generator never changed (``examined`` lists the numbers the default config holds,
+    ``__post_init__`` ones such as ``qk_head_dim`` included): modeling code may read such a key
+    with ``getattr`` (Qwen3-MoE's ``head_dim``), which no build exercised, so its effect on the
     shapes is unknown."""
     record = architectures.lookup(model_type)
     if record is None:
-        return True
-    known = record.fields | architectures.base_fields() | set(examined)
-    return any(
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and key not in known
-        and _SHAPE_KEY.search(key) is not None
-        for key, value in raw.items()
-    )
+        return "model_type"
+    known = record.fields | set(record.aliases) | architectures.base_fields() | set(examined)
+    for key, value in raw.items():
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and key not in known
+            and _SHAPE_KEY.search(key) is not None
+        ):
+            return key
+    return None
 
 
 #: Key names that may size a tensor (``head_dim``, ``num_experts``…), as opposed to runtime
@@ -281,38 +354,75 @@ def class_for(learned: dict[str, Any], architecture: str) -> str | None:
 
 def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | None:
     """The parameter tensors of the model ``raw`` describes, or None without a usable template."""
+    found = learned_tensors(raw, architecture)
+    return found if isinstance(found, list) else None
+
+
+class Refusal(Record):
+    """Why no template answers for a config: ``learned`` says whether transformers has a row
+    for its model type (then the config lies outside what the row learned, and a hand recipe
+    that answers instead is unverified there)."""
+
+    reason: str
+    learned: bool
+
+
+def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
+    """The parameter tensors of the model ``raw`` describes, or why the templates cannot say:
+    the model type or class was never learned, or the config sets a field the template saw only
+    at its default (see the module doc)."""
     model_type = raw.get("model_type")
     if not isinstance(model_type, str):
-        return None
+        return Refusal("no model_type", False)
     learned = row(model_type)
     if learned is None:
-        return None
+        return Refusal(f"{model_type} has no learned template", False)
     class_name = class_for(learned, architecture)
     if class_name is None:
-        return None
-    tensors_json = learned["classes"][class_name].get("tensors")
+        unbuilt = learned.get("unbuilt", {}).get(architecture)
+        why = f" (transformers did not build it: {unbuilt})" if unbuilt else ""
+        return Refusal(f"{architecture or 'its class'} of {model_type} was not learned{why}", True)
+    record = learned["classes"][class_name]
+    tensors_json = record.get("tensors")
     if not isinstance(tensors_json, list):
-        return None
-    if _unknown_numbers(raw, model_type, learned.get("examined", [])):
-        return None
+        return Refusal(f"{class_name}'s tensors could not be fitted", True)
+    labels = labels_of(raw)
+    label_axes: dict[str, list[int]] = record.get("labels", {})
+    if "num_labels" not in record:
+        seen = _learned_labels(tensors_json)
+        if seen is not None and seen != labels and _has_label_head(learned, class_name):
+            why = f"{class_name}'s head was learned with {seen} labels, not {labels}"
+            return Refusal(why, True)
+    unknown = _unknown_number(raw, model_type, learned.get("examined", []))
+    if unknown is not None:
+        return Refusal(f"{unknown} is not a field of {model_type}'s config class", True)
+    legacy = _legacy_key(raw, model_type, learned.get("examined", []), class_name)
+    if legacy is not None:
+        return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
     raw = _as_the_class_reads(raw, model_type)
     values = _Values(raw, learned)
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
-            return None
+            return Refusal(_outside(path, values.get(path), defaults[path]), True)
     for path, default in learned.get("lists", {}).items():
         if _stated_list(raw, path) not in (None, default):
-            return None
+            return Refusal(f"{path} differs from the only value learned ({default})", True)
     tensors: list[Tensor] = []
     for name, count_expression, dims, conditions, *pinned in tensors_json:
-        # A tensor no expression explains keeps its default size while its fields do.
-        if any(values.get(path) != defaults.get(path) for path in (pinned[0] if pinned else ())):
-            return None
         if any(values.get(path) != wanted for path, wanted in conditions):
-            if any(values.get(path) is None for path, _ in conditions):
-                return None
+            missing = [path for path, _ in conditions if values.get(path) is None]
+            if missing:
+                return Refusal(f"{missing[0]} has no value", True)
             continue
+        # A tensor no expression explains keeps its default size while its fields do.
+        for path in pinned[0] if pinned else ():
+            if values.get(path) != defaults.get(path):
+                return Refusal(
+                    f"{name} was seen only at {path} = {defaults.get(path)}"
+                    f" (this config: {values.get(path)})",
+                    True,
+                )
         needed: set[str] = set()
         for expression in (count_expression, *dims):
             needed |= {field for _, _, factors in expression for field, _ in factors}
@@ -320,13 +430,78 @@ def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | N
         if conditions and not shape_fields and not _all_defaults(values, defaults):
             # A tensor that exists only under a flag was seen in one build: its constant shape
             # (Cohere's per-head q/k norms: [64, 128]) says nothing about other sizes.
-            return None
+            return Refusal(f"{name} exists only under {conditions[0][0]} and was seen once", True)
+        linearized = _linearized(values, defaults, count_expression, dims)
+        if linearized is not None:
+            return Refusal(f"{name}'s learned shape {linearized}", True)
         resolved = {field: values.get(field) for field in needed}
-        if any(value is None for value in resolved.values()):
-            return None
+        unresolved = sorted(field for field, value in resolved.items() if value is None)
+        if unresolved:
+            return Refusal(f"{unresolved[0]} has no usable value", True)
         count = evaluate_expression(count_expression, resolved)
         shape = [size for dim in dims if (size := evaluate_expression(dim, resolved)) is not None]
         if count is None or len(shape) != len(dims):
-            return None
+            return Refusal(f"{name}'s learned shape is not whole for these values", True)
+        for axis in label_axes.get(name, ()):
+            shape[axis] = labels
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
     return tensors
+
+
+def _linearized(
+    values: _Values, defaults: dict[str, Any], count_expression: Any, dims: list[Any]
+) -> str | None:
+    """Why an expression with a negative term cannot be trusted here, or None.
+
+    Tensor sizes are sums of positive widths; a fitted term with a negative coefficient is the
+    tangent of a product at the default config (Phi-3's fused QKV, ``3·hidden - 192·heads +
+    192·kv`` for ``hidden + 2·kv·hidden/heads`` around 96-wide heads): exact when each field
+    changes alone from the default, wrong when several do. Such an expression holds only while
+    the fields it reads keep their learned values but one."""
+    for expression in (count_expression, *dims):
+        if not any(term[0] < 0 for term in expression):
+            continue
+        fields = sorted({field for _, _, factors in expression for field, _ in factors})
+        moved = [field for field in fields if values.get(field) != defaults.get(field)]
+        if len(moved) > 1:
+            return (
+                f"is a linear fit around the default ({', '.join(moved)} all differ from it):"
+                " valid only while one field moves at a time"
+            )
+    return None
+
+
+def labels_of(raw: dict[str, Any]) -> int:
+    """The number of labels a classification head gets, as ``from_pretrained`` sets it: the
+    size of ``id2label`` when stated, else ``num_labels``, else 2 (``PreTrainedConfig``)."""
+    id2label = raw.get("id2label")
+    if isinstance(id2label, dict) and id2label:
+        return len(id2label)
+    stated = raw.get("num_labels")
+    return stated if isinstance(stated, int) and not isinstance(stated, bool) else 2
+
+
+_HEAD = re.compile(r"^(classifier|score|classification_head\.out_proj|logits)\.weight$")
+
+
+def _learned_labels(tensors_json: list[Any]) -> int | None:
+    """The label count a row learned before heads were sized by labels: the constant first
+    axis of its classifier weight (None: no such head)."""
+    for name, _count, dims, *_ in tensors_json:
+        if _HEAD.search(str(name)) and dims and not any(f for _, _, f in dims[0]):
+            numerator, denominator, _ = dims[0][0]
+            return int(numerator // denominator)
+    return None
+
+
+def _has_label_head(learned: dict[str, Any], class_name: str) -> bool:
+    """Whether a class of a row learned before heads were sized by labels may have one: any
+    class but the one the fields were learned on, or a classifier."""
+    return class_name != learned.get("primary") or "Classification" in class_name
+
+
+def _outside(path: str, value: object, default: object) -> str:
+    return (
+        f"{path} = {value} lies outside what the template learned (only {default}: changing it"
+        " changed the model in a way no learned expression explains)"
+    )

@@ -21,14 +21,54 @@ class PlotError(Exception):
 
 
 def _contexts(asked: int, longest: int) -> list[int]:
+    """Powers of two from 512 to past the asked context and the longest position (both are
+    marked, so both are points of the x range, never its clipped edge)."""
     top = max(2 * asked, min(longest or asked, 1 << 20))
     contexts, value = [], 512
     while value <= top:
         contexts.append(value)
         value *= 2
-    if asked not in contexts:
-        contexts = sorted({*contexts, asked})
-    return contexts
+    return sorted({*contexts, asked, top})
+
+
+def _x_range(axis: Any, contexts: list[int]) -> None:
+    """The context axis with a margin on each side (log scale): a mark at the first or the last
+    context (``max_position_embeddings``, the asked one) stays visible inside the axes."""
+    axis.set_xscale("log", base=2)
+    axis.set_xlim(contexts[0] / 1.25, contexts[-1] * 1.25)
+
+
+def accepted_layout(specs: list[ModelSpec], tp: int, pp: int) -> tuple[int, int]:
+    """``(tp, pp)`` when some engine of ``dimlint plan`` runs the model that way, else the
+    largest layout within it that one does (Qwen2-7B's 28 heads: tp 8 → tp 4): a chart shows
+    only layouts that can be deployed."""
+    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, pp_refusals, tp_refusals
+    from dimlint.deploy.fit import language_model
+
+    model = language_model(tuple(specs))
+
+    def runs(t: int, p: int) -> bool:
+        return any(
+            not tp_refusals(ENGINES[name], model, t) and not pp_refusals(ENGINES[name], model, p)
+            for name in PLAN_ENGINES
+        )
+
+    for size in range(tp * pp, 0, -1):
+        for t in range(min(tp, size), 0, -1):
+            p = size // t
+            if t * p == size and p <= pp and runs(t, p):
+                return t, p
+    return 1, 1
+
+
+def _at(args: argparse.Namespace, layout: tuple[int, int]) -> argparse.Namespace:
+    return argparse.Namespace(**{**vars(args), "tp": layout[0], "pp": layout[1]})
+
+
+def _layout_label(args: argparse.Namespace, layout: tuple[int, int]) -> str:
+    if layout == (args.tp, args.pp):
+        return ""
+    return f" (tp {layout[0]}, pp {layout[1]}: no engine runs tp {args.tp}, pp {args.pp})"
 
 
 def _series(
@@ -167,6 +207,7 @@ def _breakdown(
     from dimlint.memory.config_view import Cfg
     from dimlint.memory.estimates import language_spec
 
+    args = _at(args, accepted_layout(specs, args.tp, args.pp))
     series = _series(specs, args, contexts)
     axis.stackplot(
         contexts,
@@ -182,8 +223,8 @@ def _breakdown(
     _context_marks(axis, specs, args, contexts)
     if budget_lines:
         _budget_line(axis, args)
-    axis.set_xscale("log", base=2)
-    axis.set_xlim(contexts[0], contexts[-1])
+    _x_range(axis, contexts)
+    axis.set_ylim(0, _top(axis) * 1.08)
     axis.set_xlabel("context length (tokens)")
     axis.set_ylabel("GiB per GPU")
     axis.grid(True, alpha=0.3)
@@ -206,6 +247,7 @@ def _hidden_vs_memory(
                       xytext=(4, 4), textcoords="offset points")  # fmt: skip
     axis.set_xscale("log", base=2)
     axis.set_yscale("log")
+    axis.margins(x=0.25, y=0.25)  # room for the names beside the points
     axis.set_xlabel("hidden size")
     axis.set_ylabel("weights (GiB, log)")
     axis.set_title("hidden size against memory")
@@ -229,8 +271,9 @@ def build_figure(documents: list[tuple[str, list[ModelSpec]]], args: argparse.Na
         source, specs = documents[0]
         figure, axis = plt.subplots(figsize=(9, 5.5))
         _breakdown(axis, specs, args, contexts)
-        axis.set_title(f"{_name(source, specs)}: {title}")
-        axis.legend(loc="best", fontsize="small")
+        note = _layout_label(args, accepted_layout(specs, args.tp, args.pp))
+        axis.set_title(f"{_name(source, specs)}: {title}{note}")
+        _legend_beside(axis, "small")
         figure.tight_layout()
         return figure
     columns = 4
@@ -240,26 +283,54 @@ def build_figure(documents: list[tuple[str, list[ModelSpec]]], args: argparse.Na
     _hidden_vs_memory(figure.add_subplot(grid[0, :2]), documents, args)
     totals = figure.add_subplot(grid[0, 2:])
     for source, specs in documents:
-        totals.plot(contexts, _series(specs, args, contexts)["total"], marker="o",
-                    label=_name(source, specs))  # fmt: skip
+        layout = accepted_layout(specs, args.tp, args.pp)
+        label = _name(source, specs) + (f" (tp {layout[0]}, pp {layout[1]})" if layout != (
+            args.tp, args.pp) else "")  # fmt: skip
+        totals.plot(contexts, _series(specs, _at(args, layout), contexts)["total"], marker="o",
+                    label=label)  # fmt: skip
     totals.axvline(args.context, color="black", linestyle="-.", linewidth=1,
                    label=f"asked: {args.context:,}")  # fmt: skip
     _budget_line(totals, args)
-    totals.set_xscale("log", base=2)
-    totals.set_xlim(contexts[0], contexts[-1])
+    _x_range(totals, contexts)
     totals.set_yscale("log")  # a 671B model does not flatten a 7B one
+    bottom, top = totals.get_ylim()
+    totals.set_ylim(bottom / 1.3, top * 1.3)
     totals.set_xlabel("context length (tokens)")
     totals.set_ylabel("GiB per GPU (log)")
     totals.set_title(title)
     totals.grid(True, which="both", alpha=0.3)
-    totals.legend(loc="best", fontsize="small")
+    _legend_beside(totals, "small")
     for index, (source, specs) in enumerate(documents):
         panel = figure.add_subplot(grid[1 + index // columns, index % columns])
         _breakdown(panel, specs, args, contexts, budget_lines=False)  # each on its own scale
-        panel.set_title(_name(source, specs), fontsize="medium")
-        panel.legend(loc="upper left", fontsize="x-small")
+        layout = accepted_layout(specs, args.tp, args.pp)
+        extra = f" (tp {layout[0]}, pp {layout[1]})" if layout != (args.tp, args.pp) else ""
+        panel.set_title(_name(source, specs) + extra, fontsize="medium")
+        # below the panel, outside it: the legend never covers the stack it names
+        panel.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="x-small")
     figure.tight_layout()
     return figure
+
+
+def _legend_beside(axis: Any, size: str) -> None:
+    """The legend to the right of the axes, outside them: never over the lines it names."""
+    axis.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=size)
+
+
+def _top(axis: Any) -> float:
+    """The highest y of the axes' data and horizontal lines (a budget line above the stack)."""
+    highest = 0.0
+    for collection in axis.collections:
+        for path in collection.get_paths():
+            if len(path.vertices):
+                highest = max(highest, float(path.vertices[:, 1].max()))
+    for line in axis.get_lines():
+        xs, ys = list(line.get_xdata()), [float(y) for y in line.get_ydata()]
+        if len(xs) == 2 and xs[0] == xs[1]:
+            continue  # a vertical mark: its y runs over the axes (0 to 1), not data
+        if ys:
+            highest = max(highest, *ys)  # lines and horizontal marks (the budget): data y
+    return highest or 1.0
 
 
 def plot(path: str, documents: list[tuple[str, list[ModelSpec]]], args: argparse.Namespace) -> None:

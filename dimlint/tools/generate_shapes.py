@@ -464,6 +464,9 @@ def _classes(model_type: str) -> list[tuple[str, Any]]:
                 _BASE_AND_CLASSIFIERS.add(class_name)
             if class_name not in names:
                 names.append(class_name)
+    for class_name in _exported_heads(model_type, names):
+        _BASE_AND_CLASSIFIERS.add(class_name)
+        names.append(class_name)
     classes: list[tuple[str, Any]] = []
     for class_name in names:
         try:
@@ -471,6 +474,71 @@ def _classes(model_type: str) -> list[tuple[str, Any]]:
         except Exception:  # an optional dependency missing: the class is not built
             continue
     return classes
+
+
+#: Exported classes that are no model an ``architectures`` entry names.
+_NOT_A_HEAD = re.compile(r"(PreTrainedModel|PretrainedModel|Pretrained[A-Z]\w*|Backbone)$")
+
+
+def _exported_heads(model_type: str, known: Sequence[str]) -> list[str]:
+    """The other model classes the type's modeling module exports (question answering, token
+    classification, multiple choice, ``…WithProjection``, ``…EncoderModel``, DPR's encoders):
+    released configs name them in ``architectures``, though no auto mapping lists them."""
+    import importlib
+
+    import transformers
+
+    try:
+        package = model_type.replace("-", "_")
+        module = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
+    except Exception:  # no such module (a sub-config type) or an optional dependency missing
+        return []
+    found: list[str] = []
+    for class_name in getattr(module, "__all__", ()):
+        model_class = getattr(transformers, class_name, None)
+        if (
+            class_name in known
+            or _NOT_A_HEAD.search(class_name)
+            or model_class is None
+            or not isinstance(model_class, type)
+            or not issubclass(model_class, transformers.PreTrainedModel)
+            or getattr(model_class, "config_class", None) is not type(_default(model_type))
+        ):
+            continue
+        found.append(class_name)
+    return found
+
+
+def _default(model_type: str) -> Any:
+    from transformers import AutoConfig
+
+    return AutoConfig.for_model(model_type)
+
+
+def _label_axes(model_class: Any, config: Any, groups: Groups) -> dict[str, list[int]]:
+    """Tensors of a classification head sized by the number of labels: the class rebuilt with
+    one label more changes exactly those axes (from the default, usually 2, by one), which read
+    ``num_labels`` (from ``id2label`` as ``from_pretrained`` sets it) instead of a constant."""
+    more = config.num_labels + 1
+    stated = {k: v for k, v in config.to_dict().items() if k not in ("id2label", "label2id")}
+    try:
+        relabelled = type(config).from_dict({**stated, "num_labels": more})
+        changed = _groups(_build(model_class, relabelled))
+    except Exception:  # the class rejects it: its head keeps the learned size
+        return {}
+    axes: dict[str, list[int]] = {}
+    for (name, ordinal), (shape, _count) in groups.items():
+        other = changed.get((name, ordinal))
+        if other is None or len(other[0]) != len(shape):
+            continue
+        moved = [
+            axis
+            for axis, (a, b) in enumerate(zip(shape, other[0], strict=True))
+            if (a, b) == (config.num_labels, more)
+        ]
+        if moved:
+            axes[name] = moved
+    return axes
 
 
 def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
@@ -512,6 +580,11 @@ def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
         else:
             class_rows, class_failed = _secondary_rows(groups, rows)
         record: dict[str, object] = {"total": total}
+        if class_name != primary:
+            labels = _label_axes(built[class_name][0], config, groups)
+            if labels:
+                record["labels"] = labels
+        record["num_labels"] = config.num_labels
         if class_failed:
             record["unfitted"] = sorted(set(class_failed))[:5]
         else:

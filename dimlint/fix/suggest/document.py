@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from dimlint.fix.suggest.explain import explain, why_lines
+from dimlint.fix.suggest.plan import Plan
 from dimlint.fix.suggest.reference import nearest
 from dimlint.fix.suggest.relax import Impossible
-from dimlint.fix.suggest.search import Candidate, Outcome, Plan
+from dimlint.fix.suggest.search import Candidate, Outcome
 
 
 def candidate_data(plan: Plan, candidate: Candidate, rank: int) -> dict[str, Any]:

@@ -15,18 +15,15 @@ from collections.abc import Iterator
 
 from dimlint.fix.suggest.families import Shape
 from dimlint.fix.suggest.mechanisms import is_power_of_two, mechanism_lines
+from dimlint.fix.suggest.plan import Plan
+from dimlint.fix.suggest.ranking import alignment, serving_degrees, shard_alignment
 from dimlint.fix.suggest.search import (
     BAND,
     Candidate,
     Outcome,
-    Plan,
-    alignment,
     excluded_by,
     in_tolerance,
-    ranked,
     refit,
-    serving_degrees,
-    shard_alignment,
     verify,
 )
 
@@ -193,7 +190,7 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
     return ""
 
 
-def _verdict(plan: Plan, winner: Candidate, other: Candidate, floor: float = 0.0) -> str:
+def _verdict(plan: Plan, winner: Candidate, other: Candidate) -> str:
     size = f"{other.total / 1e9:.3g}B ({_pct(other.total, plan.request.params)})"
     if plan.request.active is not None:
         size += f", {other.active / 1e9:.3g}B active ({_pct(other.active, plan.request.active)})"
@@ -207,8 +204,6 @@ def _verdict(plan: Plan, winner: Candidate, other: Candidate, floor: float = 0.0
     excluded = excluded_by(plan, other.shape)
     if excluded is not None:
         return f"{size}: valid, but {excluded}"
-    if floor:
-        other = other._replace(key=ranked(other, floor))
     loses = _loses_on(winner, other)
     if not loses:
         return f"{size}: valid, ties with the winner on every criterion (search order decides)"
@@ -303,16 +298,13 @@ def explain(outcome: Outcome) -> list[str]:
     plan = outcome.plan
     winner = outcome.candidates[0]
     shape = winner.shape
-    floor = 0.0
     lines = [f"Why {shape.describe()}:"]
     for label, alternative in _alternatives(outcome, winner):
         if alternative is None:
             lines.append(f"  {label}: no shape meets {_constraints(plan)}")
             continue
         other = verify(plan, alternative)
-        lines.append(
-            f"  {label} ({alternative.describe()}): {_verdict(plan, winner, other, floor)}"
-        )
+        lines.append(f"  {label} ({alternative.describe()}): {_verdict(plan, winner, other)}")
     if not shape.mla:
         tokens = (plan.request.context or 4096) * (plan.request.batch or 1)
         lines.append(
@@ -325,21 +317,21 @@ def explain(outcome: Outcome) -> list[str]:
             lines.append(
                 f"    {alternative.kv_heads} KV heads ({_width(alternative)}):"
                 f" {_kv_text(plan, other, tokens)}; {_degrees(other.engines)};"
-                f" {_verdict(plan, winner, other, floor)}"
+                f" {_verdict(plan, winner, other)}"
             )
         for option in _head_dim_alternatives(plan, shape):
             alternative = refit(plan, option)
             other = verify(plan, alternative)
             lines.append(
                 f"  head dim {alternative.head_dim} ({alternative.heads}/{alternative.kv_heads}"
-                f" heads, {_width(alternative)}): {_verdict(plan, winner, other, floor)}"
+                f" heads, {_width(alternative)}): {_verdict(plan, winner, other)}"
             )
     width = "expert_ffn" if shape.experts else "ffn"
     step = 64 if shape.experts else plan.family.ffn_multiple
     for delta in (-step, step):
         value = getattr(shape, width) + delta
         other = verify(plan, shape._replace(**{width: value}))
-        lines.append(f"  {width} {value}: {_verdict(plan, winner, other, floor)}")
+        lines.append(f"  {width} {value}: {_verdict(plan, winner, other)}")
     lines.extend(power_of_two(outcome, winner))
     lines.extend(mechanism_lines(plan, shape))
     return lines

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 
 from dimlint.fix.suggest.families import Shape
+from dimlint.fix.suggest.plan import Plan
+from dimlint.fix.suggest.ranking import serving_degrees
 from dimlint.fix.suggest.reference import Released, quotable, released
-from dimlint.fix.suggest.search import Plan, serving_degrees
 
 #: Output tile of a tensor-core GEMM (CUTLASS/cuBLAS's common 128 × 128).
 TILE = 128

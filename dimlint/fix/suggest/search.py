@@ -37,14 +37,11 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from dimlint.deploy.targets import Deployment, Target, deployment
 from dimlint.diagnostics import Diagnostic, Severity
+from dimlint.fix.suggest.budget_fit import memory_rows
 from dimlint.fix.suggest.families import (
-    FAMILIES,
-    MLA_KV_RANK,
     MLA_NOPE,
     MLA_ROPE,
-    TIE_BELOW,
     Family,
     Shape,
     attention_parameters,
@@ -53,7 +50,14 @@ from dimlint.fix.suggest.families import (
     dense_ffn,
     round_up,
 )
-from dimlint.fix.suggest.reference import aspect_range, expert_ratio_range, ffn_ratio_range
+from dimlint.fix.suggest.plan import Plan, make_plan
+from dimlint.fix.suggest.ranking import (
+    closed_kv_elements,
+    deployable_tier,
+    kv_width_per_gpu,
+    power_of_two_degrees,
+    shard_alignment,
+)
 from dimlint.fix.suggest.request import Request
 from dimlint.records import Record
 
@@ -61,11 +65,6 @@ from dimlint.records import Record
 BAND = 0.01
 #: The closed form prunes with this much slack; the exact count then applies the tolerance.
 PRUNE_SLACK = 0.03
-#: Expert widths are multiples of this (DeepSeek 2048, Qwen3 768, Qwen1.5-MoE 1408).
-EXPERT_MULTIPLE = 64
-#: Expert width / hidden when the released-shape table gives none (DeepSeek-V3 0.29 … Mixtral
-#: 3.5; :func:`dimlint.fix.suggest.reference.expert_ratio_range` reads the table).
-EXPERT_RATIO = (0.1, 4.0)
 #: Layers of margin on the depth bounds (DeepSeek's leading dense layers cost differently).
 DEPTH_MARGIN = 4
 #: Passing shapes kept per (hidden, heads, KV heads, head dim): the table shows different
@@ -73,66 +72,10 @@ DEPTH_MARGIN = 4
 PER_GEOMETRY = 2
 #: Below this size the 64-wide heads of small released models are the default.
 SMALL_HEADS_BELOW = 1_500_000_000
-#: Largest power of two that counts towards the alignment margin (beyond: no further gain):
-#: tensor-core tiles are 64–128 wide in most kernels (Hopper's wgmma reaches 256), and the
-#: shards of released models are 128-aligned or more (Llama-3, Mistral, Mixtral and Gemma-2 at
-#: TP 8: 256; Qwen2.5-0.5B's 896: 128), where a shard of 14592 / 8 = 1824 is 32-aligned.
-ALIGN_CAP = 128
-#: Below this size a model is served on one GPU (bf16 weights under 8 GB): without targets
-#: its KV and widths are compared at TP 1, where fewer KV heads do save memory.
-ONE_GPU_BELOW = 4_000_000_000
-#: FFN widths are also tried at multiples of lcm(TP_WIDTH, 64 · TP) for every requested TP
-#: degree, so that a shape whose FFN splits evenly over the ranks is found (issue 23).
-TP_WIDTH = 256
-#: GPUs of one node: without targets, shapes are compared served at up to this TP degree.
-NODE = 8
-#: Sequence length of a training step without ``--context`` (``mem --training``'s default).
-TRAINING_SEQ = 4096
-#: The vocabulary is padded to this × the TP degrees, as Megatron's
-#: ``make_vocab_size_divisible_by`` (128) does: every rank's slice stays 128-aligned.
-VOCAB_PADDING = 128
 #: Verification stops after this many configs have been linted…
 VERIFY_LIMIT = 600
 #: …or once this many have passed (as many as the largest ``--top``, whatever ``--top`` is).
 PASSING_WANTED = 50
-
-
-class Plan(Record):
-    """A request resolved: the family, deployment and ranges the search uses."""
-
-    request: Request
-    family: Family
-    deployment: Deployment | None
-    kv_dtype: str
-    max_positions: int
-    aspect: tuple[float, float, float]
-    #: Engines whose accepted TP degrees are reported (the targets', else plan's four).
-    engines: tuple[str, ...]
-    max_tp: int
-    #: TP degrees every shape's heads must divide (from the targets).
-    head_divisors: tuple[int, ...]
-    #: Pipeline degrees the layers must divide (targets of engines that split evenly).
-    layer_divisors: tuple[int, ...]
-    vocab: int
-    tie: bool
-    #: Tensor-parallel degrees the targets name (empty without targets). KV bytes and widths
-    #: are ranked per GPU at each of them (see :func:`serving_degrees`).
-    tp_degrees: tuple[int, ...] = ()
-    #: Without targets: the largest TP degree a shape is assumed to be served at (the budget's
-    #: GPU count, else one node of 8), as ``plan`` and ``mem --budget`` choose it.
-    serving_cap: int = NODE
-    #: (TP degree, replicates KV heads) of every parallel target, for the DL402 pruning.
-    kv_rules: tuple[tuple[int, bool], ...] = ()
-    #: Multiples the dense FFN width is tried at: the family's roundings and lcm(256, 64·TP).
-    ffn_multiples: tuple[int, ...] = (256,)
-    #: Multiples the expert width is tried at.
-    expert_multiples: tuple[int, ...] = (64,)
-    #: ffn / hidden of the family's released dense models (from the released-shape table).
-    ffn_ratio: tuple[float, float] = (2.6, 3.6)
-    #: expert width / hidden of released mixture-of-experts models (from the table).
-    expert_ratio: tuple[float, float] = (0.1, 4.0)
-    #: Position, rope and router keys as the family releases them (:mod:`.positions`).
-    context_keys: dict[str, Any] | None = None
 
 
 class Candidate(Record):
@@ -174,150 +117,6 @@ class Outcome(Record):
     @property
     def enumerated(self) -> int:
         return len(self.shapes)
-
-
-def make_plan(request: Request) -> Plan:
-    """Resolve the request's defaults (family values, deployment, ranges)."""
-    from dimlint.deploy.engines import ENGINES, PLAN_ENGINES
-    from dimlint.memory.dtypes import dtype_bytes
-
-    family = FAMILIES[request.family]
-    expanded: list[str] = list(request.targets)
-    chosen = deployment(
-        {},
-        targets=expanded,
-        budget=request.budget,
-        context=request.context,
-        batch=request.batch,
-        dtype=request.dtype,
-        kv_dtype=request.kv_dtype,
-    )
-    parallel: tuple[Target, ...] = chosen.parallel if chosen else ()
-    engines = tuple(dict.fromkeys(t.engine for t in parallel if t.engine != "deepspeed"))
-    dtype = request.dtype or "bf16"
-    kv_dtype = request.kv_dtype or (dtype if dtype_bytes(dtype) >= 2 else "bf16")
-    positions = max(family.max_positions, request.context or 0)
-    vocab = request.vocab or family.vocab
-    tp_degrees = tuple(sorted({t.tp for t in parallel}))
-    cap = NODE if request.params >= ONE_GPU_BELOW else 1
-    if chosen is not None and chosen.budget is not None and not tp_degrees:
-        from dimlint.deploy.targets import parse_budget_text
-
-        cap = min(NODE, parse_budget_text(chosen.budget)[0])
-    per_tp = [math.lcm(TP_WIDTH, 64 * tp) for tp in tp_degrees or (cap,) if tp > 1]
-    ffn_multiples = tuple(sorted({family.ffn_multiple, *family.ffn_roundings, *per_tp}))
-    expert_multiples = tuple(sorted({EXPERT_MULTIPLE, *per_tp}))
-    return Plan(
-        request,
-        family,
-        chosen,
-        kv_dtype,
-        1 << (positions - 1).bit_length(),
-        aspect_range(
-            request.params,
-            request.moe is not None,
-            (family.moe[0] if request.moe and family.moe else family.model_type,),
-        ),
-        engines or PLAN_ENGINES,
-        max([8, *(t.tp for t in parallel)]),
-        tuple(sorted({t.tp for t in parallel if t.tp > 1} | {t.sp for t in parallel if t.sp > 1})),
-        tuple(sorted({t.pp for t in parallel if t.pp > 1 and ENGINES[t.engine].even_pp})),
-        round_up(vocab, VOCAB_PADDING * math.lcm(1, *tp_degrees)),
-        family.tie == "always" or (family.tie == "small" and request.params < TIE_BELOW),
-        tp_degrees,
-        cap,
-        tuple(sorted({(t.tp, ENGINES[t.engine].replicate_kv) for t in parallel if t.tp > 1})),
-        ffn_multiples,
-        expert_multiples,
-        ffn_ratio_range(family.model_type) or family.ffn_ratio,
-        expert_ratio_range() or EXPERT_RATIO,
-        _context_keys(request, family),
-    )
-
-
-def _context_keys(request: Request, family: Family) -> dict[str, Any]:
-    """The family's released positions, rope scaling and routing for this request."""
-    from dimlint.fix.suggest.positions import position_keys, routing_keys
-
-    model_type = family.moe[0] if request.moe and family.moe else family.model_type
-    keys = position_keys(
-        model_type, request.params, request.context, family.max_positions, family.rope_theta
-    )
-    if request.moe is not None:
-        keys.update(routing_keys(model_type, request.moe.experts, request.moe.top_k))
-    return keys
-
-
-def _power_of_two_part(value: int) -> int:
-    return min(value & -value, ALIGN_CAP) if value > 0 else 1
-
-
-def alignment(shape: Shape) -> int:
-    """The smallest power of two (≤ 256) dividing every GEMM width of the shape."""
-    widths = [shape.hidden, shape.attention_width]
-    widths.append(shape.expert_ffn if shape.experts else shape.ffn)
-    if not shape.mla:
-        widths.append(shape.kv_heads * shape.head_dim)
-    return min(_power_of_two_part(w) for w in widths)
-
-
-def shard_alignment(plan: Plan, shape: Shape) -> int:
-    """The smallest power of two (≤ 128) dividing every width one GPU holds, at every requested
-    TP degree: the query heads' width / TP, the FFN (or expert) width / TP, and the hidden
-    size (which no rank splits). A shard that is only 32-aligned
-    (14592 / 8 = 1824) wastes tensor-core tiles on every GEMM of the layer. The vocab is left
-    out: it is padded to 128 × TP (:data:`VOCAB_PADDING`), so each slice is 128-aligned."""
-    ffn = shape.expert_ffn if shape.experts else shape.ffn
-    found = ALIGN_CAP
-    for tp in serving_degrees(plan, shape):
-        widths = [shape.hidden, shape.attention_width / tp, ffn / tp]
-        for width in widths:
-            found = min(found, _power_of_two_part(int(width)) if width == int(width) else 1)
-    return found
-
-
-def kv_width_per_gpu(plan: Plan, shape: Shape) -> int:
-    """KV elements one GPU stores per token and layer, at the worst requested TP degree.
-
-    KV heads split over the ranks when TP divides them and are replicated when TP exceeds
-    them (vLLM, SGLang, Megatron): 4 KV heads at TP 8 cost each GPU one head, as 8 do. MLA's
-    latent is the same on every rank."""
-    if shape.mla:
-        return MLA_KV_RANK + MLA_ROPE
-    per_gpu = max(-(-shape.kv_heads // tp) for tp in serving_degrees(plan, shape))
-    return 2 * per_gpu * shape.head_dim
-
-
-def serving_degrees(plan: Plan, shape: Shape) -> tuple[int, ...]:
-    """The TP degrees ``shape`` is compared at: the targets', else the largest power of two up
-    to :attr:`Plan.serving_cap` it splits over (heads, KV heads split or replicated, FFN), as a
-    deployment that scales it would run it. With 32 heads, 4 and 8 KV heads both cost one
-    head per GPU at TP 8: the KV heads that fewer would save are replicated anyway."""
-    if plan.tp_degrees:
-        return plan.tp_degrees
-    ffn = shape.expert_ffn if shape.experts else shape.ffn
-    degree = 1
-    while degree * 2 <= plan.serving_cap:
-        tp = degree * 2
-        kv_ok = shape.mla or shape.kv_heads % tp == 0 or tp % shape.kv_heads == 0
-        if shape.heads % tp or not kv_ok or ffn % tp:
-            break
-        degree = tp
-    return (degree,)
-
-
-def deployable_tier(heads: int, kv_heads: int, widths: Iterable[int]) -> int:
-    """0 when the shape splits over 2 GPUs at all (heads, KV heads and every width even), 1
-    when it runs at TP 1 only: such a shape never ranks above one that scales."""
-    even = heads % 2 == 0 and (kv_heads % 2 == 0 or kv_heads == 1)
-    return 0 if even and all(w % 2 == 0 for w in widths) else 1
-
-
-def closed_kv_elements(shape: Shape) -> int:
-    """KV elements per token (pruning order only; the printed value is ``mem``'s)."""
-    if shape.mla:
-        return shape.layers * (MLA_KV_RANK + MLA_ROPE)
-    return 2 * shape.layers * shape.kv_heads * shape.head_dim
 
 
 def _error(value: int, target: int) -> float:
@@ -616,12 +415,6 @@ def excluded_by(plan: Plan, shape: Shape) -> str | None:
     return None
 
 
-def ranked(candidate: Candidate, floor: float = 0.0) -> tuple[float, ...]:
-    """The candidate's key (kept for callers that passed a KV floor: the key no longer
-    depends on the other candidates, so the order is the same whatever ``--top`` is)."""
-    return candidate.key
-
-
 def _widths(shape: Shape) -> list[int]:
     return [shape.attention_width, shape.expert_ffn if shape.experts else shape.ffn, shape.vocab]
 
@@ -638,12 +431,6 @@ def preliminary_key(plan: Plan, shape: Shape, distance: float) -> tuple[float, .
     )
 
 
-def power_of_two_degrees(engines: dict[str, list[int]]) -> int:
-    """(engine, power-of-two TP degree) pairs accepted: TP 8 on transformers' native TP for
-    32/8 heads counts, a TP 3 nobody deploys does not."""
-    return sum(1 for degrees in engines.values() for d in degrees if d > 1 and d & (d - 1) == 0)
-
-
 def _lint(plan: Plan, config: dict[str, Any]) -> list[Diagnostic]:
     from dimlint.lint.pipeline import lint_bytes
     from dimlint.lint.selection import Selection
@@ -651,63 +438,6 @@ def _lint(plan: Plan, config: dict[str, Any]) -> list[Diagnostic]:
     data = json.dumps(config, indent=2).encode()
     result = lint_bytes("config.json", data, Selection(deployment=plan.deployment))
     return result.diagnostics
-
-
-def _memory(plan: Plan, specs: list[Any]) -> list[dict[str, Any]]:
-    from dimlint.deploy.fit import estimate, layouts_for, usable_bytes
-
-    if plan.deployment is None or plan.deployment.budget is None:
-        return []
-    rows = []
-    for layout in layouts_for(specs[0], plan.deployment):
-        used = estimate(layout)
-        rows.append(
-            {
-                "layout": layout.label,
-                "engine": layout.engine,
-                "tp": layout.tp,
-                "pp": layout.pp,
-                "per_gpu_bytes": used.total,
-                "usable_bytes": usable_bytes(layout.gpu),
-                "fits": used.total <= usable_bytes(layout.gpu)
-                and layout.tp * layout.pp <= layout.budget_gpus,
-            }
-        )
-        if plan.request.training:
-            rows.append(_training_row(plan, layout, specs))
-    return rows
-
-
-def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
-    """One training step on ``layout`` as ``mem --training`` computes it: the budget's other
-    GPUs are data-parallel ranks (what ZeRO shards over), the micro-batch is ``--batch`` (1)
-    and the sequence ``--context`` (4096); a training step may fill the whole device."""
-    from dimlint.memory import training_memory
-
-    request = plan.request
-    gpus = layout.tp * layout.pp
-    dp = max(1, layout.budget_gpus // gpus)
-    used = training_memory(
-        specs,
-        dtype=request.dtype or "bf16",
-        optimizer=request.optimizer,
-        zero=request.zero,
-        dp=dp,
-        tp=layout.tp,
-        pp=layout.pp,
-        batch=request.batch or 1,
-        seq=request.context or TRAINING_SEQ,
-        recompute=request.recompute,
-    )
-    return {
-        "layout": f"{layout.label} training (dp {dp}, ZeRO-{request.zero}, {request.optimizer})",
-        "engine": layout.engine,
-        "tp": layout.tp,
-        "pp": layout.pp,
-        "per_gpu_bytes": used.total,
-        "usable_bytes": layout.gpu.memory_bytes,
-        "fits": used.total <= layout.gpu.memory_bytes and gpus <= layout.budget_gpus,
-    }
 
 
 def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidate:
@@ -723,7 +453,7 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
 
     config = config_for(plan.family, shape, plan.max_positions, plan.context_keys)
     specs = specs_for_document("config.json", config)
-    memory = _memory(plan, specs)
+    memory = memory_rows(plan, specs)
     over_budget = not all(row["fits"] for row in memory)
     if over_budget and not lint_over_budget:
         total, active = closed_form(plan.family, shape)  # never printed: refused, not counted

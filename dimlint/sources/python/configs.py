@@ -57,6 +57,8 @@ CLASS_METADATA = frozenset(
 CONFIG_CLASS_SUFFIXES = ("Config", "Configuration", "Args", "Arguments", "HParams", "Params")
 #: Modules whose config classes are megatron-core ``TransformerConfig`` subclasses.
 MEGATRON_MODULES = ("megatron.", "nemo.")
+#: x-transformers' layer stacks, whose keywords (``dim``, ``depth``, ``heads``) are a model.
+X_LAYER_STACKS = frozenset({"Decoder", "Encoder", "CrossAttender", "AttentionLayers"})
 #: Keywords that make a call or dict a config when two of these groups are present.
 DIMENSION_GROUPS = tuple(
     frozenset((INT_FIELDS[field][0], *INT_FIELDS[field][1]))
@@ -425,6 +427,10 @@ class Extractor:
         model_type = self._transformers_model_type(callee)
         if model_type is not None and architectures.lookup(model_type) is not None:
             return self._transformers_call(f"{last}(...)", node.func, own, model_type)
+        if framework == "x-transformers" and "dim" in own and {"heads", "depth"} & set(own):
+            candidate = Candidate("call", f"{last}(...)", node.func, own)
+            candidate.framework = framework
+            return candidate
         if has_dimensions(sized_keys(own)):
             candidate = Candidate("call", f"{last}(...)", node.func, own)
             candidate.framework = framework
@@ -433,9 +439,17 @@ class Extractor:
 
     def _framework(self, callee: str) -> str | None:
         """The framework of a config class by its import: ``megatron`` for megatron-core's and
-        NeMo's classes (both are megatron-core ``TransformerConfig`` subclasses)."""
+        NeMo's classes (both are megatron-core ``TransformerConfig`` subclasses),
+        ``x-transformers`` for its layer stacks (``Decoder(dim=, depth=, heads=)``)."""
         module = self.scan.imported_from.get(callee.split(".", maxsplit=1)[0], "")
-        return "megatron" if module.startswith(MEGATRON_MODULES) else None
+        if module.startswith(MEGATRON_MODULES):
+            return "megatron"
+        if (
+            module.startswith("x_transformers")
+            and callee.rsplit(".", maxsplit=1)[-1] in X_LAYER_STACKS
+        ):
+            return "x-transformers"
+        return None
 
     def _transformers_model_type(self, callee: str) -> str | None:
         """The model type of a transformers config class the file imports from transformers.

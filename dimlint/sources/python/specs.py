@@ -45,6 +45,13 @@ LITGPT_NAMES = {
     "n_expert_groups": "n_group",
     "n_topk_groups": "topk_group",
 }
+#: x-transformers' keywords of a layer stack (``Decoder(dim=512, depth=6, heads=8)``).
+X_TRANSFORMERS_NAMES = {
+    "heads": "num_attention_heads",
+    "depth": "num_hidden_layers",
+    "attn_kv_heads": "num_key_value_heads",
+    "attn_dim_head": "head_dim",
+}
 #: Keys only litgpt's ``Config`` uses: their presence selects litgpt's meaning of the others.
 LITGPT_MARKERS = frozenset(
     {
@@ -74,7 +81,16 @@ class CandidateSpecs(Record):
 #: ``TransformerConfig`` declares ``num_layers: int = 0``, ``hidden_size: int = 0``.
 PLACEHOLDER_ZERO_KEYS = frozenset(
     key
-    for field in ("hidden", "heads", "kv_heads", "head_dim", "ffn", "layers", "vocab")
+    for field in (
+        "hidden",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "ffn",
+        "layers",
+        "vocab",
+        "max_positions",
+    )
     for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
 )
 
@@ -119,6 +135,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
     inherited: set[str] = set()
     names: dict[str, str] = {}  # canonical key → the code's key
     renames = {**(LITGPT_NAMES if litgpt else {}), **_megatron_names(keys)}
+    if candidate.framework == "x-transformers":
+        renames.update(X_TRANSFORMERS_NAMES)
     for key, member in members.items():
         raw_key = renames.get(key, key) if renames.get(key) not in keys else key
         if raw_key != key:
@@ -148,6 +166,11 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
             specs[0].gated_mlp = LITGPT_GATED[kind]
     if derived and specs:
         specs[0].gated_mlp = True  # Meta's FeedForward is SwiGLU
+    if candidate.framework == "x-transformers":
+        for spec in specs:
+            if spec.head_dim is None:  # x-transformers' DEFAULT_DIM_HEAD: heads need not
+                # divide ``dim``, each head is 64 wide unless ``attn_dim_head`` says otherwise
+                spec.head_dim = Located(64, "attn_dim_head", None, "default")
     if candidate.framework == "megatron":
         for spec in specs:
             _megatron_head_width(spec)

@@ -1,0 +1,181 @@
+"""One reading of a model: the same model written in every style dimlint reads — a JSON file, a
+folder, a ``dict``, a transformers ``PretrainedConfig``, a Hub model in the HF cache, a training
+YAML in two dialects, a Python file — gives the same parameter count and the same findings
+through every door: ``check``, ``mem``, ``plan``, ``shapes`` and the API.
+
+All of them go through :func:`dimlint.lint.model_input.read_model`, which lints the source with
+``check``'s own front ends and computes from the models those front ends read
+(``FileResult.models``), so a YAML or Python file is no longer "no hidden size found" for
+``mem`` while ``check`` reads it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import dimlint
+from dimlint.cli import main
+
+#: A small Llama with findings below error level (an FFN width off the 64 and 256 grids).
+MODEL: dict[str, Any] = {
+    "model_type": "llama",
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 4,
+    "num_hidden_layers": 4,
+    "intermediate_size": 5640,
+    "vocab_size": 32000,
+    "max_position_embeddings": 4096,
+    "tie_word_embeddings": False,
+}
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _yaml_value(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _write_styles(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The model in every style: name → what a user passes (a path, an id or an object)."""
+    folder = root / "json"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(MODEL, indent=2))
+    styles: dict[str, Any] = {
+        "json file": str(folder / "config.json"),
+        "folder": str(folder),
+        "dict": dict(MODEL),
+    }
+    nanotron = root / "nanotron.yaml"  # HF keys nested in a training file
+    nanotron.write_text(
+        "model:\n  model_config:\n"
+        + "".join(f"    {k}: {_yaml_value(v)}\n" for k, v in MODEL.items())
+    )
+    styles["yaml (nanotron)"] = str(nanotron)
+    megatron = root / "megatron.yaml"  # Megatron-LM / NeMo keys
+    megatron.write_text(
+        "model:\n  num_layers: 4\n  hidden_size: 2048\n  ffn_hidden_size: 5640\n"
+        "  num_attention_heads: 16\n  num_query_groups: 4\n  max_position_embeddings: 4096\n"
+        "  padded_vocab_size: 32000\n  activation: swiglu\n"
+        "  share_embeddings_and_output_weights: false\n"
+    )
+    styles["yaml (megatron)"] = str(megatron)
+    python = root / "model.py"
+    arguments = ", ".join(f"{k}={v!r}" for k, v in MODEL.items() if k != "model_type")
+    python.write_text(
+        f"from transformers import LlamaConfig\n\nconfig = LlamaConfig({arguments})\n"
+    )
+    styles["python file"] = str(python)
+    try:
+        import transformers
+    except ImportError:
+        pass
+    else:
+        fields = {k: v for k, v in MODEL.items() if k != "model_type"}
+        styles["PretrainedConfig"] = transformers.LlamaConfig(**fields)
+    try:
+        import huggingface_hub  # noqa: F401
+    except ImportError:
+        pass
+    else:  # a Hub model the user downloaded once: read offline from the HF cache
+        cache = root / "hf-cache"
+        repo = cache / "models--acme--llama"
+        (repo / "refs").mkdir(parents=True)
+        (repo / "refs" / "main").write_text(SHA)
+        (repo / "snapshots" / SHA).mkdir(parents=True)
+        (repo / "snapshots" / SHA / "config.json").write_text(json.dumps(MODEL, indent=2))
+        monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+        monkeypatch.setenv("HF_HOME", str(root / "hf-home"))
+        styles["hub (cache)"] = "hf://acme/llama"
+    return styles
+
+
+def run(*argv: str) -> tuple[int, Any]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    assert code in (0, 1), err.getvalue()
+    return code, json.loads(out.getvalue())
+
+
+@pytest.fixture
+def styles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    monkeypatch.chdir(tmp_path)  # no settings file applies
+    return _write_styles(tmp_path, monkeypatch)
+
+
+def test_every_style_through_every_door(styles: dict[str, Any]) -> None:
+    readings: dict[str, dict[str, Any]] = {}
+    for name, source in styles.items():
+        reading: dict[str, Any] = {}
+        found = dimlint.check(source)
+        reading["api check"] = sorted({d.code for d in found})
+        reading["api mem"] = dimlint.mem(source)["params"]["total"]
+        plan = dimlint.plan(source).data
+        reading["api plan"] = {engine: entry["tp"] for engine, entry in plan["engines"].items()}
+        if isinstance(source, str):  # the command line takes paths and Hub ids
+            _, checked = run("check", source, "--no-config", "--output-format", "json")
+            reading["check"] = sorted({f["code"] for f in checked})
+            _, mem = run("mem", source, "--no-config", "--output-format", "json")
+            reading["mem"] = mem["params"]["total"]
+            _, plan = run("plan", source, "--no-config", "--output-format", "json")
+            reading["plan"] = {engine: entry["tp"] for engine, entry in plan["engines"].items()}
+            _, shapes = run("shapes", source, "--no-config", "--output-format", "json")
+            reading["shapes"] = shapes["total"]
+        readings[name] = reading
+    reference = readings["json file"]
+    assert reference["mem"] == reference["shapes"] == reference["api mem"] > 0
+    assert reference["check"] == ["DL201", "DL302"]  # FFN width off the 64 and 256 grids
+    for name, reading in readings.items():
+        for door, value in reading.items():
+            assert value == reference[door], (name, door)
+    assert len(readings) >= 6
+
+
+def test_a_nanogpt_file_is_read_by_mem_as_check_reads_it(tmp_path: Path) -> None:
+    """``mem`` on a Python file computes from the config ``check`` read in it (it used to say
+    "no hidden size found: is this a model config?")."""
+    path = tmp_path / "model.py"
+    path.write_text(
+        "from dataclasses import dataclass\n\n@dataclass\nclass GPTConfig:\n"
+        "    block_size: int = 1024\n    vocab_size: int = 50304\n    n_layer: int = 12\n"
+        "    n_head: int = 12\n    n_embd: int = 768\n"
+    )
+    code, checked = run("check", str(path), "--no-config", "--output-format", "json")
+    assert code == 0
+    assert checked == []
+    for command, key in (("mem", "params"), ("shapes", "layers"), ("plan", "engines")):
+        code, document = run(command, str(path), "--no-config", "--output-format", "json")
+        assert code == 0
+        assert document[key]
+    assert run("shapes", str(path), "--output-format", "json")[1]["layers"] == 12
+
+
+def test_read_text_is_read_model_of_a_buffer(styles: dict[str, Any]) -> None:
+    """The entry point of an editor's unsaved buffer (the language server's hover) reads the
+    text as ``read_model`` reads the file."""
+    from dimlint.lint.model_input import read_model, read_text
+    from dimlint.lint.settings import Settings
+
+    for name in ("json file", "yaml (megatron)", "python file"):
+        path = styles[name]
+        on_disk = read_model(path, no_config=True)
+        in_hand = read_text(path, Path(path).read_bytes(), Settings())
+        assert _signature(in_hand.specs) == _signature(on_disk.specs), name
+    broken = Path(styles["json file"]).read_bytes().replace(b"2048", b"2050", 1)
+    with pytest.raises(dimlint.RejectedInput, match="DL101"):
+        read_text(styles["json file"], broken, Settings())
+
+
+def _signature(specs: list[Any]) -> list[tuple[Any, ...]]:
+    def value(located: Any) -> Any:
+        return None if located is None else located.value
+
+    return [
+        (s.pointer, s.model_type, s.raw, value(s.hidden), value(s.heads), value(s.layers))
+        for s in specs
+    ]

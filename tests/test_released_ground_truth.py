@@ -1,0 +1,52 @@
+"""Released configs against transformers' builds: no false exact, ever (issue 19, item 3).
+
+``tests/data/released_configs`` holds released-model configs (their sources in
+``SOURCES.tsv``), split into a ``tune`` and a ``held_out`` half by a hash of their source path
+before any was measured (``scripts/collect_released_configs.py``). Each is built on the meta
+device as the class its ``architectures`` names (see ``tests/released_ground_truth.py``) and
+compared with ``mem``'s count. A count labelled exact that differs from transformers' is the
+worst answer dimlint can give and fails the test; counts labelled estimates carry their reason.
+The exact share is held at least at its measured floor per half.
+
+``python tests/released_ground_truth.py held_out`` prints the per-type table.
+"""
+
+from __future__ import annotations
+
+import pytest
+import released_ground_truth as truth
+
+pytest.importorskip("transformers")
+pytest.importorskip("torch")
+
+#: The exact share each half reached when this test was written (a floor against regressions,
+#: far from the 97% the issue asks for: see the closing note's per-type table).
+FLOORS = {"tune": 0.76, "held_out": 0.66}
+
+
+@pytest.fixture(scope="module", params=["tune", "held_out"])
+def half(request: pytest.FixtureRequest) -> tuple[str, list[truth.Outcome]]:
+    return request.param, truth.outcomes(request.param)
+
+
+def test_no_false_exact(half: tuple[str, list[truth.Outcome]]) -> None:
+    _, results = half
+    false = [r for r in results if r.status == "FALSE-EXACT"]
+    assert not false, "\n".join(
+        f"{r.file}: transformers {r.truth}, mem {r.ours} labelled exact" for r in false
+    )
+
+
+def test_estimates_say_why(half: tuple[str, list[truth.Outcome]]) -> None:
+    _, results = half
+    silent = [r.file for r in results if r.status.startswith("estimate") and not r.why]
+    assert not silent
+
+
+def test_exact_share_floor(half: tuple[str, list[truth.Outcome]]) -> None:
+    name, results = half
+    built = [r for r in results if r.status != "unbuilt"]
+    assert built, "no config of this half builds: the population is missing"
+    share = sum(r.status == "exact" for r in built) / len(built)
+    print(f"\n{name}: {truth.summary(results)}\n{truth.table(results)}")
+    assert share >= FLOORS[name]
