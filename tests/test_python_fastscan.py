@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import shared_path
 
 from dimlint.lint import python_front
 from dimlint.lint.python_front import lint_python
@@ -23,7 +24,6 @@ from dimlint.lint.selection import Selection
 from dimlint.sources.python import file as pyfile
 
 FIXTURES = Path(__file__).parent / "python_fixtures"
-SHARED_REPOS = Path(os.environ.get("DIMLINT_SHARED", "/work/shared")) / "corpus" / "repos"
 LITGPT = Path(os.environ.get("DIMLINT_LITGPT_CONFIG", "/work/litgpt-dl/litgpt/config.py"))
 
 
@@ -70,12 +70,8 @@ def test_transformers_files_read_alike() -> None:
 
 
 def test_shared_training_repos_read_alike() -> None:
-    if not SHARED_REPOS.is_dir():
-        message = f"the shared corpus is not at {SHARED_REPOS}"
-        if os.environ.get("DIMLINT_REQUIRE_SHARED"):
-            pytest.fail(message + "; DIMLINT_REQUIRE_SHARED is set")
-        pytest.skip(message)
-    for path in spread(list(SHARED_REPOS.rglob("*.py")), 60):
+    repos = shared_path("corpus", "repos")
+    for path in spread(list(repos.rglob("*.py")), 60):
         assert_same(path)
 
 
