@@ -24,7 +24,7 @@ from dimlint.lint.selection import Selection
 from dimlint.sources.python import file as pyfile
 
 FIXTURES = Path(__file__).parent / "python_fixtures"
-LITGPT = Path(os.environ.get("DIMLINT_LITGPT_CONFIG", "/work/litgpt-dl/litgpt/config.py"))
+LITGPT = Path(os.environ.get("DIMLINT_LITGPT_CONFIG", "/tmp/litgpt/litgpt/config.py"))
 
 
 def outcome(result: FileResult) -> tuple[object, ...]:
