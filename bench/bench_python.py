@@ -6,6 +6,10 @@
   (default ``DIMLINT_JOBS``) is compared with the serial one by wall time: its CPU time is the
   serial one plus the workers' start-up. Wall times are only meaningful on an otherwise idle
   machine.
+* **transformers' whole ``models/`` tree** (``--tree``): ``dimlint check`` over the folder, in one
+  process, as shipped (``ast`` reads every file first, libcst only those with a finding or a
+  ``noqa``) and with every file read by libcst, against ``ast.parse`` of the same ``.py`` files
+  in the same run — the floor the issue measures against.
 * **Other Python code**: ``dimlint check`` over Python files that are not model code (pip's
   sources), which the pre-filter rejects without building a syntax tree.
 * **JSON-only runs**: ``dimlint check examples/qwen2-7b/config.json`` as it is, and with
@@ -15,7 +19,7 @@
 Each figure is the minimum over several runs of the child's CPU time (user + system; wall time
 for the parallel run), runs of different cases interleaved. The package is byte-compiled first.
 
-Usage: python bench/bench_python.py [--runs 5]
+Usage: python bench/bench_python.py [--runs 5] [--tree]
 Writes bench/results-python.md and prints the same table.
 """
 
@@ -41,6 +45,10 @@ CHECK = (
     "sys.exit(main(['check', '--no-config', *sys.argv[1:]]))\n"
 )
 CHECK_WITH_LIBCST = "import libcst\n" + CHECK
+CHECK_LIBCST_ONLY = (
+    "from dimlint.lint import python_front\n"
+    "python_front._clean_by_ast = lambda *args: False\n" + CHECK
+)
 PARSE_FLOOR = (
     "import sys, libcst\nfor name in open(sys.argv[1]).read().splitlines():\n"
     "    with open(name, encoding='utf-8') as f:\n        libcst.parse_module(f.read())\n"
@@ -91,6 +99,13 @@ def transformers_files() -> list[str]:
     )
 
 
+def models_tree() -> Path | None:
+    spec = importlib.util.find_spec("transformers")
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent / "models"
+
+
 def other_python_files() -> list[str]:
     spec = importlib.util.find_spec("pip")
     if spec is None or spec.origin is None:
@@ -116,6 +131,9 @@ def measure(cases: dict[str, Callable[[], float]], runs: int) -> dict[str, float
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--tree", action="store_true", help="also check transformers' whole models/ tree"
+    )
     args = parser.parse_args(argv)
 
     compileall.compile_dir(str(ROOT / "dimlint"), quiet=1)
@@ -143,6 +161,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             [python, "-c", PARSE_FLOOR, model_list]
         )
         cases["models: ast parse"] = lambda: cpu_seconds([python, "-c", AST_FLOOR, model_list])
+    tree = models_tree() if args.tree else None
+    tree_files = sorted(str(p) for p in tree.rglob("*.py")) if tree is not None else []
+    tree_list = listing(tree_files)
+    if tree is not None:
+        cases["tree: dimlint"] = lambda: cpu_seconds([python, "-c", CHECK, str(tree)], serial)
+        cases["tree: dimlint, libcst only"] = lambda: cpu_seconds(
+            [python, "-c", CHECK_LIBCST_ONLY, str(tree)], serial
+        )
+        cases["tree: ast parse"] = lambda: cpu_seconds([python, "-c", AST_FLOOR, tree_list])
     if others:
         cases["others: dimlint"] = lambda: cpu_seconds(
             [python, "-c", CHECK_FROM_LIST, other_list], serial
@@ -152,6 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     os.unlink(model_list)
     os.unlink(other_list)
+    os.unlink(tree_list)
 
     jobs = _workers()
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
@@ -179,6 +207,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             lines.append(f"| {label} | {n} | {best[key]:.2f} | {n / best[key]:.0f} | {note} |")
         ratio = best["models: dimlint serial"] / floor
         lines[-5] = lines[-5][:-2] + f", {ratio:.2f}× the parse floor |"
+    if tree is not None:
+        n, floor = len(tree_files), best["tree: ast parse"]
+        for label, key in (
+            ("transformers models/ tree, as shipped", "tree: dimlint"),
+            ("the same, every file read by libcst", "tree: dimlint, libcst only"),
+            ("the same files, ast.parse only", "tree: ast parse"),
+        ):
+            seconds = best[key]
+            note = f"CPU, {seconds / floor:.2f}× the ast.parse floor"
+            lines.append(f"| {label} | {n} | {seconds:.2f} | {n / seconds:.0f} | {note} |")
     if others:
         n = len(others)
         seconds = best["others: dimlint"]

@@ -4,7 +4,11 @@ The pipeline mirrors :func:`dimlint.lint.pipeline.lint_bytes` for JSON:
 
 1. a cheap pre-filter (:mod:`dimlint.sources.python.prefilter`) skips files that mention no config
    key, without importing libcst;
-2. libcst parses the file (DL001 at libcst's error position when it cannot);
+2. CPython's ``ast`` reads the file first (:mod:`dimlint.sources.python.fastscan`): when the rules
+   find nothing there and the file has no ``noqa`` comment, that is the result, and libcst never
+   parses it — most model files that pass the pre-filter state no size at all;
+   otherwise libcst parses the file (DL001 at libcst's error position when it cannot), and
+   everything below runs on libcst's tree, which places findings and writes fixes;
 3. :mod:`dimlint.lint.python_findings` finds config candidates and torch layer calls and runs the
    same registered rules on them;
 4. a fix that rewrites a module constant is kept only if the file would raise no new finding
@@ -43,8 +47,16 @@ CODE_ROUNDING = re.compile(
 )
 
 
-def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:
-    """Lint the bytes of a Python file named ``path``."""
+#: What a noqa directive's dimlint code may look like (:data:`dimlint.lint.noqa._CODE` starting
+#: with ``DL``): a file without one cannot get a DL701.
+DIMLINT_CODE = re.compile(r"DL[A-Z]*[0-9]")
+
+
+def lint_python(path: str, data: bytes, selection: Selection, *, fast: bool = True) -> FileResult:
+    """Lint the bytes of a Python file named ``path``.
+
+    ``fast=False`` reads every file with libcst (the equivalence tests compare both readings).
+    """
     result = FileResult(path)
     if not may_have_configs(data):
         result.skipped = "no config-like construct (pre-filter)"
@@ -61,6 +73,8 @@ def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:
     document = pyfile.PythonDocument(path, text, bom)
     if problem is None:
         result.document = document  # files in other encodings are checked, never rewritten
+    if fast and problem is None and _clean_by_ast(result, text, enabled, selection):
+        return result
     module = pyfile.parse(text)
     if isinstance(module, InputProblem):
         return _invalid(result, module, enabled)
@@ -75,10 +89,7 @@ def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:
     result.read = (tally.get("configs", 0), tally.get("layers", 0))
     has_noqa = "noqa" in text.lower()
     if not result.read[0] and not result.read[1] and not has_noqa:
-        result.skipped = (
-            "no config-like construct (no config class, config call or dict, and no torch"
-            " layer with known dimensions)"
-        )
+        result.skipped = _NOTHING_READ
         return result
     if not pending and not has_noqa:
         return result
@@ -94,6 +105,49 @@ def lint_python(path: str, data: bytes, selection: Selection) -> FileResult:
         diagnostics = noqa.apply(diagnostics, found, document, selection, enabled)
     result.diagnostics = sorted(diagnostics, key=lambda d: d.sort_key)
     return result
+
+
+def _clean_by_ast(
+    result: FileResult, text: str, enabled: frozenset[str], selection: Selection
+) -> bool:
+    """Whether ``ast`` alone shows the file has nothing to report; ``result`` then says what
+    was read. False (libcst must read the file) for a finding, a ``noqa`` comment that may
+    name a dimlint code, a file CPython or the complexity guard refuses, or line ends ``ast``
+    counts differently. Without a finding, only a ``DL…`` code in a noqa comment can be
+    reported (DL701); other tools' codes and the bare ``# noqa`` never are."""
+    has_noqa = "noqa" in text.lower()
+    if has_noqa and DIMLINT_CODE.search(text):
+        return False
+    if "\r" in text and "\r" in text.replace("\r\n", ""):
+        return False
+    from dimlint.lint import python_findings
+    from dimlint.sources.python import fastscan
+    from dimlint.sources.python.complexity import too_complex
+
+    if too_complex(text) is not None:
+        return False
+    tree = fastscan.parse(text)
+    if tree is None:
+        return False
+    scan = fastscan.scan(tree, text)
+    rounded = CODE_ROUNDING.search(text)
+    rounding = rounded.group(0).split("(")[0] if rounded else None
+    tally: dict[str, int] = {}
+    pending = python_findings.collect(
+        result.path, scan, enabled, selection, rounding=rounding, tally=tally
+    )
+    if pending:
+        return False
+    result.read = (tally.get("configs", 0), tally.get("layers", 0))
+    if not result.read[0] and not result.read[1] and not has_noqa:
+        result.skipped = _NOTHING_READ
+    return True
+
+
+_NOTHING_READ = (
+    "no config-like construct (no config class, config call or dict, and no torch"
+    " layer with known dimensions)"
+)
 
 
 def _invalid(result: FileResult, problem: InputProblem, enabled: frozenset[str]) -> FileResult:

@@ -1,0 +1,446 @@
+"""The scan of :mod:`dimlint.sources.python.scan`, read from CPython's ``ast`` instead of libcst.
+
+libcst builds a node for every token and every run of whitespace, which costs about ten times
+what ``ast.parse`` does for the same file. Most model files that pass the pre-filter hold no
+finding at all (transformers' ``modeling_*.py`` name ``hidden_size=`` everywhere, and state no
+size), and for them dimlint needs only the answer "nothing to report" and how many configs and
+layer calls were read. This module gives that answer from ``ast``:
+
+* :func:`scan` walks the ``ast`` tree with exactly the scoping rules of the libcst scan (the
+  same statements bind, the same parts of a statement are walked, in the same frames);
+* the nodes the config and layer front ends inspect — call and dict sites, class bodies, the
+  expressions of single assignments — are converted to libcst node *classes* on demand, holding
+  only the fields those front ends read (no whitespace, no positions), so that
+  :mod:`dimlint.sources.python.configs`, :mod:`~dimlint.sources.python.values` and
+  :mod:`~dimlint.sources.python.layers` run unchanged on them.
+
+These nodes cannot be located or printed: a file for which the rules find anything (or that has
+a ``noqa`` comment) is read again by libcst (:mod:`dimlint.lint.python_front`), which places every
+finding and writes every fix. ``tests/test_python_fastscan.py`` proves on real corpora that both
+readings find the same findings and read the same configs and layers.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from typing import Any
+
+import libcst as cst
+
+from dimlint.sources.python.scan import Frame, Frames, Scan, Site
+
+
+def _new(cls: type, **fields: Any) -> Any:
+    """A libcst node of ``cls`` with only ``fields`` set (no validation, no whitespace)."""
+    node: Any = object.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(node, name, value)
+    return node
+
+
+_BINARY: dict[type, Any] = {
+    ast.Add: cst.Add,
+    ast.Sub: cst.Subtract,
+    ast.Mult: cst.Multiply,
+    ast.Div: cst.Divide,
+    ast.FloorDiv: cst.FloorDivide,
+    ast.Mod: cst.Modulo,
+    ast.Pow: cst.Power,
+    ast.LShift: cst.LeftShift,
+    ast.RShift: cst.RightShift,
+    ast.BitOr: cst.BitOr,
+    ast.BitAnd: cst.BitAnd,
+    ast.BitXor: cst.BitXor,
+    ast.MatMult: cst.MatrixMultiply,
+}
+_UNARY: dict[type, Any] = {
+    ast.USub: cst.Minus,
+    ast.UAdd: cst.Plus,
+    ast.Invert: cst.BitInvert,
+    ast.Not: cst.Not,
+}
+_OPERATORS = {kind: _new(cls) for kind, cls in (*_BINARY.items(), *_UNARY.items())}
+#: One string literal (after its prefix): what libcst calls a SimpleString, not a concatenation.
+_SINGLE_STRING = re.compile(
+    r"""[rRbBuU]{0,2}(?:'''(?:[^\\]|\\.)*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""",
+    re.DOTALL,
+)
+
+
+class _Converter:
+    """ast expressions → libcst-classed nodes, each converted once (identity is kept)."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self._line_starts: list[int] | None = None
+        self.cache: dict[int, Any] = {}
+
+    def _segment(self, node: ast.expr) -> bytes:
+        if self._line_starts is None:
+            starts = [0]
+            starts.extend(m.end() for m in re.finditer(rb"\n", self.source))
+            self._line_starts = starts
+        starts = self._line_starts
+        end_line = node.end_lineno or node.lineno
+        start = starts[node.lineno - 1] + node.col_offset
+        end = starts[end_line - 1] + (node.end_col_offset or 0)
+        return self.source[start:end]
+
+    def expression(self, node: ast.expr) -> Any:
+        key = id(node)
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = self._convert(node)
+        return found
+
+    def _convert(self, node: ast.expr) -> Any:
+        kind = node.__class__
+        if kind is ast.Name:
+            return _new(cst.Name, value=node.id)  # type: ignore[attr-defined]
+        if kind is ast.Constant:
+            return self._constant(node)  # type: ignore[arg-type]
+        if kind is ast.Attribute:
+            return _new(
+                cst.Attribute,
+                value=self.expression(node.value),  # type: ignore[attr-defined]
+                attr=_new(cst.Name, value=node.attr),  # type: ignore[attr-defined]
+            )
+        if kind is ast.Call:
+            return self._call(node)  # type: ignore[arg-type]
+        if kind is ast.Dict:
+            elements = []
+            for key, value in zip(node.keys, node.values, strict=True):  # type: ignore[attr-defined]
+                if key is None:
+                    elements.append(_new(cst.StarredDictElement, value=self.expression(value)))
+                else:
+                    elements.append(
+                        _new(
+                            cst.DictElement,
+                            key=self._dict_key(key),
+                            value=self.expression(value),
+                        )
+                    )
+            return _new(cst.Dict, elements=tuple(elements))
+        if kind is ast.BinOp:
+            return _new(
+                cst.BinaryOperation,
+                left=self.expression(node.left),  # type: ignore[attr-defined]
+                operator=_OPERATORS[node.op.__class__],  # type: ignore[attr-defined]
+                right=self.expression(node.right),  # type: ignore[attr-defined]
+            )
+        if kind is ast.UnaryOp:
+            return _new(
+                cst.UnaryOperation,
+                operator=_OPERATORS[node.op.__class__],  # type: ignore[attr-defined]
+                expression=self.expression(node.operand),  # type: ignore[attr-defined]
+            )
+        if kind is ast.List or kind is ast.Tuple:
+            members = tuple(
+                _new(cst.StarredElement, value=self.expression(item.value))
+                if item.__class__ is ast.Starred
+                else _new(cst.Element, value=self.expression(item))
+                for item in node.elts  # type: ignore[attr-defined]
+            )
+            return _new(cst.List if kind is ast.List else cst.Tuple, elements=members)
+        if kind is ast.Subscript:
+            return _new(cst.Subscript, value=self.expression(node.value))  # type: ignore[attr-defined]
+        if kind is ast.JoinedStr:
+            return _new(cst.FormattedString)
+        return _new(cst.Ellipsis)  # what the front ends never look into: UNKNOWN
+
+    def _constant(self, node: ast.Constant) -> Any:
+        value = node.value
+        kind = value.__class__
+        if kind is bool or value is None:
+            return _new(cst.Name, value=repr(value))
+        if kind is int:
+            return _new(cst.Integer, value=repr(value))
+        if kind is float or kind is complex:
+            cls = cst.Float if kind is float else cst.Imaginary
+            text = repr(value)
+            if "inf" in text or "nan" in text:  # 1e999: repr would not read back
+                text = self._segment(node).decode("utf-8")
+            return _new(cls, value=text)
+        if kind is str or kind is bytes:
+            return _new(cst.SimpleString, value=repr(value))
+        return _new(cst.Ellipsis)
+
+    def _dict_key(self, node: ast.expr) -> Any:
+        """A string key written as one literal is a SimpleString; ``"a" "b"`` is not (libcst
+        reads it as a ConcatenatedString, which a config's dict does not take as a key)."""
+        converted = self.expression(node)
+        if converted.__class__ is cst.SimpleString:
+            text = self._segment(node).decode("utf-8", "replace")
+            if _SINGLE_STRING.fullmatch(text) is None:
+                empty = _new(cst.SimpleString, value="''")
+                return _new(cst.ConcatenatedString, left=converted, right=empty)
+        return converted
+
+    def _call(self, node: ast.Call) -> Any:
+        items: list[ast.expr | ast.keyword] = [*node.args, *node.keywords]
+        if node.keywords and any(arg.__class__ is ast.Starred for arg in node.args):
+            items.sort(key=lambda item: (item.lineno, item.col_offset))
+        args = []
+        for item in items:
+            if item.__class__ is ast.keyword:
+                name = item.arg
+                args.append(
+                    _new(
+                        cst.Arg,
+                        value=self.expression(item.value),
+                        keyword=_new(cst.Name, value=name) if name is not None else None,
+                        star="" if name is not None else "**",
+                    )
+                )
+            elif item.__class__ is ast.Starred:
+                value = self.expression(item.value)
+                args.append(_new(cst.Arg, value=value, keyword=None, star="*"))
+            else:
+                args.append(
+                    _new(cst.Arg, value=self.expression(item), keyword=None, star="")  # type: ignore[arg-type]
+                )
+        return _new(cst.Call, func=self.expression(node.func), args=tuple(args))
+
+    def class_def(self, node: ast.ClassDef) -> Any:
+        """The class as :mod:`dimlint.sources.python.configs` reads it: name, bases, decorators
+        and the statements of its body (methods reduced to their name and parameters)."""
+        bases = tuple(
+            _new(cst.Arg, value=self.expression(base), keyword=None, star="") for base in node.bases
+        )
+        decorators = tuple(
+            _new(cst.Decorator, decorator=self.expression(d)) for d in node.decorator_list
+        )
+        statements = [self._class_statement(statement) for statement in node.body]
+        body = _new(cst.IndentedBlock, body=tuple(statements))
+        return _new(
+            cst.ClassDef,
+            name=_new(cst.Name, value=node.name),
+            bases=bases,
+            decorators=decorators,
+            body=body,
+        )
+
+    def _class_statement(self, node: ast.stmt) -> Any:
+        kind = node.__class__
+        if kind is ast.AnnAssign:
+            target = self.expression(node.target)  # type: ignore[attr-defined]
+            annotation = _new(cst.Annotation, annotation=self.expression(node.annotation))  # type: ignore[attr-defined]
+            value = node.value  # type: ignore[attr-defined]
+            converted = self.expression(value) if value is not None else None
+            statement = _new(cst.AnnAssign, target=target, annotation=annotation, value=converted)
+        elif kind is ast.Assign:
+            targets = tuple(
+                _new(cst.AssignTarget, target=self.expression(t))
+                for t in node.targets  # type: ignore[attr-defined]
+            )
+            value = self.expression(node.value)  # type: ignore[attr-defined]
+            statement = _new(cst.Assign, targets=targets, value=value)
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            name = node.name  # type: ignore[attr-defined]
+            params = self._parameters(node.args) if name == "__init__" else None  # type: ignore[attr-defined]
+            return _new(cst.FunctionDef, name=_new(cst.Name, value=name), params=params)
+        else:
+            return _new(cst.Pass)
+        return _new(cst.SimpleStatementLine, body=(statement,))
+
+    def _parameters(self, arguments: ast.arguments) -> Any:
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+        defaults += arguments.defaults
+
+        def param(arg: ast.arg, default: ast.expr | None) -> Any:
+            value = self.expression(default) if default is not None else None
+            return _new(cst.Param, name=_new(cst.Name, value=arg.arg), default=value)
+
+        params = [param(a, d) for a, d in zip(positional, defaults, strict=True)]
+        count = len(arguments.posonlyargs)
+        kwonly = tuple(
+            param(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+        )
+        return _new(
+            cst.Parameters,
+            posonly_params=tuple(params[:count]),
+            params=tuple(params[count:]),
+            kwonly_params=kwonly,
+        )
+
+
+def _bind_target(frame: Frame, target: ast.expr) -> None:
+    kind = target.__class__
+    if kind is ast.Name:
+        frame.bind(target.id)  # type: ignore[attr-defined]
+    elif kind is ast.Tuple or kind is ast.List:
+        for element in target.elts:  # type: ignore[attr-defined]
+            _bind_target(frame, element)
+    elif kind is ast.Starred:
+        _bind_target(frame, target.value)  # type: ignore[attr-defined]
+
+
+def _bind_params(frame: Frame, arguments: ast.arguments) -> None:
+    for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+        frame.bind(arg.arg)
+    for star in (arguments.vararg, arguments.kwarg):
+        if star is not None:
+            frame.bind(star.arg)
+
+
+def _record_import(result: Scan, frame: Frame, node: ast.Import | ast.ImportFrom) -> None:
+    """What :func:`dimlint.sources.python.scan._record_import` records, from ``ast``."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            name = alias.name
+            local = alias.asname or name.split(".")[0]
+            frame.bind(local)
+            if name == "torch.nn" and alias.asname:
+                result.nn_aliases.add(alias.asname)
+            if name == "transformers" or name.startswith("transformers."):
+                result.transformers_modules.add(alias.asname or "transformers")
+        return
+    module = node.module if node.module is not None and not node.level else None
+    if len(node.names) == 1 and node.names[0].name == "*":
+        return
+    for alias in node.names:
+        imported = alias.name
+        local = alias.asname or imported
+        frame.bind(local)
+        if module is not None:
+            result.imported_from[local] = module
+        if module == "torch" and imported == "nn":
+            result.nn_aliases.add(local)
+        elif module == "torch.nn":
+            result.nn_names[local] = imported
+        elif module is not None and (
+            module == "transformers" or module.startswith("transformers.")
+        ):
+            result.transformers_names[local] = imported
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _walk(result: Scan, tree: ast.Module) -> list[tuple[Frame, str, Any]]:
+    """The scan's walk (see :func:`dimlint.sources.python.scan.scan`); returns the single
+    plain assignments, converted by the caller."""
+    root = result.module
+    assignments: list[tuple[Frame, str, Any]] = []
+    stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(tree.body)]
+    sites = result.sites
+    while stack:
+        node, frames = stack.pop()
+        kind = node.__class__
+        if kind is ast.Call or kind is ast.Dict:
+            sites.append(Site(node, frames))
+        elif kind is ast.Assign:
+            frame = frames[-1] if frames else root
+            for target in node.targets:
+                _bind_target(frame, target)
+            if len(node.targets) == 1 and node.targets[0].__class__ is ast.Name:
+                assignments.append((frame, node.targets[0].id, node.value))
+            stack.append((node.value, frames))
+            continue
+        elif kind is ast.AnnAssign:
+            if node.value is not None:
+                frame = frames[-1] if frames else root
+                _bind_target(frame, node.target)
+                if node.target.__class__ is ast.Name:
+                    assignments.append((frame, node.target.id, node.value))
+                stack.append((node.value, frames))
+            continue
+        elif kind is ast.AugAssign or kind is ast.NamedExpr:
+            _bind_target(frames[-1] if frames else root, node.target)
+        elif kind is ast.For or kind is ast.AsyncFor:
+            _bind_target(frames[-1] if frames else root, node.target)
+            _push(stack, (node.target, node.iter, *node.body, *node.orelse), frames)
+            continue
+        elif kind is ast.withitem:
+            if node.optional_vars is not None:
+                _bind_target(frames[-1] if frames else root, node.optional_vars)
+        elif kind is ast.Try or kind is ast.TryStar:
+            frame = frames[-1] if frames else root
+            children: list[Any] = [*node.body]
+            for handler in node.handlers:
+                if kind is ast.Try and handler.name is not None:
+                    frame.bind(handler.name)
+                if handler.type is not None:
+                    children.append(handler.type)
+                children.extend(handler.body)
+            children += [*node.orelse, *node.finalbody]
+            _push(stack, children, frames)
+            continue
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            _record_import(result, frames[-1] if frames else root, node)
+            continue
+        elif kind is ast.Global:
+            result.globals.update(node.names)
+            continue
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            (frames[-1] if frames else root).bind(node.name)
+            inner = Frame("function", None)
+            _bind_params(inner, node.args)
+            arguments = node.args
+            defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+            _push(stack, node.body, (*frames, inner))
+            _push(stack, [*node.decorator_list, *defaults], frames)
+            continue
+        elif kind is ast.Lambda:
+            inner = Frame("function", None)
+            _bind_params(inner, node.args)
+            stack.append((node.body, (*frames, inner)))
+            continue
+        elif kind is ast.ClassDef:
+            (frames[-1] if frames else root).bind(node.name)
+            inner = Frame("class", None)
+            result.classes.append(Site(node, (*frames, inner)))
+            _push(stack, node.body, (*frames, inner))
+            _push(stack, [*node.decorator_list, *node.bases, *node.keywords], frames)
+            continue
+        elif kind in _COMPREHENSIONS:
+            inner = Frame("function", None)
+            for generator in node.generators:
+                _bind_target(inner, generator.target)
+            frames = (*frames, inner)
+        _push(stack, _children(node), frames)
+    return assignments
+
+
+def _push(stack: list[tuple[Any, Frames]], children: Any, frames: Frames) -> None:
+    stack.extend((child, frames) for child in reversed(children))
+
+
+def _children(node: ast.AST) -> list[Any]:
+    """Child nodes that can hold calls and dicts, in an order that keeps outer before inner."""
+    found: list[Any] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            if not isinstance(value, ast.expr_context | ast.operator | ast.unaryop):
+                found.append(value)
+        elif isinstance(value, list):
+            found.extend(item for item in value if isinstance(item, ast.AST))
+    return found
+
+
+def parse(text: str) -> ast.Module | None:
+    """CPython's tree of ``text``; None when CPython cannot read it (libcst then decides)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def scan(tree: ast.Module, text: str) -> Scan:
+    """The :class:`Scan` of a module read by ``ast``, with libcst-classed nodes on demand."""
+    converter = _Converter(text.encode("utf-8"))
+    result = Scan()
+    assignments = _walk(result, tree)
+    for frame, name, expression in assignments:
+        frame.assigned[name] = converter.expression(expression)
+    for site in result.sites:
+        site.node = converter.expression(site.node)
+    for site in result.classes:
+        site.node = converter.class_def(site.node)
+    return result

@@ -1,0 +1,179 @@
+"""The ``ast`` reading of Python files reports exactly what the libcst reading reports.
+
+:mod:`dimlint.sources.python.fastscan` lets a file that holds no finding skip libcst. That is
+only sound if, for every file, ``lint_python`` with the fast reading gives the same diagnostics
+(code, message, span, fix), the same count of configs and layers read and the same skip reason
+as the libcst reading alone. Both run here over real model code — the fixtures, a spread of
+transformers' ``configuration_*.py`` and ``models/`` files, the shared corpus of training repos,
+litgpt's config table — and over constructs where ``ast`` and libcst see different trees.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+from conftest import shared_path
+
+from dimlint.lint import python_front
+from dimlint.lint.python_front import lint_python
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection
+from dimlint.sources.python import file as pyfile
+
+FIXTURES = Path(__file__).parent / "python_fixtures"
+LITGPT = Path(os.environ.get("DIMLINT_LITGPT_CONFIG", "/tmp/litgpt/litgpt/config.py"))
+
+
+def outcome(result: FileResult) -> tuple[object, ...]:
+    diagnostics = [(d.code, d.message, d.span, d.fix) for d in result.diagnostics]
+    return (diagnostics, result.read, result.skipped)
+
+
+def assert_same(path: Path, selection: Selection | None = None) -> None:
+    data = path.read_bytes()
+    chosen = selection or Selection()
+    fast = lint_python(str(path), data, chosen)
+    slow = lint_python(str(path), data, chosen, fast=False)
+    assert outcome(fast) == outcome(slow), path
+
+
+def transformers_models() -> Path | None:
+    spec = importlib.util.find_spec("transformers")
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent / "models"
+
+
+def spread(paths: list[Path], count: int) -> list[Path]:
+    """``count`` paths spread evenly over the sorted list (deterministic, no sampling)."""
+    paths = sorted(paths)
+    step = max(len(paths) // count, 1)
+    return paths[::step][:count]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.py")))
+def test_fixtures_read_alike(name: str) -> None:
+    assert_same(FIXTURES / name, Selection(extend_select=("ALL",)))
+
+
+def test_transformers_files_read_alike() -> None:
+    models = transformers_models()
+    if models is None:
+        pytest.skip("transformers is not installed")
+    configs = spread(list(models.glob("*/configuration_*.py")), 12)
+    others = spread([p for p in models.glob("*/*.py") if "configuration_" not in p.name], 24)
+    for path in (*configs, *others):
+        assert_same(path)
+
+
+def test_shared_training_repos_read_alike() -> None:
+    repos = shared_path("corpus", "repos")
+    for path in spread(list(repos.rglob("*.py")), 60):
+        assert_same(path)
+
+
+def test_litgpt_table_reads_alike() -> None:
+    if not LITGPT.is_file():
+        pytest.skip(f"litgpt's config.py is not at {LITGPT}")
+    assert_same(LITGPT)
+
+
+TRICKY = {
+    # "a" "b" is a ConcatenatedString to libcst: such a dict is not a config
+    "concatenated_key": 'C = {"hidden" "_size": 4096, "num_attention_heads": 30, "n_layer": 2}\n',
+    "single_key": 'C = {"hidden_size": 4096, "num_attention_heads": 30, "num_hidden_layers": 2}\n',
+    "infinite": "C = dict(hidden_size=1e999, num_attention_heads=30, num_hidden_layers=2)\n",
+    "scopes": (
+        "H = 4096\n"
+        "def f(H=3):\n    return dict(hidden_size=H, num_attention_heads=30, n_layer=2)\n"
+        "g = lambda H: dict(hidden_size=H, num_attention_heads=30, n_layer=2)\n"
+        "x = [dict(hidden_size=H, num_attention_heads=30, n_layer=2) for H in (1, 2)]\n"
+        "try:\n    pass\nexcept* ValueError as H:\n    pass\n"
+    ),
+    "rebound": "H = 4096\nH += 1\nC = dict(hidden_size=H, num_attention_heads=30, n_layer=2)\n",
+    "global": (
+        "H = 4096\ndef f():\n    global H\n    H = 3\n"
+        "C = dict(hidden_size=H, num_attention_heads=30, n_layer=2)\n"
+    ),
+    "star_args": (
+        "import torch.nn as nn\nL = nn.Linear(4096, 30, *rest, bias=False)\n"
+        "M = nn.MultiheadAttention(4096, 30, **kw)\n"
+        "E = nn.MultiheadAttention(embed_dim=4096, num_heads=30)\n"
+    ),
+    "class_config": (
+        "from dataclasses import dataclass\n@dataclass\nclass ModelArgs:\n"
+        "    dim: int = 4096\n    n_heads: int = 30\n    n_layers: int = 2\n"
+        "    def __init__(self, dim=4096, n_heads=30, *, n_layers=2):\n        pass\n"
+        "A = ModelArgs(n_heads=31)\n"
+    ),
+    "walrus_and_with": (
+        "with open(x) as H:\n    pass\nif (N := 30):\n    pass\n"
+        "C = dict(hidden_size=H, num_attention_heads=N, n_layer=2)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+def test_tricky_constructs_read_alike(name: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{name}.py"
+    path.write_text(TRICKY[name], encoding="utf-8")
+    assert_same(path, Selection(extend_select=("ALL",)))
+
+
+def test_clean_file_is_not_parsed_by_libcst(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The point of the fast reading: a file without findings never reaches libcst."""
+    path = tmp_path / "modeling_x.py"
+    path.write_text(
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, config):\n"
+        "        self.proj = nn.Linear(config.hidden_size, config.hidden_size)\n",
+        encoding="utf-8",
+    )
+
+    def refuse(text: str) -> object:
+        raise AssertionError("libcst was asked to parse a clean file")
+
+    monkeypatch.setattr(pyfile, "parse", refuse)
+    result = lint_python(str(path), path.read_bytes(), Selection())
+    assert result.diagnostics == []
+    assert result.read == (0, 1)
+
+
+def test_findings_and_noqa_still_go_through_libcst(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    parse = pyfile.parse
+
+    def counting(text: str) -> object:
+        calls.append(text)
+        return parse(text)
+
+    monkeypatch.setattr(pyfile, "parse", counting)
+    bad = tmp_path / "bad.py"
+    bad.write_text("C = dict(hidden_size=4096, num_attention_heads=30, n_layer=2)\n")
+    assert lint_python(str(bad), bad.read_bytes(), Selection()).diagnostics
+    quiet = tmp_path / "quiet.py"
+    quiet.write_text("x = 1  # noqa: DL101\n")
+    lint_python(str(quiet), quiet.read_bytes(), Selection())
+    assert len(calls) == 2
+    assert python_front.CODE_ROUNDING is not None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os  # noqa: F401\n",
+        "import os  # noqa\nC = dict(hidden_size=4096, num_attention_heads=32, n_layer=2)\n",
+        "x = 1  # noqa: DL101\n",
+        "x = 1  # NOQA: DLX1\n",
+    ],
+)
+def test_noqa_files_read_alike(source: str, tmp_path: Path) -> None:
+    path = tmp_path / "noqa_case.py"
+    path.write_text(source, encoding="utf-8")
+    assert_same(path)
