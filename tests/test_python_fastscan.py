@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
+from dimlint.config.spec import INT_FIELD_NAMES, ModelSpec
 from dimlint.lint import python_front
 from dimlint.lint.python_front import lint_python
 from dimlint.lint.results import FileResult
@@ -27,9 +28,15 @@ FIXTURES = Path(__file__).parent / "python_fixtures"
 LITGPT = Path(os.environ.get("DIMLINT_LITGPT_CONFIG", "/tmp/litgpt/litgpt/config.py"))
 
 
+def _read(spec: ModelSpec) -> tuple[object, ...]:
+    """What ``mem``, ``plan`` and ``shapes`` take from a spec: its type, place and dimensions."""
+    return (spec.model_type, spec.pointer, *(getattr(spec, name) for name in INT_FIELD_NAMES))
+
+
 def outcome(result: FileResult) -> tuple[object, ...]:
     diagnostics = [(d.code, d.message, d.span, d.fix) for d in result.diagnostics]
-    return (diagnostics, result.read, result.skipped)
+    models = [[_read(spec) for spec in specs] for specs in result.models]
+    return (diagnostics, result.read, result.skipped, models)
 
 
 def assert_same(path: Path, selection: Selection | None = None) -> None:

@@ -36,6 +36,7 @@ from dimlint.sources.jsonfile import InputProblem
 from dimlint.sources.python.prefilter import may_have_configs
 
 if TYPE_CHECKING:
+    from dimlint.config.spec import ModelSpec
     from dimlint.lint.python_findings import Pending
     from dimlint.sources.python.scan import Scan
 
@@ -133,11 +134,13 @@ def _clean_by_ast(
     rounded = CODE_ROUNDING.search(text)
     rounding = rounded.group(0).split("(")[0] if rounded else None
     tally: dict[str, int] = {}
+    models: list[list[ModelSpec]] = []
     pending = python_findings.collect(
-        result.path, scan, enabled, selection, rounding=rounding, tally=tally
+        result.path, scan, enabled, selection, rounding=rounding, tally=tally, models=models
     )
     if pending:
         return False
+    result.models = models  # what mem, plan and shapes compute from, as from the libcst reading
     result.read = (tally.get("configs", 0), tally.get("layers", 0))
     if not result.read[0] and not result.read[1] and not has_noqa:
         result.skipped = _NOTHING_READ
