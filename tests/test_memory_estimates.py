@@ -13,12 +13,12 @@ from dimlint.memory import (
     model_parameters,
     parse_budget,
     serving_memory,
-    training_memory,
     training_states,
     weight_bytes,
 )
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.estimates import model_weight_bytes, training_activations
+from dimlint.memory.training_plan import training_plan
 
 LLAMA_3_70B = {
     "model_type": "llama",
@@ -165,7 +165,7 @@ def test_activations_sdpa_eager_and_recompute() -> None:
 
 
 def test_training_memory_parts() -> None:
-    estimate = training_memory(specs(), dtype="bf16", zero=3, dp=8, seq=4096)
+    estimate = training_plan(specs(), dtype="bf16", zero=3, dp=8, seq=4096).as_estimate()
     # 16 B / 8 ranks, and ZeRO-3 gathers the embedding table whole, with its unreduced gradient
     gathered = 2 * 2 * 128256 * 8192
     assert estimate.weights == pytest.approx(2 * PARAMS_70B + gathered, rel=1e-6)

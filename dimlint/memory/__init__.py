@@ -19,7 +19,6 @@ from dimlint.memory.estimates import (
 from dimlint.memory.gpus import GPU, GPU_MEMORY_UTILIZATION, GPUS, gpu_named, parse_budget
 from dimlint.memory.kvcache import kv_bytes_per_token, kv_cache_bytes
 from dimlint.memory.parameters import Parameters, count_parameters, model_parameters
-from dimlint.memory.training_plan import training_memory
 from dimlint.memory.weights import weight_bytes
 
 __all__ = [
@@ -38,7 +37,6 @@ __all__ = [
     "model_parameters",
     "parse_budget",
     "serving_memory",
-    "training_memory",
     "training_states",
     "weight_bytes",
 ]

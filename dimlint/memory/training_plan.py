@@ -73,6 +73,12 @@ class TrainingPlan(Record):
             + self.overhead
         )
 
+    def as_estimate(self) -> MemoryEstimate:
+        """The step as a :class:`MemoryEstimate`: ``weights`` holds every model state on the
+        GPU, ZeRO-3's gathered parameter included; no KV cache (training runs without one)."""
+        states = self.weights + self.gradients + self.optimizer + self.gathered
+        return MemoryEstimate(states, 0, self.activations, self.overhead, self.total)
+
 
 def _modules(spec: ModelSpec, finetune: Finetune) -> list[Linear] | None:
     if finetune.method == "full":
@@ -181,41 +187,3 @@ def training_plan(
         math.ceil(cpu),
         trainable,
     )
-
-
-def training_memory(
-    model: ModelSpec | Sequence[ModelSpec],
-    *,
-    dtype: str,
-    optimizer: str = "adam",
-    zero: int = 0,
-    dp: int = 1,
-    tp: int = 1,
-    pp: int = 1,
-    batch: int = 1,
-    seq: int = 4096,
-    recompute: str = "none",
-    attention: str = DEFAULT_ATTENTION,
-    finetune: Finetune | None = None,
-    offload: str = "none",
-) -> MemoryEstimate:
-    """Per-GPU memory of a training step as a :class:`MemoryEstimate` (module doc); ``batch``
-    is the micro-batch. ``weights`` holds every model state on the GPU, ZeRO-3's gathered
-    parameter included."""
-    plan = training_plan(
-        model,
-        dtype=dtype,
-        optimizer=optimizer,
-        zero=zero,
-        dp=dp,
-        tp=tp,
-        pp=pp,
-        batch=batch,
-        seq=seq,
-        recompute=recompute,
-        attention=attention,
-        finetune=finetune,
-        offload=offload,
-    )
-    states = plan.weights + plan.gradients + plan.optimizer + plan.gathered
-    return MemoryEstimate(states, 0, plan.activations, plan.overhead, plan.total)

@@ -41,12 +41,12 @@ def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
     """One training step on ``layout`` as ``mem --training`` computes it: the budget's other
     GPUs are data-parallel ranks (what ZeRO shards over), the micro-batch is ``--batch`` (1)
     and the sequence ``--context`` (4096); a training step may fill the whole device."""
-    from dimlint.memory import training_memory
+    from dimlint.memory.training_plan import training_plan
 
     request = plan.request
     gpus = layout.tp * layout.pp
     dp = max(1, layout.budget_gpus // gpus)
-    used = training_memory(
+    used = training_plan(
         specs,
         dtype=request.dtype or "bf16",
         optimizer=request.optimizer,
