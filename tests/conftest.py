@@ -11,8 +11,10 @@ take their count through :func:`examples`.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -38,6 +40,24 @@ settings.register_profile(
 # must not replace the profile pytest loaded from --hypothesis-profile.
 if settings.get_current_profile_name() == "default":
     settings.load_profile(os.environ.get("DIMLINT_HYPOTHESIS_PROFILE", "ci"))
+
+
+#: A clean Llama-3-8B-like config: the base the reliability and containment tests perturb.
+LLAMA_8B: dict[str, Any] = {
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "num_hidden_layers": 32,
+    "vocab_size": 32000,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 8192,
+}
+
+
+def llama_json(**overrides: Any) -> str:
+    """:data:`LLAMA_8B` with ``overrides``, as a config.json's text (one key per line)."""
+    return json.dumps({**LLAMA_8B, **overrides}, indent=2, ensure_ascii=False) + "\n"
 
 
 def examples(ci: int) -> int:

@@ -12,9 +12,9 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conftest import llama_json
 
 from dimlint.cli import main
 from dimlint.fix.apply import write_refusal
@@ -23,21 +23,6 @@ from dimlint.report.sarif import artifact_uri
 from dimlint.sources.checkpoint import shard_outside
 from dimlint.sources.confine import within, within_any
 from dimlint.sources.hub import HubError, HubId, parse_hub_id
-
-LLAMA: dict[str, Any] = {
-    "model_type": "llama",
-    "hidden_size": 4096,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "num_hidden_layers": 32,
-    "vocab_size": 32000,
-    "intermediate_size": 14336,
-    "max_position_embeddings": 8192,
-}
-
-
-def _config(**overrides: Any) -> str:
-    return json.dumps({**LLAMA, **overrides}, indent=2) + "\n"
 
 
 def _run(*args: str | Path) -> tuple[int, str, str]:
@@ -88,14 +73,14 @@ def test_within_follows_links_on_both_sides(trees: tuple[Path, Path]) -> None:
 def test_write_refusal_refuses_the_sibling_folder(trees: tuple[Path, Path]) -> None:
     tree, evil = trees
     victim = evil / "victim.json"
-    victim.write_text(_config())
+    victim.write_text(llama_json())
     link = tree / "config.json"
     link.symlink_to(Path("..") / "tree-evil" / "victim.json")
     for root in (str(tree), str(tree) + os.sep):
         refusal = write_refusal(str(link), [os.path.realpath(root)])
         assert refusal == f"it is a link to {os.path.realpath(victim)}, outside the folders checked"
     inside = tree / "inside.json"
-    inside.write_text(_config())
+    inside.write_text(llama_json())
     assert write_refusal(str(inside), [os.path.realpath(tree)]) is None
 
 
@@ -106,7 +91,7 @@ def test_check_fix_through_a_symlink_into_the_sibling_is_refused(
     """The issue's case end to end: ``dimlint check tree/ --fix`` and ``tree-evil/victim.json``."""
     tree, evil = trees
     victim = evil / "victim.json"
-    victim.write_text(_config(num_hidden_layers=32.0))  # DL003 with a safe fix: write 32
+    victim.write_text(llama_json(num_hidden_layers=32.0))  # DL003 with a safe fix: write 32
     before = victim.read_bytes()
     (tree / "config.json").symlink_to(Path("..") / "tree-evil" / "victim.json")
     monkeypatch.chdir(tree.parent)
@@ -177,7 +162,7 @@ def test_hf_cache_blobs_are_inside_but_a_sibling_cache_folder_is_not(tmp_path: P
 
 def test_check_reports_a_shard_in_the_sibling_folder(trees: tuple[Path, Path]) -> None:
     tree, evil = trees
-    (tree / "config.json").write_text(_config())
+    (tree / "config.json").write_text(llama_json())
     index = {"metadata": {"total_size": 8}, "weight_map": {"lm_head.weight": "model-1.safetensors"}}
     (tree / "model.safetensors.index.json").write_text(json.dumps(index))
     (evil / "model-1.safetensors").write_bytes(b"\x02\0\0\0\0\0\0\0{}")
@@ -211,7 +196,7 @@ def test_bare_names_with_dot_dot_are_local_paths() -> None:
 
 def test_walk_checks_a_link_into_the_sibling_under_its_name(trees: tuple[Path, Path]) -> None:
     tree, evil = trees
-    (evil / "config.json").write_text(_config())
+    (evil / "config.json").write_text(llama_json())
     (tree / "config.json").symlink_to(Path("..") / "tree-evil" / "config.json")
     passed: list[tuple[str, str]] = []
     found = [t.path for t in discover([str(tree)], passed_over=lambda p, r: passed.append((p, r)))]
@@ -222,7 +207,7 @@ def test_walk_checks_a_link_into_the_sibling_under_its_name(trees: tuple[Path, P
 def test_walk_skips_a_link_to_a_file_it_checks_anyway(trees: tuple[Path, Path]) -> None:
     tree, _ = trees
     (tree / "real").mkdir()
-    (tree / "real" / "config.json").write_text(_config())
+    (tree / "real" / "config.json").write_text(llama_json())
     (tree / "config.json").symlink_to(Path("real") / "config.json")
     found = [t.path for t in discover([str(tree)])]
     assert found == [str(tree / "real" / "config.json")]
