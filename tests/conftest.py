@@ -37,8 +37,9 @@ settings.register_profile(
     "nightly", parent=_DEFAULT, derandomize=False, deadline=None, max_examples=100 * NIGHTLY_FACTOR
 )
 # This module is imported twice (as pytest's conftest and as tests.conftest): the second import
-# must not replace the profile pytest loaded from --hypothesis-profile.
-if settings.get_current_profile_name() == "default":
+# must not replace the profile pytest loaded from --hypothesis-profile. Hypothesis itself loads
+# a built-in profile named "ci" when it sees a CI environment (the CI variable): ours replaces it.
+if settings.get_current_profile_name() in ("default", "ci"):
     settings.load_profile(os.environ.get("DIMLINT_HYPOTHESIS_PROFILE", "ci"))
 
 
