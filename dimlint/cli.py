@@ -62,6 +62,20 @@ def _positive(text: str) -> int:
     return int(digits)
 
 
+def _degree(text: str) -> int:
+    """A parallel degree from the command line (``--tp``, ``--pp``, ``--max-gpus``): a positive
+    integer up to :data:`dimlint.deploy.targets.MAX_DEGREE` (1024), the limit every command
+    that takes degrees keeps (``--target vllm:tp=2048`` is refused the same way)."""
+    from dimlint.deploy.targets import MAX_DEGREE
+
+    value = _positive(text)
+    if value > MAX_DEGREE:
+        raise argparse.ArgumentTypeError(
+            f"{value:,} is above {MAX_DEGREE}, the largest parallel degree dimlint takes"
+        )
+    return value
+
+
 def _add_deployment_options(check: argparse.ArgumentParser) -> None:
     """``--target``/``--budget``/``--context``…: turn on DL401–DL407, DL501, DL502."""
     check.add_argument(
@@ -109,8 +123,8 @@ def _add_mem_parser(commands: _Commands) -> None:
     mem.add_argument("--batch", type=_positive, default=None, help="sequences (default: 1)")
     mem.add_argument("--dtype", choices=DTYPES, default=None, help="weights (default: config's)")
     mem.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
-    mem.add_argument("--tp", type=_positive, default=None, help="tensor-parallel size")
-    mem.add_argument("--pp", type=_positive, default=None, help="pipeline-parallel size")
+    mem.add_argument("--tp", type=_degree, default=None, help="tensor-parallel size")
+    mem.add_argument("--pp", type=_degree, default=None, help="pipeline-parallel size")
     mem.add_argument("--budget", default=None, metavar="NxGPU", help="e.g. 8xH100-80GB")
     mem.add_argument("--training", action="store_true", help="also estimate training memory")
     mem.add_argument("--optimizer", choices=("adam", "adam8bit", "sgd"), default="adam")
@@ -261,7 +275,7 @@ def _add_plan_parser(commands: _Commands) -> None:
     plan.add_argument("--gpu", default=None, help="GPU to fit on, e.g. H100-80GB")
     plan.add_argument(
         "--max-gpus",
-        type=_positive,
+        type=_degree,
         default=None,
         help="largest degree to try (default: the budget's GPU count, else 8)",
     )

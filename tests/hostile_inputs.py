@@ -129,9 +129,15 @@ def _cases() -> list[Case]:
         "9999999xH100-80GB")  # fmt: skip
     add("plan-max-gpus-huge", plain, "plan", "{root}/c/config.json", "--max-gpus", "1000000000",
         usage=True)  # fmt: skip
-    add("check-target-tp-1e9", plain, "check", "{root}/c", "--target", "vllm:tp=1000000000")
+    # degrees above 1024 are usage errors in every command (issue 23); 1024 itself is checked
+    add("check-target-tp-1e9", plain, "check", "{root}/c", "--target", "vllm:tp=1000000000",
+        usage=True)  # fmt: skip
     add("check-target-pp-1e9", plain, "check", "{root}/c", "--target",
-        "megatron:tp=1,pp=1000000000,ep=1000000000")  # fmt: skip
+        "megatron:tp=1,pp=1000000000,ep=1000000000", usage=True)  # fmt: skip
+    add("check-target-tp-1024", plain, "check", "{root}/c", "--target", "vllm:tp=1024")
+    add("check-target-pp-1024", plain, "check", "{root}/c", "--target",
+        "megatron:tp=1,pp=1024,ep=1024,cp=1024")  # fmt: skip
+    add("mem-tp-1e9", plain, "mem", "{root}/c/config.json", "--tp", "1000000000", usage=True)
     add(
         "py-mha-heads-1e12",
         {"m.py": b"from torch import nn\nattn = nn.MultiheadAttention(embed_dim=768,"

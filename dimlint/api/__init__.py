@@ -267,7 +267,7 @@ def mem(
     import argparse
 
     from dimlint.api.memory_report import apply_settings, label_invalid, load_model, report
-    from dimlint.deploy.targets import DTYPES
+    from dimlint.deploy.targets import DTYPES, MAX_DEGREE
 
     config = options.path("config", config)
     given = argparse.Namespace(
@@ -275,8 +275,8 @@ def mem(
         batch=options.count("batch", batch),
         dtype=options.text("dtype", dtype, DTYPES),
         kv_dtype=options.text("kv_dtype", kv_dtype, DTYPES),
-        tp=options.count("tp", tp),
-        pp=options.count("pp", pp),
+        tp=options.count("tp", tp, maximum=MAX_DEGREE),
+        pp=options.count("pp", pp, maximum=MAX_DEGREE),
         budget=options.text("budget", budget),
         training=options.flag("training", training),
         optimizer=options.text("optimizer", optimizer, ("adam", "adam8bit", "sgd")),
@@ -326,7 +326,7 @@ def plan(
     from dimlint.lint.model_input import deployment_of, read_model
 
     gpu = options.text("gpu", gpu)
-    max_gpus = options.count("max_gpus", max_gpus)
+    max_gpus = options.count("max_gpus", max_gpus, maximum=MAX_DEGREE)
     context, batch = options.count("context", context), options.count("batch", batch)
     dtype = options.text("dtype", dtype, DTYPES)
     kv_dtype = options.text("kv_dtype", kv_dtype, DTYPES)
@@ -346,8 +346,6 @@ def plan(
 
         count, chosen = parse_budget(found.budget)
         gpu, max_gpus = chosen.name, max_gpus or min(count, MAX_DEGREE)
-    if max_gpus is not None and max_gpus > MAX_DEGREE:
-        raise UsageError(f"max_gpus {max_gpus}: at most {MAX_DEGREE} degrees are listed")
     request = PlanRequest(
         gpu=gpu,
         max_gpus=max_gpus or 8,

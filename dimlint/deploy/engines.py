@@ -47,6 +47,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from dimlint.config.spec import ModelSpec
+from dimlint.deploy.targets import MAX_DEGREE as _MAX_DEGREE
 from dimlint.records import Record
 
 #: vLLM's and SGLang's ``DEFAULT_VOCAB_PADDING_SIZE``.
@@ -502,9 +503,9 @@ def refusals(engine: Engine, spec: ModelSpec, kind: str, degree: int) -> list[Re
     return ep_refusals(engine, spec, degree)
 
 
-#: The largest degree listed: no engine shards one model over more than a thousand ranks of one
-#: kind, and listing every degree up to ``--budget 9999999xH100`` would never end.
-MAX_DEGREE = 1024
+#: The largest degree listed, the one limit of every command (``deploy.targets.MAX_DEGREE``):
+#: listing every degree up to ``--budget 9999999xH100`` would never end.
+MAX_DEGREE = _MAX_DEGREE
 
 
 def valid_degrees(

@@ -34,6 +34,11 @@ ALIASES = {"transformers": "hf", "flash-attn2": "fa2", "flash-attn3": "fa3"}
 #: Weight and KV cache number formats ``--dtype``/``--kv-dtype`` accept (DESIGN.md).
 DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
+#: The largest parallel degree (tp, pp, ep, cp, sp) any command takes: no engine shards one model
+#: over more than a thousand ranks of one kind, and every degree up to it is listed or tried by
+#: ``plan``, DL401's "valid sizes" and ``suggest``, so a larger one is a usage error everywhere.
+MAX_DEGREE = 1024
+
 _MEMORY_ONLY = re.compile(r"^\d+(?:\.\d+)?\s*(?:GB|GIB|TB|TIB)$", re.IGNORECASE)
 _BUDGET = re.compile(r"^\s*(\d+)\s*[xX×*]\s*(\S.*?)\s*$")
 
@@ -119,6 +124,11 @@ def parse_target(text: str) -> Target:
         digits = value.strip()
         if not (digits.isascii() and digits.isdigit()) or len(digits) > 16 or int(digits) < 1:
             raise TargetError(f"target {text!r}: {key} must be a positive integer, got {value!r}")
+        if int(digits) > MAX_DEGREE:
+            raise TargetError(
+                f"target {text!r}: {key} {int(digits):,} is above {MAX_DEGREE}, the largest"
+                " parallel degree dimlint takes"
+            )
         if key in sizes:
             raise TargetError(f"target {text!r}: {key} is given twice")
         sizes[key] = int(value)
