@@ -616,6 +616,20 @@ def test_impossible_targets() -> None:
         ["--params", "8B", "--training"],
         ["--params", "largest", "--budget", "1xH100-80GB", "--tokens", "1T"],
         ["--flops", "nan"],
+        # --train-budget (issue 23): GPU time as FLOPs; malformed, unknown peaks, out of range
+        ["--train-budget", "8xH100-80GB"],
+        ["--train-budget", "8xH100-80GB:3w"],
+        ["--train-budget", "8xH100-80GB:\u00b2d"],
+        ["--train-budget", "8xH100-80GB:0d"],
+        ["--train-budget", "8xH100-80GB:99999d"],
+        ["--train-budget", "8xH100:30d"],
+        ["--train-budget", "8x24GiB:30d"],
+        ["--train-budget", "1000000000000000xB200:3650d"],
+        ["--train-budget", "8xH100-80GB:30d", "--flops", "1e24"],
+        ["--train-budget", "8xH100-80GB:30d", "--mfu", "1.5"],
+        ["--train-budget", "8xH100-80GB:30d", "--mfu", "nan"],
+        ["--params", "8B", "--mfu", "0.4"],
+        ["--params", "largest", "--budget", "1xH100-80GB", "--train-budget", "8xH100-80GB:1d"],
     ],
 )
 def test_usage_errors(argv: list[str]) -> None:
@@ -655,6 +669,38 @@ def test_training_budget_sizes_the_model(argv: list[str], params: float, tokens:
     code, table, _ = run("suggest", *argv, "--top", "1")
     assert code == 0
     assert "(6·N·D)" in table.splitlines()[0]
+
+
+def test_train_budget_is_gpu_time_at_an_mfu() -> None:
+    """Issue 23: --train-budget NxGPU:TIME is C = GPUs × peak dense BF16 × MFU × seconds (the
+    H100 SXM datasheet's 1,979 sparse TFLOPS are 989.4 dense; MFU 0.40 by default, Llama 3's
+    38-43%), and the request is then exactly --flops C: the same size, tokens and shapes."""
+    argv = ["--train-budget", "1024xH100-80GB:30d", "--top", "3", "--output-format", "json"]
+    code, out, err = run("suggest", *argv)
+    assert code == 0, err
+    data = json.loads(out)
+    flops = 1024 * 989.4e12 * 0.40 * 30 * 86400
+    budget = data["request"]["train_budget"]
+    assert budget["gpus"] == 1024
+    assert budget["hours"] == 720
+    assert data["request"]["flops"] == pytest.approx(flops, rel=1e-12)
+    assert data["request"]["params"] == round((flops / 120) ** 0.5)  # C = 6 · N · 20 N
+    argv = ["--flops", repr(flops), "--top", "3", "--output-format", "json"]
+    code, same, err = run("suggest", *argv)
+    assert code == 0, err
+    as_flops = json.loads(same)
+    assert as_flops["request"]["params"] == data["request"]["params"]
+    assert as_flops["request"]["training_run"] == data["request"]["training_run"]
+    configs = [c["config"] for c in data["candidates"]]
+    assert [c["config"] for c in as_flops["candidates"]] == configs
+    # hours and an MFU: 720 h at 0.5 is 1.25 × the compute; with --params the tokens follow
+    argv = ["--params", "8B", "--train-budget", "1024xH100-80GB:720h", "--mfu", "0.5"]
+    code, out, err = run("suggest", *argv, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    run_data = json.loads(out)["request"]["training_run"]
+    assert run_data["tokens"] == round(1.25 * flops / (6 * 8e9))
+    code, table, _ = run("suggest", *argv, "--top", "1")
+    assert "from 1024xH100-80GB for 30 days at 50% MFU" in table.splitlines()[0]
 
 
 def test_training_step_must_fit_as_mem_computes_it(tmp_path: Path) -> None:
@@ -709,6 +755,22 @@ def test_largest_model_that_fits() -> None:
     code, _out, err = run("suggest", "--params", "largest")
     assert code == 2
     assert "--budget" in err
+
+
+def test_largest_model_a_training_step_fits() -> None:
+    """Issue 23: --params largest with --training: the largest size whose training step fits
+    (as `mem --training` computes it) on every layout; 10% more does not fit."""
+    argv = ["--budget", "1xH100-80GB", "--training", "--output-format", "json"]
+    code, out, err = run("suggest", "--params", "largest", *argv, "--top", "1")
+    assert code == 0, err
+    data = json.loads(out)
+    rows = data["candidates"][0]["memory"]
+    assert any("training" in row["layout"] for row in rows)
+    assert all(row["fits"] for row in rows)
+    larger = str(round(data["request"]["params"] * 1.10))
+    code, out, _ = run("suggest", "--params", larger, *argv)
+    assert code == 1
+    assert "training" in json.loads(out)["impossible"]["message"]
 
 
 def test_fixed_hidden_and_heads() -> None:

@@ -36,6 +36,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
         default=None,
         help="training FLOPs (6·N·D): 1e24; without --params, the compute-optimal size",
     )
+    parser.add_argument(
+        "--train-budget",
+        default=None,
+        metavar="NxGPU:TIME",
+        help="training GPU time: 1024xH100-80GB:30d (or :720h); C = GPUs × peak BF16 × MFU ×"
+        " time, used as --flops",
+    )
+    parser.add_argument(
+        "--mfu",
+        type=float,
+        default=None,
+        help="with --train-budget: model FLOPs utilisation (default 0.40, Llama 3's 38-43%%)",
+    )
     parser.add_argument("--active", default=None, help="active parameters (MoE): 3B")
     parser.add_argument("--budget", default=None, metavar="NxGPU", help="e.g. 1xH100-80GB")
     parser.add_argument("--context", type=int, default=None, help="tokens per sequence")
@@ -86,6 +99,21 @@ def _positive(value: int | None, name: str, high: int = 10**7) -> int | None:
     return value
 
 
+def _train_budget(args: argparse.Namespace, flops: float | None) -> Any:
+    """``--train-budget`` read (:mod:`dimlint.fix.suggest.compute`), or None; ``--mfu`` only
+    qualifies it, and it stands for ``--flops``, so the two are not given together."""
+    text, mfu = getattr(args, "train_budget", None), getattr(args, "mfu", None)
+    if text is None:
+        if mfu is not None:
+            raise UsageError("--mfu qualifies --train-budget: give that too")
+        return None
+    if flops is not None:
+        raise UsageError("give --flops or --train-budget, not both: the budget is the FLOPs")
+    from dimlint.fix.suggest.compute import parse_train_budget
+
+    return parse_train_budget(text, mfu)
+
+
 def _training(args: argparse.Namespace) -> bool:
     training = bool(getattr(args, "training", False))
     if training and args.budget is None:
@@ -110,14 +138,22 @@ def build_request(args: argparse.Namespace) -> Any:
 
     tokens = parse_size(args.tokens, "--tokens", 1e9, 1e15) if args.tokens else None
     flops = parse_flops(args.flops) if args.flops else None
+    train_budget = _train_budget(args, flops)
+    if train_budget is not None:
+        flops = parse_flops(repr(train_budget.flops), f"--train-budget {args.train_budget}")
     if args.params is None and tokens is None and flops is None:
-        raise UsageError("give --params, or a training budget with --tokens and/or --flops")
+        raise UsageError(
+            "give --params, or a training budget with --tokens and/or --flops (or --train-budget)"
+        )
     if args.params is not None and tokens is not None and flops is not None:
-        raise UsageError("--params, --tokens and --flops: give at most two (C = 6 · N · D)")
+        raise UsageError(
+            "--params, --tokens and --flops (or --train-budget): give at most two (C = 6 · N · D)"
+        )
     if args.params == "largest":
         if args.active or tokens or flops:
             raise UsageError(
                 "--params largest sizes the model itself: drop --active/--tokens/--flops"
+                "/--train-budget"
             )
         params = 10**9  # replaced by the search for the largest that fits (run_suggest)
     elif args.params is not None:
@@ -195,6 +231,7 @@ def build_request(args: argparse.Namespace) -> Any:
         heads=_positive(args.heads, "--heads", 512),
         tokens=tokens,
         flops=flops,
+        train_budget=train_budget,
         training=_training(args),
         optimizer=getattr(args, "optimizer", "adam"),
         zero=getattr(args, "zero", 0),

@@ -15,6 +15,13 @@ def _degrees(tps: list[int]) -> str:
     return ",".join(map(str, tps)) or "none"
 
 
+def _hours(hours: float) -> str:
+    """``30 days``, ``1 day``, ``36 hours``: whole days as days."""
+    days = hours / 24
+    value, unit = (days, "day") if days >= 1 and days == round(days, 3) else (hours, "hour")
+    return f"{value:g} {unit}" + ("" if value == 1 else "s")
+
+
 def _header(request: dict[str, Any]) -> str:
     parts = [f"{_billions(request['params'])} parameters"]
     if request.get("largest"):
@@ -44,6 +51,13 @@ def _header(request: dict[str, Any]) -> str:
             f"training {_billions(training['tokens'])} tokens"
             f" ({training['tokens_per_param']:.0f} a parameter), {training['flops']:.2e} FLOPs"
             " (6·N·D)"
+        )
+    budget = request.get("train_budget")
+    if budget:
+        parts.append(
+            f"from {budget['budget']} for {_hours(budget['hours'])} at"
+            f" {budget['mfu']:.0%} MFU of {budget['peak_flops_per_gpu'] / 1e12:,.1f} TFLOP/s"
+            " (BF16 dense peak)"
         )
     return "dimlint suggest: " + " · ".join(parts)
 

@@ -16,7 +16,8 @@ padded vocab, ranges and the family's released positions and routing from
 ``--training``, for a training step (:mod:`~dimlint.fix.suggest.budget_fit`). ``--explain``
 (:mod:`~dimlint.fix.suggest.explain`) names the mechanisms with the request's numbers
 (:mod:`~dimlint.fix.suggest.mechanisms`); ``--params largest`` probes sizes
-(:mod:`~dimlint.fix.suggest.largest`).
+(:mod:`~dimlint.fix.suggest.largest`); ``--train-budget`` turns GPU time into FLOPs
+(:mod:`~dimlint.fix.suggest.compute`).
 """
 
 from __future__ import annotations

@@ -32,17 +32,27 @@ def _fits(request: Request, params: int) -> bool:
 
 
 def upper_bound(request: Request) -> int:
-    """Parameters whose weights alone fill the GPUs of the smallest requested layout."""
+    """Parameters whose weights alone fill the GPUs of the smallest requested layout; with
+    ``--training``, also those whose model states alone (weights, gradients and optimizer, 16
+    bytes a parameter with Adam in bf16) fill the whole budget, the most any ZeRO stage and
+    layout can spread them over (``training_plan`` divides each by at most every GPU)."""
     from dimlint.deploy.targets import parse_target
     from dimlint.memory import parse_budget
     from dimlint.memory.dtypes import dtype_bytes
+    from dimlint.memory.estimates import OPTIMIZER_BYTES
 
     if request.budget is None:
         raise UsageError("--params largest needs --budget: the largest model that fits what")
     count, gpu = parse_budget(request.budget)
     layouts = [parse_target(t) for t in request.targets]
     gpus = min([t.gpus for t in layouts if t.is_parallel] or [count])
-    return int(gpu.usable_bytes() * min(gpus, count) / dtype_bytes(request.dtype or "bf16"))
+    unit = dtype_bytes(request.dtype or "bf16")
+    bound = int(gpu.usable_bytes() * min(gpus, count) / unit)
+    if request.training:
+        trained = max(2, int(unit))  # quantized weights train in 16 bits, as training_plan says
+        states = 2 * trained + OPTIMIZER_BYTES[(request.optimizer, trained < 4)]
+        bound = min(bound, int(gpu.memory_bytes * count / states))
+    return bound
 
 
 def largest(request: Request) -> int:

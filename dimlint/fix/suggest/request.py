@@ -70,6 +70,9 @@ class Request(Record):
     #: ``--tokens`` / ``--flops``: the training run the model is sized for (Chinchilla).
     tokens: int | None = None
     flops: float | None = None
+    #: ``--train-budget``: the GPU time ``flops`` was computed from
+    #: (:class:`dimlint.fix.suggest.compute.TrainBudget`).
+    train_budget: Any = None
     #: ``--params largest``: ``params`` is the largest size found to fit the budget.
     largest: bool = False
     #: ``--training``: a training step must fit each layout of the budget as ``mem --training``
@@ -84,6 +87,7 @@ class Request(Record):
         data["moe"] = self.moe._asdict() if self.moe else None
         data["gqa"] = list(self.gqa) if self.gqa else None
         data["targets"] = list(self.targets)
+        data["train_budget"] = self.train_budget.as_json() if self.train_budget else None
         if self.tokens is not None or self.flops is not None:
             tokens = self.tokens or round(TOKENS_PER_PARAM * self.params)
             data["training_run"] = {
@@ -112,14 +116,14 @@ def compute_optimal(tokens: int | None, flops: float | None) -> int:
     return round(math.sqrt(flops / (FLOPS_PER_PARAM_TOKEN * TOKENS_PER_PARAM)))
 
 
-def parse_flops(text: str) -> float:
-    """``1e24``, ``3.8e25`` → training FLOPs."""
+def parse_flops(text: str, what: str = "--flops") -> float:
+    """``1e24``, ``3.8e25`` → training FLOPs (``what`` names the argument they came from)."""
     try:
         value = float(text)
     except ValueError:
-        raise UsageError(f"--flops {text!r} is not a number such as 1e24") from None
+        raise UsageError(f"{what} {text!r} is not a number such as 1e24") from None
     if not 1e15 <= value <= 1e30:
-        raise UsageError(f"--flops {text!r}: expected between 1e15 and 1e30")
+        raise UsageError(f"{what} gives {value:.3g} FLOPs: expected between 1e15 and 1e30")
     return value
 
 
