@@ -165,6 +165,16 @@ def released_passes(argv: list[str], released: dict[str, Any]) -> bool:
     return candidate.passes and in_tolerance(plan, candidate) and excluded_by(plan, shape) is None
 
 
+def _rank_in(argv: list[str], skeleton: tuple[int, ...], top: int = 50) -> int | None:
+    """The released shape's rank among the first ``top`` candidates (None: not among them)."""
+    from dimlint.cli import main
+
+    out = io.StringIO()
+    main(["suggest", *argv, "--top", str(top), "--output-format", "json"], out, io.StringIO())
+    ranked = [_skeleton(shape_of(c["config"])) for c in json.loads(out.getvalue())["candidates"]]
+    return ranked.index(skeleton) + 1 if skeleton in ranked else None
+
+
 def evaluate(label: str, request: str, name: str) -> dict[str, Any]:
     from dimlint.cli import main
     from dimlint.fix.suggest.request import expand_target
@@ -199,6 +209,7 @@ def evaluate(label: str, request: str, name: str) -> dict[str, Any]:
     top3 = [_skeleton(shape_of(c["config"])) for c in data["candidates"][:3]]
     eligible = released_passes(argv, released)
     rank = top3.index(_skeleton(released)) + 1 if _skeleton(released) in top3 else None
+    full_rank = rank or _rank_in(argv, _skeleton(released))
     return {
         "label": label,
         "request": request,
@@ -218,6 +229,7 @@ def evaluate(label: str, request: str, name: str) -> dict[str, Any]:
         "released": name,
         "released_eligible": eligible,
         "released_rank": rank,
+        "released_rank_of_50": full_rank,
         "top3_ok": rank is not None or not eligible,
     }
 
@@ -235,8 +247,10 @@ def table(rows: list[dict[str, Any]]) -> str:
         delta = f"{row['error']:+.1%}"
         if row["active_error"] is not None:
             delta += f" ({row['active_error']:+.1%} active)"
-        rank = row["released_rank"]
+        rank, anywhere = row["released_rank"], row["released_rank_of_50"]
         top3 = f"#{rank}" if rank else ("no" if row["released_eligible"] else "n/a (fails)")
+        if not rank and row["released_eligible"]:
+            top3 += f" (#{anywhere})" if anywhere else " (not in the first 50)"
         lines.append(
             f"| {row['label']} | {row['summary']} | {'yes' if row['engines_ok'] else 'NO'}"
             f" (tp {','.join(map(str, row['tp']))})"

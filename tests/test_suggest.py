@@ -788,6 +788,71 @@ def test_fixed_hidden_and_heads() -> None:
     assert "without --hidden" in changes
 
 
+def _grouping(candidate: dict[str, Any]) -> float:
+    config = candidate["config"]
+    return config["num_attention_heads"] / config["num_key_value_heads"]
+
+
+def test_grouping_beyond_the_family_only_when_the_budget_needs_it() -> None:
+    """Issue 23: fewer KV heads than the family's release nearest in size uses cost quality;
+    on one 24 GB card at 32k both groupings fit, so #1 keeps the family's (Llama-3.1-8B's),
+    and the shape with fewer KV heads, which ranks below, is cheaper on KV. Where only fewer
+    KV heads fit (48k), #1 groups more; --gqa-ratio leaves the choice to the designer."""
+    from dimlint.fix.suggest.reference import nearest_grouping
+
+    reference = nearest_grouping(8_000_000_000, False, "llama")
+    assert reference is not None
+    budget = ["--params", "8B", "--vocab", "128256", "--budget", "1xRTX4090-24GB"]
+    code, out, err = run("suggest", *budget, "--context", "32768", "--top", "50",
+                         "--output-format", "json")  # fmt: skip
+    assert code == 0, err
+    candidates = json.loads(out)["candidates"]
+    assert _grouping(candidates[0]) <= reference
+    beyond = [c for c in candidates if _grouping(c) > reference]
+    assert beyond  # they pass, and they rank lower
+    cheaper = min(beyond, key=lambda c: c["kv_cache"]["bytes_per_token"])
+    assert cheaper["kv_cache"]["bytes_per_token"] < candidates[0]["kv_cache"]["bytes_per_token"]
+    code, out, err = run("suggest", *budget, "--context", "49152", "--top", "50",
+                         "--output-format", "json")  # fmt: skip
+    assert code == 0, err
+    tight = json.loads(out)["candidates"]
+    assert tight
+    assert all(_grouping(c) > reference for c in tight)  # the family's grouping does not fit
+    code, out, err = run("suggest", *budget, "--context", "32768", "--gqa-ratio", "4..8",
+                         "--top", "1", "--output-format", "json")  # fmt: skip
+    assert code == 0, err
+    assert _grouping(json.loads(out)["candidates"][0]) == 8  # fewest KV heads on one GPU
+
+
+def test_family_curve_passes_through_the_releases() -> None:
+    """The family's depth/width (and FFN/width) target is its own releases': at a released
+    size the release's value, between two releases a value between theirs, beyond the family's
+    range its nearest release's. Read from the released-shape table, whatever it holds."""
+    import math
+
+    from dimlint.fix.suggest.reference import family_curve, quotable, released
+
+    def ratio(model: Any) -> float:
+        return float(model.hidden / model.layers)
+
+    rows = [m for m in released() if m.model_type == "gemma2" and quotable(m) and not m.experts]
+    sizes = sorted({m.params for m in rows})
+    assert len(sizes) >= 2
+
+    def at(size: int) -> float:  # several rows of one size: their geometric mean
+        logs = [math.log(ratio(m)) for m in rows if m.params == size]
+        return math.exp(sum(logs) / len(logs))
+
+    for size in sizes:
+        assert family_curve(size, False, ("gemma2",), ratio) == pytest.approx(at(size))
+    low, high = sizes[0], sizes[1]
+    value = family_curve(round(math.sqrt(low * high)), False, ("gemma2",), ratio)
+    assert value is not None
+    assert min(at(low), at(high)) <= value <= max(at(low), at(high))
+    assert family_curve(low // 10, False, ("gemma2",), ratio) == pytest.approx(at(low))
+    assert family_curve(10**9, False, ("no-such-family",), ratio) is None
+
+
 def test_wide_gqa_range_is_bounded() -> None:
     """The widest accepted range costs no more than the heads it can divide."""
     import time

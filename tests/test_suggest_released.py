@@ -22,17 +22,6 @@ sys.path.insert(0, str(ROOT))
 
 from bench.suggest_released import TARGETS, evaluate  # noqa: E402
 
-#: Targets whose released shape passes the request but is not in the top 3, with the reason
-#: the ranking gives (strict: the test fails once they are, so the list cannot go stale).
-NOT_IN_TOP_3 = {
-    "Qwen2.5-0.5B": "it ranks #4: 1024 × 24, 16/2 heads (Qwen1.5-0.5B's width) splits over"
-    " TP 2, 4 and 8 where 14 heads split over TP 2 only",
-    "Gemma-2-9B": "#1 has Gemma-2-9B's width and heads (3584, 16/8 × 256) but 36 layers: the"
-    " family's median depth/width ratio near 9B (Gemma-2-9B 85, 27B 100) is taken as 100",
-    "8B on one 24 GB card, 32k": "on one GPU 4 KV heads halve the KV cache of 8 (65,536 vs"
-    " 131,072 B/token): the top 3 have 4 KV heads",
-}
-
 
 @pytest.fixture(scope="module")
 def rows() -> dict[str, dict[str, Any]]:
@@ -49,15 +38,7 @@ def test_first_is_shippable(rows: dict[str, dict[str, Any]], label: str) -> None
     assert row["params_ok"], row
 
 
-@pytest.mark.parametrize(
-    "label",
-    [
-        pytest.param(t[0], marks=pytest.mark.xfail(reason=NOT_IN_TOP_3[t[0]], strict=True))
-        if t[0] in NOT_IN_TOP_3
-        else t[0]
-        for t in TARGETS
-    ],
-)
+@pytest.mark.parametrize("label", [t[0] for t in TARGETS])
 def test_released_shape_in_top_3(rows: dict[str, dict[str, Any]], label: str) -> None:
     row = rows[label]
     assert row["top3_ok"], row

@@ -33,10 +33,12 @@ COMPARED = 8
 _CRITERIA = (
     "splitting over more than one GPU",
     "distance from the parameter target",
-    "KV cache per GPU",
     "per-GPU width alignment",
+    "grouping beyond the family's release nearest in size",
+    "KV cache per GPU",
     "power-of-two TP degrees the engines accept",
-    "distance from the median depth/width ratio",
+    "distance from the family's depth/width ratio",
+    "distance from the family's FFN/width ratio",
     "KV bytes per token per GPU",
     "distance from the parameter target",
 )
@@ -129,13 +131,19 @@ def why_lines(plan: Plan, candidate: Candidate) -> list[str]:
                 f" ({_kv_heads_per_gpu(shape.kv_heads, tp)})"
                 for tp in serving_degrees(plan, shape)
             )
+            + (
+                f"; the {plan.family.name} release nearest in size groups"
+                f" {plan.gqa_reference:.3g} query heads per KV head"
+                if plan.gqa_reference is not None
+                else ""
+            )
         )
     ratio = shape.hidden / shape.layers
     where = "inside" if low <= ratio <= high else "outside"
     given = " (--layers)" if request.layers is not None else ""
     lines.append(
         f"{shape.layers} layers{given}: hidden/layers {ratio:.0f}, {where} the"
-        f" {low:.0f}–{high:.0f} of released models near this size (median {median:.0f})"
+        f" {low:.0f}–{high:.0f} of released models near this size (the family's {median:.0f})"
     )
     if shape.experts:
         lines.append(
@@ -174,20 +182,35 @@ def _loses_on(winner: Candidate, other: Candidate) -> str:
         if index == 1:
             return f"{name}: band {theirs:g} vs {mine:g} (bands of {BAND:.0%})"
         if index == 2:
-            return (
-                f"{name}: {theirs:g} vs {mine:g} KV values per token and layer on one GPU"
-                " (KV heads split over TP, replicated when TP exceeds them)"
-            )
-        if index == 3:
             return f"{name}: multiple of {-theirs:g} vs {-mine:g}"
+        if index == 3:
+            reference = _reference(other)
+            return (
+                f"{name}: GQA {other.shape.heads // other.shape.kv_heads} vs"
+                f" {winner.shape.heads // winner.shape.kv_heads}{reference} (fewer KV heads"
+                " than the family uses at this size cost quality a budget did not ask for)"
+            )
         if index == 4:
-            return f"{name}: {-theirs:g} vs {-mine:g} ({_degrees(other.engines)})"
+            return (
+                f"{name}: {theirs:.3g} vs {mine:.3g} KV heads per query head on one GPU (KV"
+                " heads split over TP, replicated when TP exceeds them)"
+            )
         if index == 5:
-            return f"{name}: {theirs:.3f} vs {mine:.3f} (|log| of the ratio to the median)"
-        if index == 6:
+            return f"{name}: {-theirs:g} vs {-mine:g} ({_degrees(other.engines)})"
+        if index in (6, 7):
+            return f"{name}: {theirs:.3f} vs {mine:.3f} (|log| of the ratio to the family's)"
+        if index == 8:
             return f"{name}: {theirs:,.0f} vs {mine:,.0f}"
         return f"distance from the parameter target: {theirs:.2%} vs {mine:.2%}"
     return ""
+
+
+def _reference(other: Candidate) -> str:
+    """``, released 4``: the family's grouping, from the key (its excess is log(ratio/ref))."""
+    shape, excess = other.shape, other.key[3]
+    if excess <= 0 or shape.mla:
+        return ""
+    return f", released {shape.heads / shape.kv_heads / math.exp(excess):.3g}"
 
 
 def _verdict(plan: Plan, winner: Candidate, other: Candidate) -> str:

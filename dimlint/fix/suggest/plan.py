@@ -15,7 +15,13 @@ from typing import Any
 
 from dimlint.deploy.targets import Deployment, Target, deployment
 from dimlint.fix.suggest.families import FAMILIES, TIE_BELOW, Family, round_up
-from dimlint.fix.suggest.reference import aspect_range, expert_ratio_range, ffn_ratio_range
+from dimlint.fix.suggest.reference import (
+    aspect_range,
+    expert_ratio_range,
+    family_curve,
+    ffn_ratio_range,
+    nearest_grouping,
+)
 from dimlint.fix.suggest.request import Request
 from dimlint.records import Record
 
@@ -73,6 +79,11 @@ class Plan(Record):
     expert_ratio: tuple[float, float] = (0.1, 4.0)
     #: Position, rope and router keys as the family releases them (:mod:`.positions`).
     context_keys: dict[str, Any] | None = None
+    #: Query heads per KV head of the family's release nearest in size, grouping beyond which
+    #: ranks lower (None: the request fixes the grouping, or the family has no release).
+    gqa_reference: float | None = None
+    #: FFN (or expert) width / hidden along the family's releases at this size.
+    ffn_curve: float | None = None
 
 
 def make_plan(request: Request) -> Plan:
@@ -106,6 +117,9 @@ def make_plan(request: Request) -> Plan:
     per_tp = [math.lcm(TP_WIDTH, 64 * tp) for tp in tp_degrees or (cap,) if tp > 1]
     ffn_multiples = tuple(sorted({family.ffn_multiple, *family.ffn_roundings, *per_tp}))
     expert_multiples = tuple(sorted({EXPERT_MULTIPLE, *per_tp}))
+    model_type = family.moe[0] if request.moe and family.moe else family.model_type
+    moe = request.moe is not None
+    fixed_grouping = request.kv_heads is not None or request.gqa is not None
     return Plan(
         request,
         family,
@@ -131,7 +145,15 @@ def make_plan(request: Request) -> Plan:
         ffn_ratio_range(family.model_type) or family.ffn_ratio,
         expert_ratio_range() or EXPERT_RATIO,
         _context_keys(request, family),
+        None if fixed_grouping else nearest_grouping(request.params, moe, model_type),
+        family_curve(request.params, moe, (model_type,), _mlp_ratio),
     )
+
+
+def _mlp_ratio(model: Any) -> float:
+    """A release's FFN (or expert) width / hidden; a row without one counts as the others."""
+    width = (model.expert_ffn or model.ffn) if model.experts else model.ffn
+    return width / model.hidden if width > 0 else math.nan
 
 
 def _context_keys(request: Request, family: Family) -> dict[str, Any]:

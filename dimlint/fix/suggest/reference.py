@@ -10,6 +10,7 @@ import functools
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,17 +84,71 @@ def _window(params: int, moe: bool) -> list[Released]:
 def aspect_range(
     params: int, moe: bool, model_types: tuple[str, ...] = ()
 ) -> tuple[float, float, float]:
-    """(low, median, high) of hidden / layers among released models near ``params`` (dense or
-    mixture-of-experts as asked). The median is that of the family's own released models in
-    the window when it has any (``model_types``: Gemma-2 is deep and thin, hidden/layers 85 at
-    9B where Llama-3-8B has 128), else of every family's."""
+    """(low, target, high) of hidden / layers: the range among released models near ``params``
+    (dense or mixture-of-experts as asked), and the family's own ratio at this size
+    (:func:`family_curve` over ``model_types``: Gemma-2 is deep and thin, hidden/layers 85 at
+    9B where Llama-3-8B has 128), else the median of every family's in the range."""
     window = _window(params, moe)
     ratios = sorted(m.hidden / m.layers for m in window)
     cut = int(len(ratios) * TRIM)
     kept = ratios[cut : len(ratios) - cut] or ratios
-    own = sorted(m.hidden / m.layers for m in window if m.model_type in model_types)
-    median = own[len(own) // 2] if own else kept[len(kept) // 2]
+    own = family_curve(params, moe, model_types, lambda m: m.hidden / m.layers)
+    median = own if own is not None else kept[len(kept) // 2]
     return kept[0], median, kept[-1]
+
+
+def family_curve(
+    params: int, moe: bool, model_types: tuple[str, ...], value: Callable[[Released], float]
+) -> float | None:
+    """``value`` along the family's own releases, at ``params``: log-interpolated in size
+    between the releases nearest below and above (their geometric mean where several share a
+    size), the nearest one's beyond the family's range, None when it has no release.
+
+    A family scales depth and width along its own curve (Gemma-2: 2B 89, 9B 85, 27B 100
+    hidden/layers; Llama-3: 128 at 8B, 102 at 70B, 130 at 405B): the target for a size
+    between two releases lies between theirs, and at a released size it is that release's,
+    where a median over a window (9B and 27B: 100) would take a neighbour's."""
+    own = [
+        m
+        for m in released()
+        if m.model_type in model_types and bool(m.experts) == moe and quotable(m) and m.params
+    ]
+    own = [m for m in own if value(m) > 0]  # a row without the value (nan, 0) says nothing
+    if not own:
+        return None
+    below = [m.params for m in own if m.params <= params]
+    above = [m.params for m in own if m.params >= params]
+    low = max(below) if below else min(above)
+    high = min(above) if above else max(below)
+
+    def at(size: int) -> float:
+        logs = [math.log(value(m)) for m in own if m.params == size]
+        return sum(logs) / len(logs)
+
+    if low == high:
+        return math.exp(at(low))
+    share = math.log(params / low) / math.log(high / low)
+    return math.exp(at(low) + share * (at(high) - at(low)))
+
+
+def nearest_grouping(params: int, moe: bool, model_type: str) -> float | None:
+    """Query heads per KV head of the family's release nearest in size (log scale), as
+    :func:`dimlint.fix.suggest.search.default_head_dims` takes its head dim: Llama-3.1-8B's
+    32/8 (4) at 8B, Llama-3.1-70B's 64/8 (8) at 70B, Qwen2.5-0.5B's 14/2 (7). None when the
+    family has no release with KV heads."""
+    own = [
+        m
+        for m in released()
+        if m.model_type == model_type
+        and bool(m.experts) == moe
+        and quotable(m)
+        and m.params
+        and 0 < m.kv_heads <= m.heads
+    ]
+    if not own:
+        return None
+    closest = min(own, key=lambda m: abs(math.log(m.params / params)))
+    return closest.heads / closest.kv_heads
 
 
 def ffn_ratio_range(model_type: str) -> tuple[float, float] | None:

@@ -20,12 +20,17 @@ shape splits over, see :func:`serving_degrees`):
 1. whether it splits over more than one GPU at all (a TP-1-only shape never ranks above one
    that scales);
 2. parameter distance, in bands of :data:`BAND` (shapes within 1% count as equally close);
-3. KV values per token and layer on one GPU (KV heads split over TP, replicated when TP exceeds
-   them: 4 and 8 KV heads both cost one head per GPU at TP 8);
-4. the alignment of every width one GPU holds (FFN / TP, query width / TP, hidden);
-5. the power-of-two TP degrees the engines accept;
-6. distance from the median depth/width ratio of the family's released models near this size;
-7. the exact KV bytes per token per GPU, then the exact parameter distance.
+3. the alignment of every width one GPU holds (FFN / TP, query width / TP, hidden);
+4. grouping beyond the family's release nearest in size (query heads per KV head above its:
+   Llama-3-8B's 4, Qwen2.5-0.5B's 7), unless ``--gqa-ratio``/``--kv-heads`` fix the grouping:
+   fewer KV heads cost quality, and a budget that needs them admits only such shapes anyway;
+5. KV heads one GPU stores per query head it computes (KV heads split over TP, replicated when
+   TP exceeds them: 4 and 8 KV heads for 32 heads both cost one head per GPU at TP 8);
+6. the power-of-two TP degrees the engines accept, up to the degrees the request serves at;
+7. distance from the family's depth/width ratio at this size (log-interpolated between its
+   releases: Gemma-2-9B's 85, Llama-3's 128 at 8B);
+8. distance from the family's FFN/width ratio at this size (ties of 7: Gemma-2 at 9B);
+9. the exact KV bytes per token per GPU, then the exact parameter distance.
 
 Nothing in the key depends on the other candidates, so #1 is the same whatever ``--top`` is.
 """
@@ -53,7 +58,11 @@ from dimlint.fix.suggest.families import (
 from dimlint.fix.suggest.plan import Plan, make_plan
 from dimlint.fix.suggest.ranking import (
     closed_kv_elements,
+    degree_cap,
     deployable_tier,
+    ffn_curve_distance,
+    gqa_excess,
+    kv_share_per_gpu,
     kv_width_per_gpu,
     power_of_two_degrees,
     shard_alignment,
@@ -424,9 +433,11 @@ def preliminary_key(plan: Plan, shape: Shape, distance: float) -> tuple[float, .
     return (
         deployable_tier(shape.heads, shape.kv_heads, _widths(shape)),
         math.floor(distance / BAND),
-        kv_width_per_gpu(plan, shape),
         -shard_alignment(plan, shape),
+        gqa_excess(plan, shape),
+        kv_share_per_gpu(plan, shape),
         _aspect_distance(plan, shape),
+        ffn_curve_distance(plan, shape),
         distance,
     )
 
@@ -476,10 +487,12 @@ def verify(plan: Plan, shape: Shape, lint_over_budget: bool = False) -> Candidat
     key: tuple[float, ...] = (
         0 if scales else 1,
         band,
-        kv_width_per_gpu(plan, shape),
         -shard_alignment(plan, shape),
-        -power_of_two_degrees(engines),
+        gqa_excess(plan, shape),
+        kv_share_per_gpu(plan, shape),
+        -power_of_two_degrees(engines, degree_cap(plan)),
         _aspect_distance(plan, shape),
+        ffn_curve_distance(plan, shape),
         kv * kv_width_per_gpu(plan, shape) / max(1, closed_kv_elements(shape) // shape.layers),
         distance,
     )
