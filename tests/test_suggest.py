@@ -629,6 +629,18 @@ def test_impossible_targets() -> None:
         ["--train-budget", "8xH100-80GB:30d", "--mfu", "1.5"],
         ["--train-budget", "8xH100-80GB:30d", "--mfu", "nan"],
         ["--params", "8B", "--mfu", "0.4"],
+        ["--params", "8B", "--attention", "eager"],  # what a training step counts: --training
+        [
+            "--params",
+            "2B",
+            "--like",
+            "gemma2",
+            "--budget",
+            "1xB200",
+            "--training",
+            "--attention",
+            "sdpa",
+        ],
         ["--params", "largest", "--budget", "1xH100-80GB", "--train-budget", "8xH100-80GB:1d"],
     ],
 )
@@ -735,6 +747,24 @@ def test_training_step_must_fit_as_mem_computes_it(tmp_path: Path) -> None:
     )
     assert code == 1
     assert "training" in json.loads(out)["impossible"]["message"]
+
+
+@pytest.mark.parametrize("attention", [[], ["--attention", "flash"]], ids=["default", "flash"])
+def test_training_row_counts_the_attention_mem_counts(tmp_path: Path, attention: list[str]) -> None:
+    """Gemma-2's transformers class refuses sdpa, so `mem --training` counts eager attention
+    (its a·s² scores): suggest's training row is the same number, and --attention is passed
+    on as mem takes it."""
+    argv = ["--params", "2B", "--like", "gemma2", "--budget", "1xH100-80GB", "--training"]
+    code, out, err = run("suggest", *argv, *attention, "--top", "1", "--output-format", "json")
+    assert code == 0, err
+    best = json.loads(out)["candidates"][0]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(best["config"]), encoding="utf-8")
+    row = next(r for r in best["memory"] if "training" in r["layout"])
+    mem = ["mem", str(path), "--training", "--dp", "1", "--context", "4096", *attention]
+    code, out, err = run(*mem, "--output-format", "json")
+    assert code == 0, err
+    assert json.loads(out)["training"]["total"] == row["per_gpu_bytes"]
 
 
 def test_largest_model_that_fits() -> None:

@@ -90,6 +90,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
     parser.add_argument("--optimizer", choices=("adam", "adam8bit", "sgd"), default="adam")
     parser.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage")
     parser.add_argument("--recompute", choices=("none", "selective", "full"), default="none")
+    parser.add_argument(
+        "--attention",
+        choices=("flash", "sdpa", "eager"),
+        default=None,
+        help="with --training: attention implementation counted (default: mem's, sdpa, or eager"
+        " where transformers refuses sdpa)",
+    )
     parser.add_argument("--output-format", choices=("table", "json"), default="table")
 
 
@@ -118,7 +125,26 @@ def _training(args: argparse.Namespace) -> bool:
     training = bool(getattr(args, "training", False))
     if training and args.budget is None:
         raise UsageError("--training needs --budget: the GPUs a training step must fit")
+    if getattr(args, "attention", None) is not None and not training:
+        raise UsageError("--attention is what a training step counts: give --training too")
     return training
+
+
+def _attention(args: argparse.Namespace, family: str, moe: bool) -> str | None:
+    """``--attention``, refused where ``mem --training`` refuses it (sdpa for a family whose
+    transformers class does not support it, Gemma-2)."""
+    from dimlint.fix.suggest.families import FAMILIES
+    from dimlint.memory.activations import NO_SDPA
+
+    attention: str | None = getattr(args, "attention", None)
+    written = FAMILIES[family]
+    model_type = written.moe[0] if moe and written.moe else written.model_type
+    if attention == "sdpa" and model_type in NO_SDPA:
+        raise UsageError(
+            f"--attention sdpa: transformers refuses sdpa for {model_type}"
+            " (_supports_sdpa = False); use --attention eager (its default) or flash"
+        )
+    return attention
 
 
 def build_request(args: argparse.Namespace) -> Any:
@@ -236,6 +262,7 @@ def build_request(args: argparse.Namespace) -> Any:
         optimizer=getattr(args, "optimizer", "adam"),
         zero=getattr(args, "zero", 0),
         recompute=getattr(args, "recompute", "none"),
+        attention=_attention(args, family, moe is not None),
         kv_heads=_positive(args.kv_heads, "--kv-heads", 1024),
         gqa=parse_range(args.gqa_ratio, "--gqa-ratio") if args.gqa_ratio else None,
         moe=moe,

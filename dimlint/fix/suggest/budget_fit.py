@@ -39,11 +39,18 @@ def memory_rows(plan: Plan, specs: list[Any]) -> list[dict[str, Any]]:
 
 def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
     """One training step on ``layout`` as ``mem --training`` computes it: the budget's other
-    GPUs are data-parallel ranks (what ZeRO shards over), the micro-batch is ``--batch`` (1)
-    and the sequence ``--context`` (4096); a training step may fill the whole device."""
+    GPUs are data-parallel ranks (what ZeRO shards over), the micro-batch is ``--batch`` (1),
+    the sequence ``--context`` (4096) and the attention ``--attention`` or mem's default for
+    the family (eager for Gemma-2, which transformers refuses sdpa); a training step may fill
+    the whole device."""
+    from dimlint.memory import language_spec
+    from dimlint.memory.activations import attention_for
+    from dimlint.memory.config_view import Cfg
     from dimlint.memory.training_plan import training_plan
 
     request = plan.request
+    # mem's choice: transformers' default (sdpa), eager where the family refuses sdpa (Gemma-2)
+    attention = attention_for(Cfg(language_spec(specs)), request.attention)[0]
     gpus = layout.tp * layout.pp
     dp = max(1, layout.budget_gpus // gpus)
     used = training_plan(
@@ -57,6 +64,7 @@ def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
         batch=request.batch or 1,
         seq=request.context or TRAINING_SEQ,
         recompute=request.recompute,
+        attention=attention,
     )
     return {
         "layout": f"{layout.label} training (dp {dp}, ZeRO-{request.zero}, {request.optimizer})",

@@ -81,6 +81,8 @@ class Request(Record):
     optimizer: str = "adam"
     zero: int = 0
     recompute: str = "none"
+    #: ``--attention``: the implementation a training step counts (None: ``mem``'s default).
+    attention: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         data = self._asdict()
