@@ -629,6 +629,8 @@ def test_impossible_targets() -> None:
         ["--train-budget", "8xH100-80GB:30d", "--mfu", "1.5"],
         ["--train-budget", "8xH100-80GB:30d", "--mfu", "nan"],
         ["--params", "8B", "--mfu", "0.4"],
+        ["--tokens", "1T", "--moe", "experts=8,top_k=2"],  # Chinchilla sizes dense models
+        ["--flops", "1e24", "--active", "3B", "--moe", "experts=8,top_k=2"],
         ["--params", "8B", "--attention", "eager"],  # what a training step counts: --training
         [
             "--params",
@@ -663,8 +665,25 @@ def test_usage_errors(argv: list[str]) -> None:
         (["--flops", "5.88e23"], 70e9, 1.4e12),  # C = 6 · N · D = 120 · N²
         (["--flops", "5.88e23", "--tokens", "2.8T"], 35e9, 2.8e12),  # N = C / (6 · D)
         (["--params", "8B", "--tokens", "15T"], 8e9, 15e12),
+        # a mixture of experts: C = 6 · N_active · D
+        (
+            [
+                "--params",
+                "30B",
+                "--active",
+                "3B",
+                "--like",
+                "qwen2",
+                "--flops",
+                "1.8e23",
+                "--moe",
+                "experts=128,top_k=8,shared=1",
+            ],
+            30e9,
+            1e13,
+        ),
     ],
-    ids=["tokens", "flops", "flops-and-tokens", "params-and-tokens"],
+    ids=["tokens", "flops", "flops-and-tokens", "params-and-tokens", "moe-flops"],
 )
 def test_training_budget_sizes_the_model(argv: list[str], params: float, tokens: float) -> None:
     """Issue 23: --tokens/--flops size the model at the compute-optimal 20 tokens a parameter
@@ -675,7 +694,8 @@ def test_training_budget_sizes_the_model(argv: list[str], params: float, tokens:
     assert abs(request["params"] - params) <= 1e-3 * params
     training = request["training_run"]
     assert abs(training["tokens"] - tokens) <= 1e-3 * tokens
-    assert training["flops"] == pytest.approx(6 * request["params"] * training["tokens"])
+    counted = request["active"] or request["params"]
+    assert training["flops"] == pytest.approx(6 * counted * training["tokens"])
     for candidate in json.loads(out)["candidates"]:
         assert abs(candidate["params"]["total"] - request["params"]) <= 0.03 * request["params"]
     code, table, _ = run("suggest", *argv, "--top", "1")

@@ -184,15 +184,21 @@ def build_request(args: argparse.Namespace) -> Any:
         params = 10**9  # replaced by the search for the largest that fits (run_suggest)
     elif args.params is not None:
         params = parse_size(args.params)
+    elif args.moe is not None:
+        raise UsageError(
+            "--tokens/--flops size a dense model (Chinchilla's 20 tokens a parameter); for a"
+            " mixture-of-experts give --params and --active, with --tokens or --flops for the run"
+        )
     else:
         params = compute_optimal(tokens, flops)
         if not 10**6 <= params <= 10**13:
             raise UsageError(
                 f"--tokens/--flops give {params:,} parameters: expected between 1M and 10T"
             )
-    if args.params is not None and flops is not None:
-        tokens = round(flops / (FLOPS_PER_PARAM_TOKEN * params))
     active = parse_size(args.active, "--active") if args.active else None
+    if args.params is not None and flops is not None:
+        # C = 6 · N · D counts the parameters each token passes through: the active ones
+        tokens = round(flops / (FLOPS_PER_PARAM_TOKEN * (active or params)))
     moe = parse_moe(args.moe) if args.moe else None
     family = family_for(args.like, args.mla)
     if active is not None and moe is None:
