@@ -1,7 +1,8 @@
 """One reading of a model: the same model written in every style dimlint reads — a JSON file, a
 folder, a ``dict``, a transformers ``PretrainedConfig``, a Hub model in the HF cache, a training
 YAML in two dialects, a Python file — gives the same parameter count and the same findings
-through every door: ``check``, ``mem``, ``plan``, ``shapes`` and the API.
+through every door: ``check``, ``mem``, ``plan``, ``shapes``, the API and the language server
+(its diagnostics, and the totals of its hover) on every file kind an editor opens.
 
 All of them go through :func:`dimlint.lint.model_input.read_model`, which lints the source with
 ``check``'s own front ends and computes from the models those front ends read
@@ -134,6 +135,48 @@ def test_every_style_through_every_door(styles: dict[str, Any]) -> None:
         for door, value in reading.items():
             assert value == reference[door], (name, door)
     assert len(readings) >= 6
+
+
+#: The styles an editor opens as files (the server sees no folder, dict, object or Hub id).
+EDITOR_STYLES = ("json file", "yaml (nanotron)", "yaml (megatron)", "python file")
+
+
+def test_the_server_reads_every_file_kind_as_the_other_doors(styles: dict[str, Any]) -> None:
+    """The server's diagnostics are ``check``'s findings and its hover's totals ``mem``'s, on
+    the text of each file as an editor holds it: both go through the one reading."""
+    from dimlint.commands.server.config import ServerSettings
+    from dimlint.commands.server.hover import _count, mem_figures
+    from dimlint.commands.server.linting import lint_text
+    from dimlint.commands.server.targets_at import hover_model, hover_text
+
+    server = ServerSettings()
+    totals = {}
+    for name in EDITOR_STYLES:
+        path = styles[name]
+        text = Path(path).read_text(encoding="utf-8")
+        resolved = server.resolve(path)
+        outcome = lint_text(path, text, resolved.selection)
+        _, checked = run("check", path, "--no-config", "--output-format", "json")
+        assert sorted({d.code for d in outcome.diagnostics}) == sorted(
+            {f["code"] for f in checked}
+        ), name
+        assert len(outcome.diagnostics) == len(checked), name
+        offset = text.index("hidden_size") + 2
+        found = hover_model(path, text, offset, resolved.settings)
+        assert found is not None, name
+        hit, model = found
+        assert hit.field == "hidden", name
+        assert model is not None, name
+        figures = mem_figures(path, model.specs)
+        assert figures is not None, name
+        _, mem = run("mem", path, "--no-config", "--output-format", "json")
+        totals[name] = figures.report["params"]["total"]
+        assert totals[name] == mem["params"]["total"], name
+        assert figures.report["kv_cache"]["bytes"] == mem["kv_cache"]["bytes"], name
+        shown = hover_text(path, text, offset, None, resolved.settings)
+        assert shown is not None, name
+        assert _count(totals[name]) in shown[0], name
+    assert len(set(totals.values())) == 1, totals
 
 
 def test_a_nanogpt_file_is_read_by_mem_as_check_reads_it(tmp_path: Path) -> None:

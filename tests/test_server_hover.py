@@ -154,4 +154,17 @@ def test_yaml_training_config_hover(tmp_path: Path) -> None:
     # mem's default context without a stated maximum is 2048 tokens; per layer and token
     # 2 (K, V) × 4096 × 2 B = 16 KiB: 32 MiB per layer, 768 MiB for 24
     assert "KV cache: 768 MiB (100.0% of 768 MiB), 32 MiB per unit" in shown
-    assert "by `dimlint mem`'s model" in shown  # mem itself reads config.json files only
+    # mem reads the YAML as check does (the one reading): the hover shows its figures
+    assert "as `dimlint mem` reports it" in shown
+    parameters = next(line for line in shown.splitlines() if line.startswith("- parameters"))
+    assert _count(_mem(path)["params"]["total"]) in parameters
+
+
+def test_an_invalid_model_is_labelled(tmp_path: Path) -> None:
+    """A config with an error-level finding (DL101: 4100 is not divisible by 32 heads) is
+    refused by ``mem``; the hover still shows its figures, labelled as an invalid model's."""
+    path, text = _write(tmp_path, {**MISTRAL, "hidden_size": 4100})
+    assert main(["mem", str(path)], io.StringIO(), io.StringIO()) == 1
+    shown = _hover(path, text, "num_hidden_layers")
+    assert "INVALID MODEL: the config has 1 error (DL101)" in shown
+    assert "INVALID MODEL" not in _hover(*_write(tmp_path, MISTRAL), "num_hidden_layers")
