@@ -127,6 +127,8 @@ def test_every_style_through_every_door(styles: dict[str, Any]) -> None:
             reading["plan"] = {engine: entry["tp"] for engine, entry in plan["engines"].items()}
             _, shapes = run("shapes", source, "--no-config", "--output-format", "json")
             reading["shapes"] = shapes["total"]
+            if name != "yaml (megatron)":  # no model type: no family (see the test below)
+                reading["suggest --like"] = _suggest("--like", source)
         readings[name] = reading
     reference = readings["json file"]
     assert reference["mem"] == reference["shapes"] == reference["api mem"] > 0
@@ -135,6 +137,31 @@ def test_every_style_through_every_door(styles: dict[str, Any]) -> None:
         for door, value in reading.items():
             assert value == reference[door], (name, door)
     assert len(readings) >= 6
+    # a model like this one: its family's conventions and its tokenizer, as when named
+    assert reference["suggest --like"] == _suggest("--like", "llama", "--vocab", "32000")
+
+
+def _suggest(*argv: str) -> Any:
+    """``suggest``'s JSON for a 1B model (the request and the candidates it ranks)."""
+    code, found = run("suggest", "--params", "1B", "--top", "3", "--output-format", "json", *argv)
+    assert code == 0
+    return found
+
+
+def test_suggest_like_a_model_without_a_type_is_a_usage_error(styles: dict[str, Any]) -> None:
+    """Megatron's keys say nothing of the family (``model_type``): ``suggest --like`` refuses
+    it in one line, naming why, rather than guessing Llama's conventions."""
+    err = io.StringIO()
+    code = main(
+        ["suggest", "--params", "1B", "--like", styles["yaml (megatron)"]], io.StringIO(), err
+    )
+    assert code == 2
+    assert "a model that states no model type" in err.getvalue()
+    assert len(err.getvalue().splitlines()) == 1
+    missing = styles["yaml (megatron)"].replace("megatron", "absent")
+    err = io.StringIO()
+    assert main(["suggest", "--params", "1B", "--like", missing], io.StringIO(), err) == 2
+    assert err.getvalue().startswith(f"dimlint: error: --like: {missing}: cannot read")
 
 
 #: The styles an editor opens as files (the server sees no folder, dict, object or Hub id).
