@@ -249,3 +249,35 @@ def _signature(specs: list[Any]) -> list[tuple[Any, ...]]:
         (s.pointer, s.model_type, s.raw, value(s.hidden), value(s.heads), value(s.layers))
         for s in specs
     ]
+
+
+def test_nanogpt_counts_the_same_through_every_door(tmp_path: Path) -> None:
+    """nanoGPT's ``GPTConfig`` (its dialect identified): ``mem``, ``shapes``, the API and the
+    server's hover give the count torch builds for GPT-2 small at 50,304 tokens (the hover
+    showed 191 M, a Llama-like guess, once)."""
+    from dimlint.commands.server.hover import mem_figures
+    from dimlint.commands.server.targets_at import hover_model
+
+    path = tmp_path / "model.py"
+    text = (
+        "from dataclasses import dataclass\n\n@dataclass\nclass GPTConfig:\n"
+        "    block_size: int = 1024\n    vocab_size: int = 50304\n    n_layer: int = 12\n"
+        "    n_head: int = 12\n    n_embd: int = 768\n    dropout: float = 0.0\n"
+        "    bias: bool = True\n"
+    )
+    path.write_text(text)
+    torch_count = 124_475_904  # tests/test_memory_nanogpt.py: hand derivation and meta builds
+    assert run("mem", str(path), "--no-config", "--output-format", "json")[1]["params"] == {
+        **dimlint.mem(str(path))["params"],
+        "total": torch_count,
+    }
+    assert run("shapes", str(path), "--no-config", "--output-format", "json")[1]["total"] == (
+        torch_count
+    )
+    found = hover_model(str(path), text, text.index("n_embd") + 1)
+    assert found is not None
+    assert found[1] is not None
+    figures = mem_figures(str(path), found[1].specs)
+    assert figures is not None
+    assert figures.report["params"]["total"] == torch_count
+    assert figures.report["params"]["exact"] is True
