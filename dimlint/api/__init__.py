@@ -133,6 +133,7 @@ def selection(
     )
 
 
+@options.checked
 def lint_hub(snapshot: HubSnapshot, chosen: Selection, *, weights: bool = True) -> FileResult:
     """Lint the ``config.json`` of a Hub model with the files beside it (the CLI's Hub path)."""
     from dimlint.lint.discovery import companions
@@ -150,6 +151,7 @@ def lint_hub(snapshot: HubSnapshot, chosen: Selection, *, weights: bool = True) 
     )
 
 
+@options.checked
 def check(
     source: Source,
     *,
@@ -216,6 +218,7 @@ def _check_paths(paths: list[str], chosen: Selection, weights: bool) -> list[Dia
     return sorted(found, key=_order)
 
 
+@options.checked
 def assert_valid(
     source: Source, *, fail_level: str | Severity = Severity.ERROR, **keywords: Any
 ) -> None:
@@ -226,14 +229,16 @@ def assert_valid(
     import inspect
 
     known = [name for name in inspect.signature(check).parameters if name != "source"]
+    known.append("fail_level")
     for name in keywords:
         if name not in known:
-            raise UsageError(f"assert_valid: unknown option {name!r} (options: {', '.join(known)})")
+            raise options.unknown_option("assert_valid", name, known)
     failing = [d for d in check(source, **keywords) if d.severity >= level]
     if failing:
         raise ConfigErrors(failing)
 
 
+@options.checked
 def mem(
     source: Source,
     *,
@@ -300,6 +305,7 @@ def mem(
         raise UsageError(str(error)) from None
 
 
+@options.checked
 def plan(
     source: Source,
     *,
