@@ -191,9 +191,10 @@ def check(
         return _check_paths([text], chosen, weights)
     if loaded.snapshot is not None:
         return sorted(lint_hub(loaded.snapshot, chosen, weights=weights).diagnostics, key=_order)
-    from dimlint.lint.pipeline import lint_bytes
+    from dimlint.lint.model_input import read_findings
 
-    return lint_bytes(loaded.path, loaded.data, chosen).diagnostics
+    # a dict or a config object: the one reading of a model's text, as mem and plan read it
+    return read_findings(loaded.path, loaded.data, chosen).diagnostics
 
 
 def _order(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
