@@ -148,6 +148,23 @@ def _suggest(*argv: str) -> Any:
     return found
 
 
+def test_suggest_like_an_invalid_model_is_refused_as_mem_refuses_it(tmp_path: Path) -> None:
+    """A reference model with an error-level finding (32 heads over 6 KV heads, DL102): its
+    findings and exit 1, as ``mem`` — without ``mem``'s --force hint (suggest has none)."""
+    folder = tmp_path / "kv6"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({**MODEL, "num_key_value_heads": 6}))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["suggest", "--params", "1B", "--like", str(folder)], out, err) == 1
+    assert "DL102" in out.getvalue()
+    assert err.getvalue() == (
+        "dimlint: suggest: the config has errors (shown above); nothing was computed from it\n"
+    )
+    err = io.StringIO()
+    assert main(["mem", str(folder), "--no-config"], io.StringIO(), err) == 1
+    assert "--force computes anyway" in err.getvalue()
+
+
 def test_suggest_like_a_model_without_a_type_is_a_usage_error(styles: dict[str, Any]) -> None:
     """Megatron's keys say nothing of the family (``model_type``): ``suggest --like`` refuses
     it in one line, naming why, rather than guessing Llama's conventions."""
