@@ -272,6 +272,34 @@ def test_positional_misuse_is_a_usage_error(function: str) -> None:
         call(SMALL, source=SMALL)
 
 
+#: Wrong values of any option: of no type an option takes, a word no option knows, a negative
+#: number, a list holding None.
+WRONG_VALUES = [object(), "bogus", -1, [None]]
+
+
+@pytest.mark.parametrize("function", [entry[0] for entry in PUBLIC])
+def test_every_wrong_value_of_every_option_names_it(function: str) -> None:
+    """Each keyword option of each public function, given each wrong value: a UsageError whose
+    message starts with the option's API name (``kv_dtype``, not ``--kv-dtype``; ``gpu``, not
+    only "unknown GPU"), or no error where the value happens to be valid; never another
+    exception."""
+    import inspect
+
+    call = getattr(dimlint, function)
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    names = [n for n, p in inspect.signature(call).parameters.items() if p.kind is keyword]
+    assert names
+    unnamed = []
+    for name in names:
+        for value in WRONG_VALUES:
+            try:
+                call(SMALL, **{name: value})
+            except dimlint.UsageError as error:
+                if not str(error).startswith(name):
+                    unnamed.append((name, value, str(error)))
+    assert unnamed == []
+
+
 def test_lint_hub_binds_its_arguments_too() -> None:
     from dimlint.api import lint_hub
 

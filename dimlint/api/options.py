@@ -161,3 +161,45 @@ def severity(name: str, value: object) -> Severity:
         except ValueError as error:
             raise UsageError(f"{name}: {error}") from None
     raise UsageError(f"{name}={_shown(value)}: expected error, warning, info or a Severity")
+
+
+def gpu(name: str, value: object) -> str | None:
+    """A GPU of the catalogue (``"H100-80GB"``) or a memory size (``"80GiB"``)."""
+    found = text(name, value)
+    if found is None:
+        return None
+    from dimlint.memory import gpu_named
+
+    try:
+        gpu_named(found)
+    except ValueError as error:
+        raise UsageError(f"{name}: {error}") from None
+    return found
+
+
+def budget(name: str, value: object) -> str | None:
+    """A budget, ``"8xH100-80GB"`` or ``"2x24GiB"``."""
+    found = text(name, value)
+    if found is None:
+        return None
+    from dimlint.memory import parse_budget
+
+    try:
+        parse_budget(found)
+    except ValueError as error:
+        raise UsageError(f"{name}: {error}") from None
+    return found
+
+
+def settings_file(name: str, value: object) -> str | None:
+    """A settings file (``dimlint.toml`` or ``pyproject.toml``) that can be read."""
+    found = path(name, value)
+    if found is None:
+        return None
+    from dimlint.lint.settings import SettingsError, load_file
+
+    try:
+        load_file(found)
+    except SettingsError as error:
+        raise UsageError(f"{name}: {error}") from None
+    return found
