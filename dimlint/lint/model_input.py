@@ -1,4 +1,5 @@
-"""The one front end of the commands that compute from a config (``mem``, ``plan``, ``shapes``).
+"""The one front end of everything that computes from a config: ``mem``, ``plan``, ``shapes``,
+``suggest --like``, the API, and the language server (its diagnostics and its hover).
 
 They read a config exactly as ``check`` does — the same reader, normalization and rules — so a
 file with an error-level finding is never turned into numbers: its errors are raised as
