@@ -408,7 +408,8 @@ def main(
         unreadable = any(
             d.code in ("DL001", "DL002", "DL003", "DL004", "DL005") for d in (rejected.diagnostics)
         )
-        hint = "" if unreadable else " (--force computes anyway, labelled as an invalid model)"
+        forcible = hasattr(args, "force") and not unreadable  # suggest --like has no --force
+        hint = " (--force computes anyway, labelled as an invalid model)" if forcible else ""
         err.write(
             f"dimlint: {args.command}: the config has errors (shown above); nothing was"
             f" computed from it{hint}\n"

@@ -233,6 +233,80 @@ def test_every_wrong_option_is_a_usage_error_naming_it(
     assert str(raised.value).startswith(named) or f"{named!r}" in str(raised.value), raised.value
 
 
+#: Every public function of the API, and the nearest option to a misspelling of one of its own.
+PUBLIC = [
+    ("check", "selct", "select"),
+    ("mem", "contxt", "context"),
+    ("plan", "max_gpu", "max_gpus"),
+    ("assert_valid", "fail_levle", "fail_level"),
+]
+
+
+@pytest.mark.parametrize(("function", "misspelt", "meant"), PUBLIC)
+def test_an_unknown_keyword_is_a_usage_error_naming_it(
+    function: str, misspelt: str, meant: str
+) -> None:
+    """A keyword the function does not take is a UsageError naming it and the option meant
+    (Python's own TypeError once); one far from every option names none."""
+    call = getattr(dimlint, function)
+    with pytest.raises(dimlint.UsageError) as raised:
+        call(SMALL, **{misspelt: 1})
+    message = str(raised.value)
+    assert message.startswith(f"{misspelt}: unknown option of {function}()"), message
+    assert f"did you mean {meant!r}?" in message
+    assert meant in message.split("(options: ")[1]
+    with pytest.raises(dimlint.UsageError) as raised:
+        call(SMALL, zzzz=1)
+    assert str(raised.value).startswith(f"zzzz: unknown option of {function}() (options: ")
+
+
+@pytest.mark.parametrize("function", [entry[0] for entry in PUBLIC])
+def test_positional_misuse_is_a_usage_error(function: str) -> None:
+    """Options passed by position, no source, or the source twice: UsageError, not TypeError."""
+    call = getattr(dimlint, function)
+    with pytest.raises(dimlint.UsageError, match=rf"^{function}\(\) takes 1 positional"):
+        call(SMALL, "h100")
+    with pytest.raises(dimlint.UsageError, match=rf"^source: missing from {function}\(\)"):
+        call()
+    with pytest.raises(dimlint.UsageError, match=rf"^source: given twice to {function}\(\)"):
+        call(SMALL, source=SMALL)
+
+
+#: Wrong values of any option: of no type an option takes, a word no option knows, a negative
+#: number, a list holding None.
+WRONG_VALUES = [object(), "bogus", -1, [None]]
+
+
+@pytest.mark.parametrize("function", [entry[0] for entry in PUBLIC])
+def test_every_wrong_value_of_every_option_names_it(function: str) -> None:
+    """Each keyword option of each public function, given each wrong value: a UsageError whose
+    message starts with the option's API name (``kv_dtype``, not ``--kv-dtype``; ``gpu``, not
+    only "unknown GPU"), or no error where the value happens to be valid; never another
+    exception."""
+    import inspect
+
+    call = getattr(dimlint, function)
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    names = [n for n, p in inspect.signature(call).parameters.items() if p.kind is keyword]
+    assert names
+    unnamed = []
+    for name in names:
+        for value in WRONG_VALUES:
+            try:
+                call(SMALL, **{name: value})
+            except dimlint.UsageError as error:
+                if not str(error).startswith(name):
+                    unnamed.append((name, value, str(error)))
+    assert unnamed == []
+
+
+def test_lint_hub_binds_its_arguments_too() -> None:
+    from dimlint.api import lint_hub
+
+    with pytest.raises(dimlint.UsageError, match=r"^weight: unknown option of lint_hub"):
+        lint_hub(None, None, weight=False)  # type: ignore[arg-type, call-arg]
+
+
 def test_rejected_input_names_its_findings() -> None:
     with pytest.raises(dimlint.RejectedInput) as raised:
         dimlint.mem({**SMALL, "num_attention_heads": "4"})

@@ -227,6 +227,26 @@ def test_every_mark_is_inside_its_axes() -> None:
         figure.clf()
 
 
+def test_names_of_models_of_nearly_one_size_do_not_overlap() -> None:
+    """Llama-3-8B (4096 wide, 15 GiB) and Qwen2-7B (3584, 14 GiB) lie close in the scatter:
+    their names are placed on different sides, and neither prints over the other."""
+    from dimlint.report.memory_plot import build_figure
+
+    wide = {**LLAMA_8B, "hidden_size": 8192, "num_attention_heads": 64, "num_hidden_layers": 80}
+    documents = [
+        document("tiny", TINY),
+        document("llama-8b", LLAMA_8B),
+        document("qwen2-7b", QWEN2_7B),
+        document("llama-70b", wide),
+    ]
+    figure = build_figure(documents, args())
+    renderer = _drawn(figure)
+    scatter = next(axis for axis in figure.axes if axis.get_title() == "hidden size against memory")
+    boxes = {text.get_text(): text.get_window_extent(renderer) for text in scatter.texts}
+    assert not _overlaps(boxes["llama-8b"], boxes["qwen2-7b"])
+    figure.clf()
+
+
 def test_only_layouts_some_engine_accepts_are_drawn() -> None:
     """Qwen2-7B's 28 heads refuse tp 8 in every engine: it is drawn at tp 4 and says so."""
     from dimlint.api import plan

@@ -154,4 +154,52 @@ def test_yaml_training_config_hover(tmp_path: Path) -> None:
     # mem's default context without a stated maximum is 2048 tokens; per layer and token
     # 2 (K, V) × 4096 × 2 B = 16 KiB: 32 MiB per layer, 768 MiB for 24
     assert "KV cache: 768 MiB (100.0% of 768 MiB), 32 MiB per unit" in shown
-    assert "by `dimlint mem`'s model" in shown  # mem itself reads config.json files only
+    # mem reads the YAML as check does (the one reading): the hover shows its figures
+    assert "as `dimlint mem` reports it" in shown
+    parameters = next(line for line in shown.splitlines() if line.startswith("- parameters"))
+    assert _count(_mem(path)["params"]["total"]) in parameters
+
+
+def test_an_invalid_model_is_labelled(tmp_path: Path) -> None:
+    """A config with an error-level finding (DL101: 4100 is not divisible by 32 heads) is
+    refused by ``mem``; the hover still shows its figures, labelled as an invalid model's."""
+    path, text = _write(tmp_path, {**MISTRAL, "hidden_size": 4100})
+    assert main(["mem", str(path)], io.StringIO(), io.StringIO()) == 1
+    shown = _hover(path, text, "num_hidden_layers")
+    assert "INVALID MODEL: the config has 1 error (DL101)" in shown
+    assert "INVALID MODEL" not in _hover(*_write(tmp_path, MISTRAL), "num_hidden_layers")
+
+
+def test_the_hover_computes_the_model_under_the_cursor(tmp_path: Path) -> None:
+    """A file holding several models (a class's defaults and a call overriding them; two YAML
+    sections): the hover's figures are those of the model whose value is hovered, as read by
+    the one reading of the file."""
+    from dimlint.commands.server.hover import mem_figures
+    from dimlint.commands.server.targets_at import hover_model
+
+    python = tmp_path / "model.py"
+    text = (
+        "from dataclasses import dataclass\n\n@dataclass\nclass GPTConfig:\n"
+        "    block_size: int = 1024\n    vocab_size: int = 50304\n    n_layer: int = 12\n"
+        "    n_head: int = 12\n    n_embd: int = 768\n    bias: bool = True\n\n"
+        "medium = GPTConfig(n_layer=24, n_head=16, n_embd=1024)\n"
+    )
+    python.write_text(text)
+    # nanoGPT's GPT-2 small and medium at 50,304 tokens (tests/test_memory_nanogpt.py)
+    for needle, total in (("n_embd: int", 124_475_904), ("n_embd=1024", 354_871_296)):
+        found = hover_model(str(python), text, text.index(needle) + 1)
+        assert found is not None
+        assert found[1] is not None
+        figures = mem_figures(str(python), found[1].specs)
+        assert figures is not None
+        assert figures.report["params"]["total"] == total
+    yaml = tmp_path / "train.yaml"
+    section = "  model_config:\n    hidden_size: {}\n    num_attention_heads: 16\n"
+    text = "model:\n" + section.format(2048) + "draft:\n" + section.format(1024)
+    yaml.write_text(text)
+    for width in (2048, 1024):
+        found = hover_model(str(yaml), text, text.index(f"hidden_size: {width}") + 1)
+        assert found is not None
+        assert found[1] is not None
+        assert found[1].specs[0].hidden is not None
+        assert found[1].specs[0].hidden.value == width

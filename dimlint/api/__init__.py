@@ -78,13 +78,24 @@ def _deployment(
     kv_dtype: str | None,
 ) -> Deployment | None:
     listed = options.strings("targets", targets, "target specs such as 'vllm:tp=8'", split=False)
-    budget = options.text("budget", budget)
+    budget = options.budget("budget", budget)
+    from dimlint.deploy.targets import DTYPES
+
     context, batch = options.count("context", context), options.count("batch", batch)
-    dtype, kv_dtype = options.text("dtype", dtype), options.text("kv_dtype", kv_dtype)
+    # the deployment takes any case (``"BF16"``), as check's settings do
+    dtype = options.text("dtype", dtype.lower() if isinstance(dtype, str) else dtype, DTYPES)
+    kv_dtype = options.text(
+        "kv_dtype", kv_dtype.lower() if isinstance(kv_dtype, str) else kv_dtype, DTYPES
+    )
     if all(v is None for v in (listed, budget, context, batch, dtype, kv_dtype)):
         return None
     from dimlint.deploy import targets as deployments
 
+    if listed:
+        try:
+            deployments.deployment({}, targets=list(listed))
+        except ValueError as error:
+            raise UsageError(f"targets: {error}") from None
     try:
         found = deployments.deployment(
             {},
@@ -121,10 +132,11 @@ def selection(
 
     chosen = _codes("select", select)
     extra, skipped = _codes("extend_select", extend_select) or (), _codes("ignore", ignore) or ()
-    try:
-        validate_codes([*(chosen or ()), *extra, *skipped])
-    except SelectionError as error:
-        raise UsageError(str(error)) from None
+    for name, codes in (("select", chosen or ()), ("extend_select", extra), ("ignore", skipped)):
+        try:
+            validate_codes(codes)
+        except SelectionError as error:
+            raise UsageError(f"{name}: {error}") from None
     return Selection(
         chosen,
         extra,
@@ -133,6 +145,7 @@ def selection(
     )
 
 
+@options.checked
 def lint_hub(snapshot: HubSnapshot, chosen: Selection, *, weights: bool = True) -> FileResult:
     """Lint the ``config.json`` of a Hub model with the files beside it (the CLI's Hub path)."""
     from dimlint.lint.discovery import companions
@@ -150,6 +163,7 @@ def lint_hub(snapshot: HubSnapshot, chosen: Selection, *, weights: bool = True) 
     )
 
 
+@options.checked
 def check(
     source: Source,
     *,
@@ -189,9 +203,10 @@ def check(
         return _check_paths([text], chosen, weights)
     if loaded.snapshot is not None:
         return sorted(lint_hub(loaded.snapshot, chosen, weights=weights).diagnostics, key=_order)
-    from dimlint.lint.pipeline import lint_bytes
+    from dimlint.lint.model_input import read_findings
 
-    return lint_bytes(loaded.path, loaded.data, chosen).diagnostics
+    # a dict or a config object: the one reading of a model's text, as mem and plan read it
+    return read_findings(loaded.path, loaded.data, chosen).diagnostics
 
 
 def _order(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
@@ -216,6 +231,7 @@ def _check_paths(paths: list[str], chosen: Selection, weights: bool) -> list[Dia
     return sorted(found, key=_order)
 
 
+@options.checked
 def assert_valid(
     source: Source, *, fail_level: str | Severity = Severity.ERROR, **keywords: Any
 ) -> None:
@@ -226,14 +242,16 @@ def assert_valid(
     import inspect
 
     known = [name for name in inspect.signature(check).parameters if name != "source"]
+    known.append("fail_level")
     for name in keywords:
         if name not in known:
-            raise UsageError(f"assert_valid: unknown option {name!r} (options: {', '.join(known)})")
+            raise options.unknown_option("assert_valid", name, known)
     failing = [d for d in check(source, **keywords) if d.severity >= level]
     if failing:
         raise ConfigErrors(failing)
 
 
+@options.checked
 def mem(
     source: Source,
     *,
@@ -269,7 +287,7 @@ def mem(
     from dimlint.api.memory_report import apply_settings, label_invalid, load_model, report
     from dimlint.deploy.targets import DTYPES, MAX_DEGREE
 
-    config = options.path("config", config)
+    config = options.settings_file("config", config)
     given = argparse.Namespace(
         context=options.count("context", context),
         batch=options.count("batch", batch),
@@ -277,7 +295,7 @@ def mem(
         kv_dtype=options.text("kv_dtype", kv_dtype, DTYPES),
         tp=options.count("tp", tp, maximum=MAX_DEGREE),
         pp=options.count("pp", pp, maximum=MAX_DEGREE),
-        budget=options.text("budget", budget),
+        budget=options.budget("budget", budget),
         training=options.flag("training", training),
         optimizer=options.text("optimizer", optimizer, ("adam", "adam8bit", "sgd")),
         zero=options.count("zero", zero, minimum=0, maximum=3),
@@ -292,6 +310,19 @@ def mem(
         no_config=config is None,
         force=options.flag("force", force),
     )
+    if not given.training:
+        asked = [
+            name
+            for name, value in (
+                ("lora_rank", given.lora_rank is not None),
+                ("lora_targets", given.lora_targets is not None),
+                ("qlora", given.qlora),
+                ("offload", given.offload != "none"),
+            )
+            if value
+        ]
+        if asked:
+            raise UsageError(f"{', '.join(asked)}: options of training: add training=True")
     model = load_model(source, given)
     apply_settings(model.path, model.specs, given)
     try:
@@ -300,6 +331,7 @@ def mem(
         raise UsageError(str(error)) from None
 
 
+@options.checked
 def plan(
     source: Source,
     *,
@@ -325,12 +357,12 @@ def plan(
     from dimlint.deploy.targets import DTYPES
     from dimlint.lint.model_input import deployment_of, read_model
 
-    gpu = options.text("gpu", gpu)
+    gpu = options.gpu("gpu", gpu)
     max_gpus = options.count("max_gpus", max_gpus, maximum=MAX_DEGREE)
     context, batch = options.count("context", context), options.count("batch", batch)
     dtype = options.text("dtype", dtype, DTYPES)
     kv_dtype = options.text("kv_dtype", kv_dtype, DTYPES)
-    config = options.path("config", config)
+    config = options.settings_file("config", config)
     if no_config is not None:
         no_config = options.flag("no_config", no_config)
     force = options.flag("force", force)

@@ -9,12 +9,82 @@ returns the value in the form the code below it expects.
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 from dimlint.config.values import MAX_COUNT, shown_count
 from dimlint.diagnostics import Severity
 from dimlint.errors import UsageError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def unknown_option(function: str, name: str, known: Sequence[str]) -> UsageError:
+    """``function(name=...)`` names no option: the error names it, the nearest option when
+    one is an obvious misspelling (``fail_levle`` → ``fail_level``), and every option."""
+    nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {nearest[0]!r}?" if nearest else ""
+    return UsageError(f"{name}: unknown option of {function}(){hint} (options: {', '.join(known)})")
+
+
+def checked(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` with its arguments bound before it runs: an unknown keyword, a missing
+    source, a second positional argument or a value given twice is a :class:`UsageError`
+    naming it, never Python's ``TypeError``. (Each option's *value* is checked by the
+    function itself, with the helpers below.)"""
+    signature = inspect.signature(function)
+    name = function.__name__
+    parameters = signature.parameters.values()
+    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    positional = [
+        p.name
+        for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    known = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+    @functools.wraps(function)
+    def bound(*args: P.args, **kwargs: P.kwargs) -> R:
+        for key in kwargs:
+            if key not in signature.parameters and not open_ended:
+                raise unknown_option(name, key, known)
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            raise _misuse(name, positional, known, args, kwargs) from None
+        return function(*args, **kwargs)
+
+    return bound
+
+
+def _misuse(
+    name: str,
+    positional: list[str],
+    known: list[str],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> UsageError:
+    """Why ``name(*args, **kwargs)`` does not bind, once every keyword is known."""
+    given = positional[: len(args)]
+    twice = [key for key in given if key in kwargs]
+    if twice:
+        return UsageError(f"{twice[0]}: given twice to {name}(), by position and by keyword")
+    if len(args) > len(positional):
+        shown = ", ".join(positional)
+        return UsageError(
+            f"{name}() takes {len(positional)} positional argument"
+            f"{'s' if len(positional) != 1 else ''} ({shown}), {len(args)} were given: pass"
+            f" the options by keyword ({', '.join(known)})"
+        )
+    missing = [key for key in positional if key not in given and key not in kwargs]
+    if missing:
+        return UsageError(f"{missing[0]}: missing from {name}()")
+    return UsageError(f"{name}(): arguments that do not bind")
 
 
 def _shown(value: object) -> str:
@@ -91,3 +161,45 @@ def severity(name: str, value: object) -> Severity:
         except ValueError as error:
             raise UsageError(f"{name}: {error}") from None
     raise UsageError(f"{name}={_shown(value)}: expected error, warning, info or a Severity")
+
+
+def gpu(name: str, value: object) -> str | None:
+    """A GPU of the catalogue (``"H100-80GB"``) or a memory size (``"80GiB"``)."""
+    found = text(name, value)
+    if found is None:
+        return None
+    from dimlint.memory import gpu_named
+
+    try:
+        gpu_named(found)
+    except ValueError as error:
+        raise UsageError(f"{name}: {error}") from None
+    return found
+
+
+def budget(name: str, value: object) -> str | None:
+    """A budget, ``"8xH100-80GB"`` or ``"2x24GiB"``."""
+    found = text(name, value)
+    if found is None:
+        return None
+    from dimlint.memory import parse_budget
+
+    try:
+        parse_budget(found)
+    except ValueError as error:
+        raise UsageError(f"{name}: {error}") from None
+    return found
+
+
+def settings_file(name: str, value: object) -> str | None:
+    """A settings file (``dimlint.toml`` or ``pyproject.toml``) that can be read."""
+    found = path(name, value)
+    if found is None:
+        return None
+    from dimlint.lint.settings import SettingsError, load_file
+
+    try:
+        load_file(found)
+    except SettingsError as error:
+        raise UsageError(f"{name}: {error}") from None
+    return found

@@ -76,8 +76,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], **
     parser.add_argument(
         "--like",
         default=None,
-        metavar="FAMILY",
-        help="llama (default), qwen2, mistral, gemma2, deepseek_v3",
+        metavar="FAMILY|MODEL",
+        help="llama (default), qwen2, mistral, gemma2, deepseek_v3; or a model (a config file"
+        " in any format check reads, a model folder, a Hub id, a Python file): its family, and"
+        " its vocabulary unless --vocab is given",
     )
     parser.add_argument("--top", type=int, default=5, help="candidates shown (default 5)")
     parser.add_argument("--write", default=None, metavar="DIR", help="write #1 as DIR/config.json")
@@ -147,6 +149,49 @@ def _attention(args: argparse.Namespace, family: str, moe: bool) -> str | None:
     return attention
 
 
+#: Model types of each family ``suggest`` writes (a ``--like`` model of another type is refused).
+LIKE_TYPES = {
+    "llama": ("llama",),
+    "mistral": ("mistral", "mixtral"),
+    "qwen2": ("qwen2", "qwen2_moe"),
+    "gemma2": ("gemma2",),
+    "deepseek_v3": ("deepseek_v3", "deepseek_v2"),
+}
+
+
+def like_model(like: str | None) -> tuple[str | None, int | None]:
+    """``--like``: a family name as it is, or a model read by the one reading of a model
+    (:func:`dimlint.lint.model_input.read_model`, as ``check`` and ``mem`` read it: a config
+    file in any format and dialect, a model folder, a Hub id, a Python file) — its family, by
+    its model type, and its vocabulary (the tokenizer a model like it shares). A family name
+    wins over a file of the same name (``./llama`` names the file). A model with error-level
+    findings is refused as ``mem`` refuses it; one of a type no family writes is a usage
+    error naming the types that are."""
+    from dimlint.fix.suggest.families import FAMILIES
+
+    if like is None or like in FAMILIES:
+        return like, None
+    from dimlint.lint.model_input import read_model
+    from dimlint.memory import language_spec
+
+    try:
+        model = read_model(like)
+    except UsageError as error:  # findings (RejectedInput) pass: shown in the command's format
+        raise UsageError(f"--like: {error}") from None
+    spec = language_spec(model.specs)
+    stated = spec.model_type or ""
+    family = next((name for name, types in LIKE_TYPES.items() if stated in types), None)
+    if family is None:
+        kind = f"a {stated} model" if stated else "a model that states no model type"
+        known = ", ".join(t for types in LIKE_TYPES.values() for t in types)
+        raise UsageError(
+            f"--like {like}: {kind}; suggest writes the families {', '.join(FAMILIES)}"
+            f" (a model of type {known}, or the family's name)"
+        )
+    vocab = spec.vocab.value if spec.vocab is not None else None
+    return family, vocab
+
+
 def build_request(args: argparse.Namespace) -> Any:
     """The request from the arguments; a UsageError names the first bad one."""
     from dimlint.deploy.targets import TargetError, parse_budget_text, parse_target
@@ -200,7 +245,8 @@ def build_request(args: argparse.Namespace) -> Any:
         # C = 6 · N · D counts the parameters each token passes through: the active ones
         tokens = round(flops / (FLOPS_PER_PARAM_TOKEN * (active or params)))
     moe = parse_moe(args.moe) if args.moe else None
-    family = family_for(args.like, args.mla)
+    like, like_vocab = like_model(args.like)
+    family = family_for(like, args.mla)
     if active is not None and moe is None:
         raise UsageError("--active needs --moe: a dense model's active count is its total")
     if active is not None and active >= params:
@@ -256,7 +302,7 @@ def build_request(args: argparse.Namespace) -> Any:
         dtype=args.dtype,
         kv_dtype=args.kv_dtype,
         targets=tuple(targets),
-        vocab=_positive(args.vocab, "--vocab", 10**7),
+        vocab=_positive(args.vocab, "--vocab", 10**7) or like_vocab,
         layers=_positive(args.layers, "--layers", 1000),
         head_dim=args.head_dim,
         hidden=_positive(args.hidden, "--hidden", 131072),

@@ -1,4 +1,5 @@
-"""The one front end of the commands that compute from a config (``mem``, ``plan``, ``shapes``).
+"""The one front end of everything that computes from a config: ``mem``, ``plan``, ``shapes``,
+``suggest --like``, the API, and the language server (its diagnostics and its hover).
 
 They read a config exactly as ``check`` does — the same reader, normalization and rules — so a
 file with an error-level finding is never turned into numbers: its errors are raised as
@@ -96,20 +97,43 @@ def read_model(
     else:
         path, data = loaded.path, loaded.data
         settings = settings_for(os.path.join(os.getcwd(), "_"), config, no_config)
-        result = lint_bytes(path, data, _selection(settings))
+        result = read_findings(path, data, _selection(settings))
     return _model_of(result, data, settings, force)
 
 
-def read_text(path: str, data: bytes, settings: Settings, *, force: bool = False) -> ModelInput:
+def read_findings(path: str, data: bytes, selection: Selection) -> FileResult:
+    """The one lint of bytes in hand (an editor's buffer of ``path``): ``check``'s front end
+    for the file's kind, by its name. :func:`read_text` judges and computes from what this
+    returns, and the language server publishes its findings, so the diagnostics an editor
+    shows and the numbers of a hover come from the same reading."""
+    return lint_bytes(path, data, selection)
+
+
+def read_text(
+    path: str,
+    data: bytes,
+    settings: Settings,
+    *,
+    force: bool = False,
+    like: ModelSpec | None = None,
+) -> ModelInput:
     """:func:`read_model` of bytes already in hand — an editor's unsaved buffer of ``path``
     (``.json``, ``.yaml``/``.yml`` or ``.py``, by its name), under ``settings``: the language
     server's hover computes from what this returns, so it shows the numbers ``mem`` prints for
-    the same text. Raises as :func:`read_model` does."""
-    return _model_of(lint_bytes(path, data, _selection(settings)), data, settings, force)
+    the same text. ``like``: the model whose specs to return when the text holds several (a
+    hover's, located by its own reading of the text's positions): the model read with a spec
+    of the same pointer and values; the first model otherwise. Raises as :func:`read_model`
+    does."""
+    result = read_findings(path, data, _selection(settings))
+    return _model_of(result, data, settings, force, like)
 
 
 def _model_of(
-    result: FileResult, data: bytes | None, settings: Settings, force: bool
+    result: FileResult,
+    data: bytes | None,
+    settings: Settings,
+    force: bool,
+    like: ModelSpec | None = None,
 ) -> ModelInput:
     """The first model of a linted file, or why none may be computed from (the policy of
     :func:`read_model`)."""
@@ -127,8 +151,15 @@ def _model_of(
     ]
     # the first model the file holds (a Python file or a training YAML may hold several: the
     # class defaults and the calls that override them; its findings cover them all)
-    specs = result.models[0]
+    specs = next((model for model in result.models if _holds(model, like)), result.models[0])
     return ModelInput(path, specs, settings, warnings, tuple(errors))
+
+
+def _holds(model: list[ModelSpec], like: ModelSpec | None) -> bool:
+    """Whether ``model`` has a spec at ``like``'s pointer with ``like``'s values."""
+    return like is not None and any(
+        spec.pointer == like.pointer and spec.raw == like.raw for spec in model
+    )
 
 
 def _selection(settings: Settings) -> Selection:

@@ -93,6 +93,13 @@ def count_spec(cfg: Cfg, architecture: str) -> Tally:
             if not family.exact:
                 tally.exact = False
                 tally.note(family.missing)
+            unknown = [name for name in family.required if not getattr(cfg, name)]
+            if unknown:
+                tally.exact = False
+                tally.note(
+                    f"{model_type}: {', '.join(unknown)} not known from the config: the parts"
+                    f" sized by {'it' if len(unknown) == 1 else 'them'} are left out (estimate)"
+                )
             return tally
     tally = count_decoder(cfg, traits_for(cfg), dense_ffn_for(cfg))
     add_extra(cfg, tally)

@@ -131,6 +131,11 @@ def dense_ffn(cfg: Cfg, traits: Decoder) -> int:
     return ffn or 4 * cfg.hidden
 
 
+def norm_kind(cfg: Cfg, traits: Decoder, kind: str) -> str:
+    """``kind`` as counted: a LayerNorm without its bias holds one vector, as an RMSNorm."""
+    return "rms" if kind == "ln" and not cfg.flag(traits.norm_bias, True) else kind
+
+
 def count_decoder(cfg: Cfg, traits: Decoder, ffn: int | None = None) -> Tally:
     tally = Tally()
     hidden, vocab = cfg.hidden, cfg.vocab
@@ -140,7 +145,7 @@ def count_decoder(cfg: Cfg, traits: Decoder, ffn: int | None = None) -> Tally:
         tally.embed((cfg.max_positions + traits.positions) * hidden)
     if traits.embed_norm:
         tally.add(blocks.norm(traits.embed_norm, hidden))
-    norm_per_layer = traits.norms * blocks.norm(traits.norm, hidden)
+    norm_per_layer = traits.norms * blocks.norm(norm_kind(cfg, traits, traits.norm), hidden)
     mlp_bias = cfg.flag(traits.mlp_bias)
     width = dense_ffn(cfg, traits) if ffn is None else ffn
     mixer, moe = mixer_rule(cfg), moe_rule(cfg)
@@ -159,7 +164,7 @@ def count_decoder(cfg: Cfg, traits: Decoder, ffn: int | None = None) -> Tally:
         tally.merge(own, count)
     final = traits.norm if traits.final_norm == "same" else traits.final_norm
     if final:
-        tally.add(blocks.norm(final, hidden))
+        tally.add(blocks.norm(norm_kind(cfg, traits, final), hidden))
     if not cfg.tie:
         tally.embed(vocab * hidden)
     if cfg.flag(traits.head_bias):

@@ -20,6 +20,9 @@ class Decoder(Record):
 
     #: per-layer norm: ``rms`` (one vector), ``ln`` (weight + bias), ``none`` (non-parametric)
     norm: str = "rms"
+    #: whether an ``ln`` norm has its bias (nanoGPT's ``LayerNorm(ndim, bias)``: weight only
+    #: when ``bias`` is false)
+    norm_bias: Flag = True
     #: norms of hidden width per layer (2: pre-attention and pre-MLP; Gemma-2/3: 4)
     norms: int = 2
     #: kind of the final norm (``""``: none)

@@ -26,6 +26,16 @@ family it resembles, and a guess from names alone is what issue 9 measured wrong
   head); ``RefinedWeb`` (40B/180B) is its new decoder architecture: ``n_head_kv`` KV heads in a
   fused ``(n_head + 2·n_head_kv)·head_dim`` QKV, ``ln_attn`` and ``ln_mlp`` per layer.
 
+Training code that builds its own model is read the same way when its dialect is identified:
+
+* nanoGPT (karpathy/nanoGPT ``model.py``; model type ``nanogpt``, given by the Python front end
+  to a ``GPTConfig`` stating ``n_layer``, ``n_head``, ``n_embd``, ``block_size`` and ``bias``):
+  token and learned position embeddings (``block_size`` rows), per layer ``ln_1``, ``c_attn``
+  (fused QKV) and ``c_proj``, ``ln_2``, a plain 4 × ``n_embd`` GELU MLP (``c_fc``, ``c_proj``);
+  ``ln_f``; the LM head tied to the token embedding. ``bias`` puts a bias on every Linear and
+  LayerNorm (GPT-2's layout, ``bias=True``) or on none. ``tests/test_memory_nanogpt.py`` checks
+  it against a hand derivation and transformers' GPT-2 built on the meta device.
+
 ``tests/test_memory_remote.py`` checks each against a published checkpoint's index
 ``total_size`` ÷ dtype bytes. A model type that is neither in transformers nor here is counted
 as a Llama-like decoder and reported as an *estimate* (``Parameters.exact`` false).
@@ -54,6 +64,9 @@ class RemoteFamily(Record):
     exact: bool = True
     #: why the count is an estimate (shown as a note)
     missing: str = ""
+    #: dimensions the model cannot be built without (:class:`Cfg` attributes): when one is
+    #: unknown, the count leaves its part out and is an estimate
+    required: tuple[str, ...] = ()
 
 
 def _int(raw: dict[str, Any], *keys: str) -> int | None:
@@ -93,6 +106,30 @@ _PHI2 = RemoteFamily(
     ),
     _UNTIED,
     _n_inner,
+)
+
+
+def _four_times(raw: dict[str, Any]) -> int | None:
+    """nanoGPT's MLP: ``4 * n_embd`` whatever else the config states."""
+    hidden = _int(raw, "n_embd", "hidden_size")
+    return 4 * hidden if hidden else None
+
+
+#: nanoGPT's ``GPT`` (see the module docstring).
+NANOGPT = RemoteFamily(
+    Decoder(
+        norm="ln",
+        norm_bias="bias",
+        qkv_bias="bias",
+        o_bias="bias",
+        mlp_bias="bias",
+        gated=False,
+        positions=0,
+        head_bias=False,
+    ),
+    {"tie_word_embeddings": True, "bias": True},
+    _four_times,
+    required=("hidden", "heads", "layers", "vocab", "max_positions"),
 )
 
 #: Remote-code families by ``model_type`` (ChatGLM-6B v1 is picked by :func:`family_for`).
@@ -139,6 +176,7 @@ REMOTE: dict[str, RemoteFamily] = {
             " not from the config: they are not counted (estimate)"
         ),
     ),
+    "nanogpt": NANOGPT,
 }
 
 #: ChatGLM-6B (the first release): plain GELU MLP, LayerNorm, biases on every projection.

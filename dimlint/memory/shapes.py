@@ -13,15 +13,17 @@ from __future__ import annotations
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory import block_params as blocks
+from dimlint.memory.activations import decoder_traits
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.count_dispatch import RECIPES
-from dimlint.memory.decoder_families import dense_ffn_for, traits_for
+from dimlint.memory.decoder_families import dense_ffn_for
 from dimlint.memory.decoder_params import (
     ATTENTION_KINDS,
     attention_params,
     dense_ffn,
     is_gated,
     kv_shared,
+    norm_kind,
     shared_expert_ffn,
     top_k,
 )
@@ -196,7 +198,7 @@ def _feed_forward(
 def walk(spec: ModelSpec, *, batch: int = 1, seq: int = 2048, layer: int | None = None) -> Walk:
     """The stages of one decoder layer (the first MoE layer by default) and the totals."""
     cfg = Cfg(spec)
-    traits = traits_for(cfg)
+    traits = decoder_traits(cfg)  # remote-code and training-code families included
     b, s = batch, seq
     hidden = cfg.hidden
     kinds, moe = mixer_rule(cfg), moe_rule(cfg)
@@ -204,7 +206,7 @@ def walk(spec: ModelSpec, *, batch: int = 1, seq: int = 2048, layer: int | None 
     if layer is None:
         layer = next((index for index, _ in groups if moe.at(index)), 0)
     layer = max(0, min(layer, cfg.layers - 1))
-    norm = blocks.norm(traits.norm, hidden)
+    norm = blocks.norm(norm_kind(cfg, traits, traits.norm), hidden)
     per_layer_norms = traits.norms * norm
 
     def layer_stages(index: int) -> list[Stage]:
@@ -239,7 +241,8 @@ def walk(spec: ModelSpec, *, batch: int = 1, seq: int = 2048, layer: int | None 
             )
         )
     final = traits.norm if traits.final_norm == "same" else traits.final_norm
-    model.append(Stage("final norm", (b, s, hidden), blocks.norm(final, hidden) if final else 0))
+    final_params = blocks.norm(norm_kind(cfg, traits, final), hidden) if final else 0
+    model.append(Stage("final norm", (b, s, hidden), final_params))
     head = 0 if cfg.tie else vocab * hidden
     head += vocab if cfg.flag(traits.head_bias) else 0
     model.append(

@@ -8,12 +8,17 @@ when a plot is asked for; without it :class:`PlotError` says how to get it.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from typing import Any
 
 from dimlint.config.spec import ModelSpec
 
 GIB = 1024**3
+#: Where a point's name goes (offset in points, alignment), by how many labelled points lie
+#: close to it already: above right, below right, above left, below left — so that the names
+#: of models of nearly the same size (Llama-3-8B and Qwen2-7B) do not print over each other.
+_LABEL_PLACES = (((4, 4), "left"), ((4, -12), "left"), ((-4, 4), "right"), ((-4, -12), "right"))
 
 
 class PlotError(Exception):
@@ -239,12 +244,17 @@ def _hidden_vs_memory(
     from dimlint.memory.dtypes import stated_dtype
     from dimlint.memory.estimates import language_spec
 
+    placed: list[tuple[float, float]] = []  # labelled points, log2(hidden) and log10(GiB)
     for source, specs in documents:
         hidden = Cfg(language_spec(specs)).hidden
         weights = weight_bytes(model_parameters(specs), args.dtype or stated_dtype(specs[0].raw))
         axis.scatter([hidden], [weights / GIB], s=40)
+        here = (math.log2(max(hidden, 1)), math.log10(max(weights / GIB, 1e-9)))
+        near = sum(1 for x, y in placed if abs(x - here[0]) < 0.6 and abs(y - here[1]) < 0.35)
+        (dx, dy), align = _LABEL_PLACES[near % len(_LABEL_PLACES)]
+        placed.append(here)
         axis.annotate(_name(source, specs), (hidden, weights / GIB), fontsize=8,
-                      xytext=(4, 4), textcoords="offset points")  # fmt: skip
+                      xytext=(dx, dy), textcoords="offset points", ha=align)  # fmt: skip
     axis.set_xscale("log", base=2)
     axis.set_yscale("log")
     axis.margins(x=0.25, y=0.25)  # room for the names beside the points

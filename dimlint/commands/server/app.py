@@ -493,7 +493,9 @@ def build() -> DimlintServer:
         index = ls.index(text)
         offset = index.offset_of(LspPosition(params.position.line, params.position.character))
         try:
-            found = await ls.heavy(path, hover_text, path, text, offset, deployment)
+            found = await ls.heavy(
+                path, hover_text, path, text, offset, deployment, resolved.settings
+            )
         except Exception:  # hover is a convenience: a failure shows nothing
             logger.exception("hover failed")
             return None

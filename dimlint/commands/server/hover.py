@@ -33,6 +33,7 @@ from dimlint.config.spec import INT_FIELD_NAMES, Located, ModelSpec
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
+    from dimlint.diagnostics import Diagnostic
 
 #: What each canonical field is, in a few words.
 MEANING = {
@@ -421,9 +422,12 @@ def describe(
     hit: Hit,
     deployment: Deployment | None,
     respec: Callable[[int], list[ModelSpec] | None] | None = None,
+    errors: Sequence[Diagnostic] = (),
 ) -> str:
-    """The Markdown of a hover on ``hit``; ``respec(value)`` reads the document again with the
-    hovered value replaced (None: no neighbours are probed)."""
+    """The Markdown of a hover on ``hit``; ``specs`` the model as ``mem`` reads it (empty: no
+    figures), ``errors`` its error-level findings (the figures then describe an invalid model,
+    and say so); ``respec(value)`` reads the document again with the hovered value replaced
+    (None: no neighbours are probed)."""
     located = hit.located
     spec = hit.spec
     where = f" in {spec.label}" if spec.pointer else ""
@@ -438,13 +442,18 @@ def describe(
     kv = report["kv_cache"]
     sides = neighbours(path, located.value, respec, here) if respec is not None else []
     exact = report["params"]["exact"]
-    # mem reads config.json files; for other files the figures are its memory model's
-    source = "as `dimlint mem` reports it" if path.endswith(".json") else "by `dimlint mem`'s model"
     lines += [
         "",
-        f"In this config, {source} (KV cache at {kv['context']:,} tokens × {kv['batch']},"
-        f" {kv['dtype']}):",
+        f"In this config, as `dimlint mem` reports it (KV cache at {kv['context']:,} tokens ×"
+        f" {kv['batch']}, {kv['dtype']}):",
     ]
+    if errors:
+        codes = ", ".join(sorted({d.code for d in errors}))
+        lines.append(
+            f"- INVALID MODEL: the config has {len(errors)} error"
+            f"{'s' if len(errors) != 1 else ''} ({codes}): `dimlint mem` refuses it; these"
+            " figures describe a model that would not build"
+        )
     lines.append(
         _effect(
             "parameters" + ("" if exact else " (estimate: a model type counted approximately)"),

@@ -1,8 +1,9 @@
 """Lint the text an editor holds, and fix all of it: the pipeline of ``check``, no pygls.
 
-The editor's text is encoded as UTF-8 and handed to :func:`dimlint.lint.pipeline.lint_bytes`,
-the same entry point ``check`` reads files through (JSON, YAML and Python alike), so codes,
-messages, spans and fixes are identical; only findings on this file are kept (the checkpoint
+The editor's text is encoded as UTF-8 and handed to
+:func:`dimlint.lint.model_input.read_findings`, the one reading of a model: ``check``'s front end
+(JSON, YAML and Python alike), the same lint ``mem``, ``plan`` and the hover judge a config by, so
+codes, messages, spans and fixes are identical; only findings on this file are kept (the checkpoint
 rules may report on the files beside it, which are not open).
 
 A document is treated as a file a walk of its workspace met (``check .``), not as one named on
@@ -18,6 +19,7 @@ from typing import NamedTuple
 
 from dimlint.diagnostics import Diagnostic
 from dimlint.lint.discovery import walk_skips
+from dimlint.lint.model_input import read_findings
 from dimlint.lint.pipeline import crashed, lint_bytes
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection
@@ -64,7 +66,7 @@ def lint_text(
         return Outcome(())
     data = _data(text)
     try:
-        result = lint_bytes(path, data, selection)
+        result = read_findings(path, data, selection)
     except Exception as error:  # the per-file guard of check: a DL001, never a dead server
         result = crashed(path, error)
     if result.document is None and not_ours(path, result, data) is not None:

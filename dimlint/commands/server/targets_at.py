@@ -1,8 +1,13 @@
-"""Which stated dimension is under the cursor, in a config.json or in Python model code.
+"""Which stated dimension is under the cursor, in a config.json, a training YAML or Python code,
+and the model whose figures the hover shows.
 
-JSON: the specs of the document, each field located by its pointer's key and value spans.
-Python: the config candidates the Python front end finds (the same extraction ``check`` runs),
-each member located by its key (keyword, dict key, class attribute) and the value written there.
+JSON and YAML: the specs of the document, each field located by its pointer's key and value
+spans. Python: the config candidates the Python front end finds (the same extraction ``check``
+runs), each member located by its key (keyword, dict key, class attribute) and the value written
+there. These readings only *place* the cursor: the figures are computed from the one reading of a
+model (:func:`dimlint.lint.model_input.read_text`, what ``check`` lints and ``mem`` counts), the
+model read there with the hovered spec — so a hover shows the numbers ``mem`` prints for the same
+text, in every file kind, and labels a model with error-level findings as invalid.
 """
 
 from __future__ import annotations
@@ -13,10 +18,13 @@ from typing import TYPE_CHECKING
 from dimlint.commands.server.hover import Hit, describe, field_at, json_respec, set_value
 from dimlint.config.normalize import looks_like_model_config, specs_for_document
 from dimlint.config.spec import ModelSpec
+from dimlint.errors import DimlintError
 from dimlint.sources import jsonfile
 
 if TYPE_CHECKING:
     from dimlint.deploy.targets import Deployment
+    from dimlint.lint.model_input import ModelInput
+    from dimlint.lint.settings import Settings
 
 
 def _json_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit] | None:
@@ -114,20 +122,49 @@ def _python_hit(path: str, text: str, offset: int) -> tuple[list[ModelSpec], Hit
     return None
 
 
-def hover_text(
-    path: str, text: str, offset: int, deployment: Deployment | None
-) -> tuple[str, int, int] | None:
-    """Markdown for a hover at character ``offset`` and the range it describes, or None."""
+def hover_model(
+    path: str, text: str, offset: int, settings: Settings | None = None
+) -> tuple[Hit, ModelInput | None] | None:
+    """The dimension under the cursor and the model the hover computes from: ``text`` read as
+    ``mem`` reads the file (:func:`~dimlint.lint.model_input.read_text` under ``settings``,
+    default the nearest settings file, as ``mem``'s), the model holding the hovered spec; None
+    for the model when that reading gives no numbers (an unreadable input, no model)."""
+    from dimlint.lint.model_input import read_text, settings_for
+
     yaml = path.endswith((".yaml", ".yml"))
     finder = _python_hit if path.endswith(".py") else _yaml_hit if yaml else _json_hit
     found = finder(path, text, offset)
     if found is None:
         return None
-    specs, hit = found
+    _, hit = found
+    data = text.encode("utf-8", "surrogatepass")
+    try:
+        chosen = settings if settings is not None else settings_for(path)
+        # force: a model with error-level findings still gets its figures, labelled invalid
+        model = read_text(path, data, chosen, force=True, like=hit.spec)
+    except DimlintError:  # findings that leave nothing to read, or no model: constraints only
+        return hit, None
+    return hit, model
+
+
+def hover_text(
+    path: str,
+    text: str,
+    offset: int,
+    deployment: Deployment | None,
+    settings: Settings | None = None,
+) -> tuple[str, int, int] | None:
+    """Markdown for a hover at character ``offset`` and the range it describes, or None."""
+    found = hover_model(path, text, offset, settings)
+    if found is None:
+        return None
+    hit, model = found
+    specs = model.specs if model is not None else []
     respec = None
     if hit.located.pointer is not None and specs:
-        if yaml:
+        if path.endswith((".yaml", ".yml")):
             respec = _yaml_respec(path, text, hit.located.pointer)
         else:
             respec = json_respec(path, specs[0].raw, hit.located.pointer)
-    return describe(path, specs, hit, deployment, respec), hit.start, hit.end
+    errors = model.errors if model is not None else ()
+    return describe(path, specs, hit, deployment, respec, errors), hit.start, hit.end

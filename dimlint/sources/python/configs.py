@@ -53,6 +53,12 @@ CLASS_METADATA = frozenset(
         "has_no_defaults_at_init",
     }
 )
+#: nanoGPT's config class (karpathy/nanoGPT ``model.py``) and the fields that name its dialect
+#: together: ``block_size`` learned positions and the ``bias`` switch of its Linears and
+#: LayerNorms are nanoGPT's (minGPT's ``GPTConfig`` has no ``bias``; modded-nanogpt's and
+#: llm.c's have neither, and build other models). See :mod:`dimlint.sources.python.specs`.
+NANOGPT_CLASS = "GPTConfig"
+NANOGPT_FIELDS = frozenset({"n_layer", "n_head", "n_embd", "block_size", "bias"})
 #: Name endings of classes whose ``__init__`` defaults are a config (not a layer's arguments).
 CONFIG_CLASS_SUFFIXES = ("Config", "Configuration", "Args", "Arguments", "HParams", "Params")
 #: Modules whose config classes are megatron-core ``TransformerConfig`` subclasses.
@@ -219,15 +225,20 @@ class Extractor:
         """
         module = self.scan.module
         members: dict[str, Member] = {}
+        # a nanoGPT script's settings include the fields of its dialect that are no size
+        nanogpt = NANOGPT_FIELDS if NANOGPT_CLASS in self.scan.imported_from else frozenset()
         for name, expression in module.assigned.items():
-            if name not in ALL_DIMENSION_KEYS or module.bound.get(name) != 1:
+            wanted = name in ALL_DIMENSION_KEYS or name in nanogpt
+            if not wanted or module.bound.get(name) != 1:
                 continue
             value = self.evaluator.evaluate(expression, ())
             members[name] = Member(name, None, None, expression, value)
         if not has_dimensions(sized_keys(members)):
             return None
         first = min(members.values(), key=lambda m: self._order(m.use))
-        return Candidate("dict", "module assignments", first.use, members)
+        candidate = Candidate("dict", "module assignments", first.use, members)
+        candidate.framework = self._nanogpt_settings(members)
+        return candidate
 
     def _order(self, node: cst.CSTNode) -> int:
         """Source order of a module-level assignment's value (for the candidate's anchor)."""
@@ -301,6 +312,8 @@ class Extractor:
         candidate.framework = next(filter(None, map(self._framework, bases)), None)
         if candidate.framework is None and parent is not None:
             candidate.framework = parent.framework
+        if candidate.framework is None and node.name.value == NANOGPT_CLASS:
+            candidate.framework = "nanogpt" if set(members) >= NANOGPT_FIELDS else None
         return candidate, config_like
 
     def _class_body(
@@ -434,6 +447,8 @@ class Extractor:
         if has_dimensions(sized_keys(own)):
             candidate = Candidate("call", f"{last}(...)", node.func, own)
             candidate.framework = framework
+            if framework is None and last == NANOGPT_CLASS:  # ``GPTConfig`` imported
+                candidate.framework = self._nanogpt_settings(own)
             return candidate
         return None
 
@@ -531,7 +546,18 @@ class Extractor:
             inherited=inherited,
             fields=base.fields,
         )
+        if base.framework == "nanogpt":  # ``GPTConfig(n_layer=...)``: the class's dialect
+            candidate.framework = base.framework
         return candidate if self._eligible(candidate) else None
+
+    def _nanogpt_settings(self, members: dict[str, Member]) -> str | None:
+        """``"nanogpt"`` for the settings of a nanoGPT training script — module assignments
+        (``train.py``, ``config/*.py``) or ``dict(n_layer=n_layer, ...)`` — in a file that
+        imports or defines nanoGPT's ``GPTConfig``, stating all the fields of its dialect."""
+        named = NANOGPT_CLASS in self.scan.imported_from or (
+            NANOGPT_CLASS in self.classes and self.classes[NANOGPT_CLASS].framework == "nanogpt"
+        )
+        return "nanogpt" if named and set(members) >= NANOGPT_FIELDS else None
 
     def _table(
         self, kind: CandidateKind, name: str, anchor: cst.CSTNode, own: dict[str, Member]
@@ -552,7 +578,7 @@ class Extractor:
         ):
             members = {**base.members, **own}
             inherited = frozenset(k for k in members if k not in own)
-            return Candidate(
+            table = Candidate(
                 kind,
                 name,
                 anchor,
@@ -562,12 +588,15 @@ class Extractor:
                 base=base,
                 inherited=inherited,
             )
+            table.framework = "nanogpt" if base.framework == "nanogpt" else None
+            return table
         sized = sized_keys(own)
         if has_dimensions(sized) or (model_type and ALL_DIMENSION_KEYS & set(sized)):
             known = model_type is not None and architectures.lookup(model_type) is not None
             candidate = Candidate(
                 kind, name, anchor, own, model_type, brace=kind == "dict", check_keys=known
             )
+            candidate.framework = self._nanogpt_settings(own)
             # a partial table of one model type (a size or two beside ``model_type``) in a
             # file that never imports transformers: its keys and values are judged, not the
             # geometry the type's defaults would complete

@@ -21,6 +21,12 @@ from, so that findings and fixes land on the source text. What differs from JSON
   finding through a value that is a literal.
 * **Inherited values** (defaults of the class a call overrides, a parent class's fields) are
   marked as defaults: anchors and fixes then go to what the candidate itself states.
+* **nanoGPT's dialect** (``GPTConfig`` with ``n_layer``, ``n_head``, ``n_embd``, ``block_size``
+  and ``bias``; the candidate's framework ``nanogpt``): ``block_size`` is the positions table,
+  and the model is nanoGPT's ``GPT`` — model type :data:`NANOGPT_TYPE`, which
+  :mod:`dimlint.memory.remote` counts as ``model.py`` builds it. Only when ``block_size`` and
+  ``bias`` are known values: otherwise the model is not identified, and its count stays an
+  estimate.
 """
 
 from __future__ import annotations
@@ -64,6 +70,10 @@ LITGPT_MARKERS = frozenset(
 )
 #: litgpt MLP classes and whether they are gated (SwiGLU/GeGLU).
 LITGPT_GATED = {"LLaMAMLP": True, "GemmaMLP": True, "LLaMAMoE": True, "GptNeoxMLP": False}
+#: nanoGPT's names for fields that normalization knows under another spelling.
+NANOGPT_NAMES = {"block_size": "max_position_embeddings"}
+#: The model type of nanoGPT's ``GPT`` (no transformers type: :mod:`dimlint.memory.remote`).
+NANOGPT_TYPE = "nanogpt"
 #: How messages name Meta's computed FFN width (``FeedForward``'s ``hidden_dim``).
 META_FFN_NAME = "FeedForward hidden_dim"
 
@@ -137,6 +147,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
     renames = {**(LITGPT_NAMES if litgpt else {}), **_megatron_names(keys)}
     if candidate.framework == "x-transformers":
         renames.update(X_TRANSFORMERS_NAMES)
+    if candidate.framework == "nanogpt":
+        renames.update(NANOGPT_NAMES)
     for key, member in members.items():
         raw_key = renames.get(key, key) if renames.get(key) not in keys else key
         if raw_key != key:
@@ -154,6 +166,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         _litgpt_vocab(candidate, raw, pointers, inherited)
     if candidate.model_type and not isinstance(raw.get("model_type"), str):
         raw["model_type"] = candidate.model_type
+    if candidate.framework == "nanogpt" and _is_nanogpt(raw):
+        raw["model_type"] = NANOGPT_TYPE
     specs = specs_for_document(path, raw)
     read_only = frozenset(p for p, member in pointers.items() if member.value.edit is None)
     for spec in specs:
@@ -177,6 +191,19 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
             if isinstance(spec.raw.get("rope_scaling"), bool):
                 del spec.raw["rope_scaling"]  # megatron-core's flag, not transformers' dict
     return CandidateSpecs(specs, pointers, frozenset(inherited))
+
+
+def _is_nanogpt(raw: dict[str, Any]) -> bool:
+    """nanoGPT's model, identified: no model type of its own, and the two values that make it
+    nanoGPT's known (``bias`` a bool, ``block_size`` a size)."""
+    positions = raw.get(NANOGPT_NAMES["block_size"])
+    return (
+        "model_type" not in raw
+        and isinstance(raw.get("bias"), bool)
+        and isinstance(positions, int)
+        and not isinstance(positions, bool)
+        and positions > 0
+    )
 
 
 def _meta_ffn(
