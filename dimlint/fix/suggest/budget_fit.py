@@ -41,6 +41,7 @@ def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
     """One training step on ``layout`` as ``mem --training`` computes it: the budget's other
     GPUs are data-parallel ranks (what ZeRO shards over), the micro-batch is ``--batch`` (1)
     and the sequence ``--context`` (4096); a training step may fill the whole device."""
+    from dimlint.deploy.training import usable_bytes
     from dimlint.memory.training_plan import training_plan
 
     request = plan.request
@@ -64,6 +65,6 @@ def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
         "tp": layout.tp,
         "pp": layout.pp,
         "per_gpu_bytes": used.total,
-        "usable_bytes": layout.gpu.memory_bytes,
-        "fits": used.total <= layout.gpu.memory_bytes and gpus <= layout.budget_gpus,
+        "usable_bytes": usable_bytes(layout.gpu),
+        "fits": used.total <= usable_bytes(layout.gpu) and gpus <= layout.budget_gpus,
     }
