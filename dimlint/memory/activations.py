@@ -353,6 +353,16 @@ def _weight_copies(cfg: Cfg, traits: Decoder) -> int:
     return 4 * (cfg.hidden * norms + cfg.head_dim * heads)
 
 
+def loss_gradient_bytes(cfg: Cfg, *, batch: int, seq: int) -> int:
+    """What the first step of backward adds to everything the forward kept: the loss upcasts
+    the logits (``ForCausalLMLoss``), so ``nll_loss`` backward makes a float32 gradient of the
+    log-probabilities (``4V`` a token) and ``log_softmax`` backward its float32 input gradient
+    (``4V``) while the first is alive. Measured with the profiler's allocator trace through
+    forward and backward (``tests/test_memory_backward_peak.py``): the peak of a step without
+    recomputation, and of one with full recomputation at a real model's vocabulary."""
+    return 8 * cfg.vocab * batch * seq
+
+
 def recompute_peak_bytes(
     cfg: Cfg, *, batch: int, seq: int, attention: str = DEFAULT_ATTENTION, unit: int = 2
 ) -> int:

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.activations import (
     DEFAULT_ATTENTION,
+    loss_gradient_bytes,
     recompute_peak_bytes,
     saved_activation_bytes,
 )
@@ -253,11 +254,15 @@ def training_activations(
     dtype: str = "bf16",
 ) -> int:
     """Activation bytes per GPU at the peak of a training step (an estimate): what autograd
-    keeps after the forward pass, plus, under full recomputation, the layer being rebuilt."""
+    keeps after the forward pass plus the float32 loss gradients backward starts with
+    (:func:`~dimlint.memory.activations.loss_gradient_bytes`), or, under full recomputation,
+    the layer being rebuilt, whichever is larger."""
     unit = max(2, int(dtype_bytes(dtype)))  # fp8/int8 training still keeps 16-bit activations
     kept = saved_activation_bytes(
         cfg, batch=batch, seq=seq, attention=attention, recompute=recompute, unit=unit
     )
+    peak = kept + loss_gradient_bytes(cfg, batch=batch, seq=seq)
     if recompute == "full":
-        kept += recompute_peak_bytes(cfg, batch=batch, seq=seq, attention=attention, unit=unit)
-    return math.ceil(kept / max(1, tp))
+        rebuilt = recompute_peak_bytes(cfg, batch=batch, seq=seq, attention=attention, unit=unit)
+        peak = max(peak, kept + rebuilt)
+    return math.ceil(peak / max(1, tp))
