@@ -51,8 +51,6 @@ CASES = [
 
 def step_peak(config: dict[str, Any], attention: str, recompute: str, dtype: str) -> int:
     """The peak of live non-parameter, non-gradient bytes through one training step."""
-    from torch.profiler import ProfilerActivity, profile
-
     values = {k: v for k, v in config.items() if k != "model_type"}
     built = transformers.AutoConfig.for_model(config["model_type"], **values)
     torch.manual_seed(0)
@@ -65,6 +63,14 @@ def step_peak(config: dict[str, Any], attention: str, recompute: str, dtype: str
     if recompute == "full":
         model.gradient_checkpointing_enable()
     ids = torch.randint(0, built.vocab_size, (BATCH, SEQ))
+    return model_peak(model, ids)
+
+
+def model_peak(model: Any, ids: Any) -> int:
+    """The peak of live bytes through ``model``'s forward and backward on ``ids``, less the
+    parameters and their gradients (and what existed before: the model, the ids)."""
+    from torch.profiler import ProfilerActivity, profile
+
     with profile(
         activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True, with_stack=True
     ) as prof:

@@ -95,20 +95,16 @@ def test_qlora_on_one_24gb_card_one_answer_from_mem_plan_and_check(config: str) 
 
 def test_with_checkpointing_it_fits_at_its_longest_context(config: str) -> None:
     full = (*QLORA, "--recompute", "full")
-    without = longest_in(dl501(config, *QLORA, "--budget", f"1x{CARD}")[0]["message"])
-    findings = dl501(config, *full, "--budget", f"1x{CARD}")
-    assert longest_in(findings[0]["message"]) > 4 * without  # ~8k of the model's 8k
-    # on a 48 GB card the step fits at the model's longest context, by all three commands
-    assert dl501(config, *full, "--budget", "1xL40S") == []
-    code, table, _ = run("mem", config, *full, "--budget", "1xL40S")
+    assert dl501(config, *full, "--budget", f"1x{CARD}") == []
+    code, table, _ = run("mem", config, *full, "--budget", f"1x{CARD}")
     assert code == 0
-    assert "longest training sequence that fits: 8,192" in table
-    code, table, _ = run("plan", config, *full, "--gpu", "L40S", "--max-gpus", "1")
+    assert "longest training sequence that fits: 8,192" in table  # the model's own longest
+    code, table, _ = run("plan", config, *full, "--gpu", CARD, "--max-gpus", "1")
     assert code == 0
     assert "training qlora r=16, adam, ZeRO-0, recompute full" in table
     assert re.search(r"\s8,192\s+yes", table), table
-    # the misfit without checkpointing proposes it, with its per-GPU total, when it fits
-    message = dl501(config, *QLORA, "--budget", "1xL40S")[0]["message"]
+    # the misfit without checkpointing proposes it, with its per-GPU total
+    message = dl501(config, *QLORA, "--budget", f"1x{CARD}")[0]["message"]
     assert "--recompute full (" in message
 
 
