@@ -70,8 +70,8 @@ NO_SDPA = frozenset(
 #: Families whose RMSNorm keeps its normalized input in float32 (``(1 + w)`` multiplies the
 #: float32 tensor, then the output is cast back): Gemma's ``GemmaRMSNorm``.
 FLOAT32_NORM_OUTPUT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text"})
-#: Families whose query is a view into one fused QKV output (GPT-2's ``c_attn``), which it keeps
-#: alive whole; their key and value are copied out of it.
+#: Families whose query, key and value are views into one fused QKV output (GPT-2's ``c_attn``),
+#: which the attention kernel keeps alive whole.
 QUERY_IN_FUSED_QKV = frozenset({"gpt2"})
 #: Families whose fused QKV projection output stays alive under SDPA: the kernel keeps v, a
 #: view into it (GPT-NeoX's ``query_key_value``, Phi-3's ``qkv_proj``).
@@ -195,7 +195,10 @@ def _attention_bytes(cfg: Cfg, traits: Decoder, attention: str, unit: int) -> tu
         # one k/v head broadcast to all: no fused kernel takes it, the math path upcasts q and
         # the expanded k and v to float32 and keeps float32 attention weights
         return kept + 4 * 3 * q_w + unit * q_w, 4.0 * heads
-    kept += unit * (query + 2 * kv_w + q_w) + 4 * heads  # q, k, v, output; log-sum-exp
+    # q, k, v, output; log-sum-exp. GPT-2's k and v are views into the fused c_attn output
+    # the query already keeps whole (split, view, transpose: no copy reaches the kernel)
+    separate = 0 if cfg.model_type in QUERY_IN_FUSED_QKV else 2 * kv_w
+    kept += unit * (query + separate + q_w) + 4 * heads
     if cfg.model_type in FUSED_QKV_ALIVE:
         kept += unit * (q_w + kv_w)  # v is a view of the fused output, which stays whole
     if 0 < _rotary_fraction(cfg) < 1 or cfg.model_type in OUTPUT_COPIED:
