@@ -35,7 +35,10 @@ KV projection widths, ``f`` MLP width, ``a`` heads, ``s`` sequence):
 
 Gradient checkpointing (``recompute="full"``, transformers' ``gradient_checkpointing_enable``)
 keeps only each layer's input ``u·h``; the backward pass then rebuilds one layer at a time, so the
-peak adds one layer's activations (:func:`training_activation_bytes`). ``selective`` recomputes
+peak may be one layer's activations on top. Backward itself starts with two float32 ``b·s·V``
+loss gradients (:func:`loss_gradient_bytes`): the peak of the step is the larger of the two
+(:func:`dimlint.memory.estimates.training_activations`). A frozen base (LoRA) keeps less:
+:func:`frozen_base_savings`. ``selective`` recomputes
 the attention core (as Megatron's selective recomputation): no scores. Dropout masks (1 byte per
 element where a dropout probability is non-zero) are not counted: released LLMs train without
 dropout. MoE layers: see :func:`_moe_bytes`.
