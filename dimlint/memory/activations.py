@@ -405,8 +405,7 @@ def frozen_base_savings(cfg: Cfg, *, attention: str, unit: int) -> FrozenBase:
     feeds the frozen head. In float32 the adapters read the projections' inputs themselves (no
     cast), which stay kept. MoE layers' expert blocks are counted as in a full fine-tune (an
     upper bound there). Measured on peft LoRA models (``tests/test_memory_lora_activations.py``:
-    Llama, Qwen2, Mistral, Gemma-2 within 0.2%; the fused projections of Phi-3 and GPT-NeoX
-    keep more, 0.86 and 0.94 of the measured, not modelled yet).
+    Llama, Qwen2, Mistral, Gemma-2, Phi-3 and GPT-NeoX within 0.2%).
     """
     traits = decoder_traits(cfg)
     hidden = cfg.hidden
