@@ -91,6 +91,7 @@ def _add_deployment_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--batch", type=_positive, default=None, help="sequences at once")
     check.add_argument("--dtype", choices=DTYPES, default=None, help="weight format")
     check.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
+    _add_training_options(check)
 
 
 def _add_common_options(command: argparse.ArgumentParser) -> None:
@@ -106,6 +107,69 @@ def _add_common_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--verbose", action="store_true", help="show the traceback of an internal error"
+    )
+
+
+def _add_training_options(command: argparse.ArgumentParser) -> None:
+    """``--training`` and how the model is trained (``mem``, ``plan``, ``check``): the keys of
+    the settings' ``training`` table; a flag left out keeps the settings' value, else the
+    default (dimlint.deploy.training)."""
+    command.add_argument(
+        "--training",
+        action="store_true",
+        help="judge a training step (check: DL501; plan: each layout; mem: also) instead of"
+        " serving; a megatron:/deepspeed: target implies it",
+    )
+    command.add_argument(
+        "--optimizer", choices=("adam", "adam8bit", "sgd"), default=None, help="default adam"
+    )
+    command.add_argument(
+        "--zero", type=int, choices=(0, 1, 2, 3), default=None, help="ZeRO stage (default 0)"
+    )
+    command.add_argument(
+        "--dp",
+        type=_positive,
+        default=None,
+        help="data-parallel size (ZeRO shards; default 1, or with --training --budget the GPUs"
+        " left after tp × pp)",
+    )
+    command.add_argument(
+        "--recompute",
+        choices=("none", "selective", "full"),
+        default=None,
+        help="training activation recomputation (default none)",
+    )
+    command.add_argument(
+        "--lora-rank",
+        type=_positive,
+        default=None,
+        metavar="R",
+        help="training: LoRA adapters of rank R on a frozen base (peft's count)",
+    )
+    command.add_argument(
+        "--lora-targets",
+        default=None,
+        metavar="NAMES",
+        help="training: comma-separated module names LoRA adapts (default: all-linear)",
+    )
+    command.add_argument(
+        "--qlora",
+        action="store_true",
+        help="training: the frozen base in 4-bit NF4 with double quantization (bitsandbytes)",
+    )
+    command.add_argument(
+        "--offload",
+        choices=("none", "optimizer", "params"),
+        default=None,
+        help="training: DeepSpeed offload to CPU (optimizer: ZeRO-Offload, ZeRO 1-3;"
+        " params: ZeRO-Infinity, ZeRO 3, also the optimizer)",
+    )
+    command.add_argument(
+        "--attention",
+        choices=("flash", "sdpa", "eager"),
+        default=None,
+        help="training: attention implementation (default: transformers' own, sdpa, or eager"
+        " for the families that refuse sdpa such as Gemma-2); eager keeps the a·s² scores",
     )
 
 
@@ -126,51 +190,7 @@ def _add_mem_parser(commands: _Commands) -> None:
     mem.add_argument("--tp", type=_degree, default=None, help="tensor-parallel size")
     mem.add_argument("--pp", type=_degree, default=None, help="pipeline-parallel size")
     mem.add_argument("--budget", default=None, metavar="NxGPU", help="e.g. 8xH100-80GB")
-    mem.add_argument("--training", action="store_true", help="also estimate training memory")
-    mem.add_argument("--optimizer", choices=("adam", "adam8bit", "sgd"), default="adam")
-    mem.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage")
-    mem.add_argument(
-        "--dp",
-        type=_positive,
-        default=None,
-        help="data-parallel size (ZeRO shards; default 1, or with --training --budget the GPUs"
-        " left after tp × pp)",
-    )
-    mem.add_argument(
-        "--recompute", choices=("none", "selective", "full"), default="none", help="training"
-    )
-    mem.add_argument(
-        "--lora-rank",
-        type=_positive,
-        default=None,
-        metavar="R",
-        help="training: LoRA adapters of rank R on a frozen base (peft's count)",
-    )
-    mem.add_argument(
-        "--lora-targets",
-        default=None,
-        metavar="NAMES",
-        help="training: comma-separated module names LoRA adapts (default: all-linear)",
-    )
-    mem.add_argument(
-        "--qlora",
-        action="store_true",
-        help="training: the frozen base in 4-bit NF4 with double quantization (bitsandbytes)",
-    )
-    mem.add_argument(
-        "--offload",
-        choices=("none", "optimizer", "params"),
-        default="none",
-        help="training: DeepSpeed offload to CPU (optimizer: ZeRO-Offload, ZeRO 1-3;"
-        " params: ZeRO-Infinity, ZeRO 3, also the optimizer)",
-    )
-    mem.add_argument(
-        "--attention",
-        choices=("flash", "sdpa", "eager"),
-        default=None,
-        help="training: attention implementation (default: transformers' own, sdpa, or eager"
-        " for the families that refuse sdpa such as Gemma-2); eager keeps the a·s² scores",
-    )
+    _add_training_options(mem)
     mem.add_argument("--plot", default=None, metavar="FILE", help="chart (.png/.svg, matplotlib)")
     mem.add_argument("--output-format", choices=("table", "json"), default="table")
     _add_common_options(mem)
@@ -285,6 +305,7 @@ def _add_plan_parser(commands: _Commands) -> None:
     plan.add_argument("--batch", type=_positive, default=None, help="sequences (default: 1)")
     plan.add_argument("--dtype", choices=DTYPES, default=None, help="weights (default: config's)")
     plan.add_argument("--kv-dtype", choices=DTYPES, default=None, help="KV cache format")
+    _add_training_options(plan)
     plan.add_argument("--output-format", choices=("table", "json"), default="table")
     _add_common_options(plan)
 

@@ -20,8 +20,9 @@ partial rotary, fused QKV), Mixtral and Qwen2-MoE (routed rows, shared expert), 
 Gemma-3 (5 sliding-window layers to 1 global: SDPA masks and repeated k/v, float32 q/k norms),
 Phi-3 (fused QKV and gate/up), Falcon (multi-query, parallel block, its SDPA math fallback and
 model-dtype softmax) and GPT-2 (LayerNorm, fused ``c_attn``, ``gelu_new``, learned
-positions), each with ``sdpa`` (transformers' default) and ``eager`` attention. GPT-2 under SDPA
-without checkpointing is a known gap (``KNOWN_GAPS``, +6%). Not covered on CPU: ``flash``
+positions; under SDPA its q, k and v are views of the fused ``c_attn`` output, once +6% when k
+and v were counted as copies), each with ``sdpa`` (transformers' default) and ``eager``
+attention. Not covered on CPU: ``flash``
 (FlashAttention-2 needs a GPU; it keeps the same q, k, v, output and log-sum-exp as the SDPA
 kernels, so the estimate equals ``sdpa``) and GPT-2's own eager path (it softmaxes in bfloat16
 and keeps a 4-D mask; the estimate assumes the float32 softmax of the shared eager
@@ -129,10 +130,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
 }
 #: Cases dimlint does not match yet, with dimlint ÷ autograd as measured: the test checks the
 #: gap is still that one, so a fix (or a regression) shows up.
-KNOWN_GAPS = {
-    ("gpt2", "sdpa", "none", "bf16"): 1.063,
-    ("gpt2", "sdpa", "none", "fp32"): 1.064,
-}
+KNOWN_GAPS: dict[tuple[str, str, str, str], float] = {}
 DTYPES = {"bf16": 2, "fp32": 4}
 CASES = [
     (family, attention, recompute, dtype)

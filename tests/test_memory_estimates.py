@@ -144,19 +144,22 @@ LAYER_SDPA = 2 * NORM + SDPA + MLP
 # final norm, float32 log-softmax + returned bf16 logits, ids and labels
 OUTSIDE = NORM + (4 + 2) * V + 16
 COS_SIN = 2 * 2 * 128  # per position, shared by every layer and sequence
+# backward starts with the float32 gradients of the log-probabilities and of the logits
+LOSS_GRADIENTS = (4 + 4) * V
 
 
 def test_activations_sdpa_eager_and_recompute() -> None:
     cfg = Cfg(specs()[0])
     sdpa = training_activations(cfg, batch=1, seq=S)  # sdpa is the default
-    assert sdpa == S * (L * LAYER_SDPA + OUTSIDE) + S * COS_SIN
+    assert sdpa == S * (L * LAYER_SDPA + OUTSIDE + LOSS_GRADIENTS) + S * COS_SIN
     assert training_activations(cfg, batch=1, seq=S, attention="flash") == sdpa
     assert training_activations(cfg, batch=1, seq=S, recompute="selective") == sdpa
     eager = training_activations(cfg, batch=1, seq=S, attention="eager")
     assert eager == sdpa + S * L * (EAGER - SDPA + SCORES)
     full = training_activations(cfg, batch=1, seq=S, recompute="full")
-    # each layer's bf16 input, plus one layer rebuilt during backward (no cos/sin kept)
-    assert full == S * (L * 2 * H + OUTSIDE) + S * LAYER_SDPA
+    # each layer's bf16 input, then the larger of the loss gradients and one layer rebuilt
+    # during backward (no cos/sin kept)
+    assert full == S * (L * 2 * H + OUTSIDE) + S * max(LOSS_GRADIENTS, LAYER_SDPA)
     assert training_activations(cfg, batch=1, seq=S, tp=8) == -(-sdpa // 8)
     two = training_activations(cfg, batch=2, seq=S)
     assert two == 2 * sdpa - S * COS_SIN  # cos/sin are shared by the batch
@@ -170,7 +173,7 @@ def test_training_memory_parts() -> None:
     gathered = 2 * 2 * 128256 * 8192
     assert estimate.weights == pytest.approx(2 * PARAMS_70B + gathered, rel=1e-6)
     assert estimate.kv_cache == 0
-    assert estimate.activations == S * (L * LAYER_SDPA + OUTSIDE) + S * COS_SIN
+    assert estimate.activations == S * (L * LAYER_SDPA + OUTSIDE + LOSS_GRADIENTS) + S * COS_SIN
     assert estimate.overhead == 1024**3
     assert estimate.total == sum(estimate[:4])
 

@@ -131,7 +131,10 @@ def test_qlora_on_one_24gb_card_answers_its_longest_sequence(config: str) -> Non
     at = dimlint.mem(config, context=longest, **options)["training"]["total"]
     beyond = dimlint.mem(config, context=longest + 1, **options)["training"]["total"]
     assert at <= usable < beyond
-    _, table, _ = run(*base, "--recompute", "full", "--budget", "1xRTX4090-24GB")
+    _, out, _ = run(*base, "--recompute", "full", "--budget", "1xRTX4090-24GB", "--output-format",
+                    "json")  # fmt: skip
+    assert json.loads(out)["budget"]["longest_seq"] > 4 * longest  # checkpointing: ~8k
+    _, table, _ = run(*base, "--recompute", "full", "--budget", "1xL40S")
     assert "longest training sequence that fits: 8,192" in table  # the model's own longest
     assert "qlora r=16" in table
 

@@ -18,7 +18,7 @@ checks is what its arguments say.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dimlint.api import options
@@ -76,8 +76,14 @@ def _deployment(
     batch: int | None,
     dtype: str | None,
     kv_dtype: str | None,
+    training: bool | Mapping[str, Any] = False,
 ) -> Deployment | None:
     listed = options.strings("targets", targets, "target specs such as 'vllm:tp=8'", split=False)
+    if not isinstance(training, (bool, Mapping)):
+        raise UsageError(
+            f"training={training!r}: expected True or a dict of training keys such as"
+            ' {"lora-rank": 16, "qlora": True}'
+        )
     budget = options.budget("budget", budget)
     from dimlint.deploy.targets import DTYPES
 
@@ -87,7 +93,8 @@ def _deployment(
     kv_dtype = options.text(
         "kv_dtype", kv_dtype.lower() if isinstance(kv_dtype, str) else kv_dtype, DTYPES
     )
-    if all(v is None for v in (listed, budget, context, batch, dtype, kv_dtype)):
+    given = (listed, budget, context, batch, dtype, kv_dtype)
+    if all(v is None for v in given) and training is False:
         return None
     from dimlint.deploy import targets as deployments
 
@@ -105,6 +112,8 @@ def _deployment(
             batch=batch,
             dtype=dtype,
             kv_dtype=kv_dtype,
+            training=training is not False,
+            training_options=training if isinstance(training, Mapping) else None,
         )
         if found is not None and found.budget is not None:
             from dimlint.memory import parse_budget
@@ -126,6 +135,7 @@ def selection(
     batch: int | None = None,
     dtype: str | None = None,
     kv_dtype: str | None = None,
+    training: bool | Mapping[str, Any] = False,
 ) -> Selection:
     """The rules to run and the deployment they check against (what ``check``'s flags say)."""
     from dimlint.lint.selection import Selection, SelectionError, validate_codes
@@ -141,7 +151,7 @@ def selection(
         chosen,
         extra,
         skipped,
-        deployment=_deployment(targets, budget, context, batch, dtype, kv_dtype),
+        deployment=_deployment(targets, budget, context, batch, dtype, kv_dtype, training),
     )
 
 
@@ -176,12 +186,16 @@ def check(
     batch: int | None = None,
     dtype: str | None = None,
     kv_dtype: str | None = None,
+    training: bool | Mapping[str, Any] = False,
     weights: bool = True,
 ) -> list[Diagnostic]:
     """Every finding on ``source``, sorted by file and position (``dimlint check``'s findings).
 
     ``targets`` are ``check --target`` specs (``"vllm:tp=8"``), ``budget`` is ``"8xH100-80GB"``;
     ``select``/``ignore`` take codes or prefixes. ``weights=False`` is ``--no-weights``.
+    ``training`` is ``--training`` (``True``) or its flags as the settings' ``training`` keys
+    (``{"lora-rank": 16, "qlora": True, "recompute": "full"}``): DL501 then judges a training
+    step, as ``mem --training`` and ``plan --training`` size it.
     """
     weights = options.flag("weights", weights)
     chosen = selection(
@@ -194,6 +208,7 @@ def check(
         batch=batch,
         dtype=dtype,
         kv_dtype=kv_dtype,
+        training=training,
     )
     loaded = load_source(source, weights=weights)
     if loaded is None:
@@ -252,6 +267,7 @@ def assert_valid(
 
 
 @options.checked
+@options.training_keywords_need_training
 def mem(
     source: Source,
     *,
@@ -263,21 +279,23 @@ def mem(
     pp: int | None = None,
     budget: str | None = None,
     training: bool = False,
-    optimizer: str = "adam",
-    zero: int = 0,
+    optimizer: str | None = None,
+    zero: int | None = None,
     dp: int | None = None,
-    recompute: str = "none",
+    recompute: str | None = None,
     attention: str | None = None,
     lora_rank: int | None = None,
     lora_targets: str | None = None,
     qlora: bool = False,
-    offload: str = "none",
+    offload: str | None = None,
     config: str | None = None,
     force: bool = False,
 ) -> dict[str, Any]:
     """The ``dimlint mem --output-format json`` object of ``source``: ``params``, ``weights``,
     ``kv_cache``, ``per_gpu`` (and ``training``, ``budget`` when asked), in bytes. The context
-    defaults to the model's longest; ``config`` names a settings file (default: none).
+    defaults to the model's longest; ``config`` names a settings file (default: none). The
+    training keywords left None take the settings' ``training`` table, else the defaults
+    (adam, ZeRO 0, no recomputation, no offload).
 
     A config with error-level findings raises :class:`RejectedInput` (listing them); with
     ``force=True`` the dict is computed anyway and starts with ``invalid`` (a note and the
@@ -297,32 +315,13 @@ def mem(
         pp=options.count("pp", pp, maximum=MAX_DEGREE),
         budget=options.budget("budget", budget),
         training=options.flag("training", training),
-        optimizer=options.text("optimizer", optimizer, ("adam", "adam8bit", "sgd")),
-        zero=options.count("zero", zero, minimum=0, maximum=3),
-        dp=options.count("dp", dp),
-        recompute=options.text("recompute", recompute, ("none", "selective", "full")),
-        attention=options.text("attention", attention, ("flash", "sdpa", "eager")),
-        lora_rank=options.count("lora_rank", lora_rank),
-        lora_targets=options.text("lora_targets", lora_targets),
-        qlora=options.flag("qlora", qlora),
-        offload=options.text("offload", offload, ("none", "optimizer", "params")),
+        **_training_keywords(
+            optimizer, zero, dp, recompute, attention, lora_rank, lora_targets, qlora, offload
+        ),
         config=config,
         no_config=config is None,
         force=options.flag("force", force),
     )
-    if not given.training:
-        asked = [
-            name
-            for name, value in (
-                ("lora_rank", given.lora_rank is not None),
-                ("lora_targets", given.lora_targets is not None),
-                ("qlora", given.qlora),
-                ("offload", given.offload != "none"),
-            )
-            if value
-        ]
-        if asked:
-            raise UsageError(f"{', '.join(asked)}: options of training: add training=True")
     model = load_model(source, given)
     apply_settings(model.path, model.specs, given)
     try:
@@ -331,8 +330,32 @@ def mem(
         raise UsageError(str(error)) from None
 
 
-@options.checked
-def plan(
+def _training_keywords(
+    optimizer: object,
+    zero: object,
+    dp: object,
+    recompute: object,
+    attention: object,
+    lora_rank: object,
+    lora_targets: object,
+    qlora: object,
+    offload: object,
+) -> dict[str, Any]:
+    """The training keywords of ``mem`` and ``plan``, checked (None: not given)."""
+    return {
+        "optimizer": options.text("optimizer", optimizer, ("adam", "adam8bit", "sgd")),
+        "zero": options.count("zero", zero, minimum=0, maximum=3),
+        "dp": options.count("dp", dp),
+        "recompute": options.text("recompute", recompute, ("none", "selective", "full")),
+        "attention": options.text("attention", attention, ("flash", "sdpa", "eager")),
+        "lora_rank": options.count("lora_rank", lora_rank),
+        "lora_targets": options.text("lora_targets", lora_targets),
+        "qlora": options.flag("qlora", qlora),
+        "offload": options.text("offload", offload, ("none", "optimizer", "params")),
+    }
+
+
+def plan_model(
     source: Source,
     *,
     gpu: str | None = None,
@@ -341,6 +364,16 @@ def plan(
     batch: int | None = None,
     dtype: str | None = None,
     kv_dtype: str | None = None,
+    training: bool = False,
+    optimizer: str | None = None,
+    zero: int | None = None,
+    dp: int | None = None,
+    recompute: str | None = None,
+    attention: str | None = None,
+    lora_rank: int | None = None,
+    lora_targets: str | None = None,
+    qlora: bool = False,
+    offload: str | None = None,
     config: str | None = None,
     no_config: bool | None = None,
     force: bool = False,
@@ -351,7 +384,14 @@ def plan(
     ``config`` names a settings file; the API reads none unless given one (``no_config``
     defaults to ``config is None``; the CLI passes its own choice). A config with error-level
     findings raises :class:`RejectedInput`; ``force=True`` plans it anyway, and ``.data``
-    starts with ``invalid`` (a note and the errors)."""
+    starts with ``invalid`` (a note and the errors).
+
+    ``training=True`` (or the settings' ``training`` table) sizes each layout for one training
+    step instead, with the training keywords of :func:`mem`, as ``mem --training`` and DL501
+    do: tp × pp with the other GPUs of ``max_gpus`` as data-parallel ranks, and with ``gpu``
+    the longest sequence that fits."""
+    import argparse
+
     from dimlint.deploy.engines import MAX_DEGREE
     from dimlint.deploy.plan import PlanRequest, build_plan
     from dimlint.deploy.targets import DTYPES
@@ -366,13 +406,32 @@ def plan(
     if no_config is not None:
         no_config = options.flag("no_config", no_config)
     force = options.flag("force", force)
+    from dimlint.deploy.training import training_flags
+
+    asked = training_flags(
+        argparse.Namespace(
+            **_training_keywords(
+                optimizer, zero, dp, recompute, attention, lora_rank, lora_targets, qlora, offload
+            )
+        )
+    )
+    trains = options.flag("training", training)
     model = read_model(
         source, config, config is None if no_config is None else no_config, force=force
     )
     path, specs = model.path, model.specs
     if not any(spec.heads is not None for spec in specs):
         raise UsageError(f"{path}: no attention heads found: is this a model config?")
-    found = deployment_of(model, context=context, batch=batch, dtype=dtype, kv_dtype=kv_dtype)
+    found = deployment_of(
+        model,
+        context=context,
+        batch=batch,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+        targets=[],  # plan lists every layout; a settings target is check's
+        training=trains,
+        training_options=asked,
+    )
     if gpu is None and found.budget is not None:
         from dimlint.memory import parse_budget
 
@@ -385,12 +444,16 @@ def plan(
         batch=found.batch or 1,
         dtype=found.dtype,
         kv_dtype=found.kv_dtype,
+        training=found.training,
     )
     try:
         result = build_plan(path, specs, request)
-    except ValueError as error:  # an unknown GPU name, from the catalogue
+    except ValueError as error:  # an unknown GPU name, LoRA targets the model lacks
         raise UsageError(str(error)) from None
     result.data["notes"] = _context_notes(result, specs)
+    trained = result.data.get("training")
+    if trained and trained["attention_note"]:
+        result.data["notes"].append(trained["attention_note"])
     if model.errors:
         from dimlint.api.memory_report import label_invalid
 
@@ -412,3 +475,10 @@ def _context_notes(result: Plan, specs: list[ModelSpec]) -> list[str]:
         f"context {context} exceeds the model's {derived.value} ({derived.key}): planned"
         " anyway (DL502 in `dimlint check --context` refuses it)"
     ]
+
+
+#: The API's ``plan``: :func:`plan_model` whose training keywords (``lora_rank``, ``qlora``...)
+#: without ``training=True`` are a usage error naming them as :func:`mem` names them. The CLI
+#: runs :func:`plan_model` itself: there the settings' ``training`` table may switch training
+#: on, and its errors spell the options as flags.
+plan = options.checked(options.training_keywords_need_training(plan_model, "plan"))

@@ -180,19 +180,6 @@ def report(
         note = _attention(specs, args)[1]
         if note:
             notes.append(note)
-    else:
-        asked = [
-            flag
-            for flag, value in (
-                ("--lora-rank", getattr(args, "lora_rank", None)),
-                ("--lora-targets", getattr(args, "lora_targets", None)),
-                ("--qlora", getattr(args, "qlora", False)),
-                ("--offload", (getattr(args, "offload", None) or "none") != "none"),
-            )
-            if value
-        ]
-        if asked:
-            raise UsageError(f"{', '.join(asked)} describe training: add --training")
     layout = getattr(args, "layout", None)
     if layout:
         notes.append(layout)
@@ -208,54 +195,44 @@ def report(
     return result
 
 
-def _finetune(args: argparse.Namespace) -> Any:
-    """The training method the options ask for: full, LoRA (``--lora-rank``) or QLoRA."""
-    from dimlint.memory.finetune import ALL_LINEAR, Finetune
+def _setup(args: argparse.Namespace) -> Any:
+    """How the model is trained (:func:`apply_settings` resolved it from the settings' and the
+    command line's training keys)."""
+    from dimlint.deploy.training import TrainingSetup
 
-    rank = getattr(args, "lora_rank", None)
-    qlora = bool(getattr(args, "qlora", False))
-    targets = getattr(args, "lora_targets", None)
-    if rank is None:
-        if qlora or targets:
-            flag = "--qlora" if qlora else "--lora-targets"
-            raise UsageError(f"{flag} needs --lora-rank R (the adapters' rank, e.g. 16)")
-        return Finetune()
-    names = tuple(t.strip() for t in (targets or ALL_LINEAR).split(",") if t.strip())
-    return Finetune("qlora" if qlora else "lora", rank, names or (ALL_LINEAR,))
+    found = getattr(args, "training_setup", None)
+    return found if found is not None else TrainingSetup()
 
 
 def _attention(specs: list[ModelSpec], args: argparse.Namespace) -> tuple[str, str | None]:
     """The attention implementation counted, and why when it is not the one asked for."""
-    from dimlint.memory import language_spec
-    from dimlint.memory.activations import attention_for
-    from dimlint.memory.config_view import Cfg
+    from dimlint.deploy.training import attention_of
 
-    return attention_for(Cfg(language_spec(specs)), getattr(args, "attention", None))
+    return attention_of(specs, _setup(args))
 
 
 def _plan(specs: list[ModelSpec], args: argparse.Namespace, dtype: str, seq: int) -> Any:
-    from dimlint.memory.training_plan import training_plan
+    """One training step: :func:`dimlint.deploy.training.step`, as ``plan`` and DL501 size it."""
+    from dimlint.deploy.training import step
 
-    return training_plan(
+    return step(
         specs,
+        _setup(args),
         dtype=dtype,
-        optimizer=args.optimizer,
-        zero=args.zero,
-        dp=args.dp,
         tp=args.tp,
         pp=args.pp,
+        dp=args.dp,
         batch=args.batch,
         seq=seq,
-        recompute=args.recompute,
-        attention=_attention(specs, args)[0],
-        finetune=_finetune(args),
-        offload=getattr(args, "offload", None) or "none",
     )
 
 
 def _training(specs: list[ModelSpec], args: argparse.Namespace, dtype: str) -> dict[str, Any]:
     """The ``training`` object: the plan of :mod:`dimlint.memory.training_plan`, by part."""
-    finetune = _finetune(args)
+    from dimlint.deploy.training import finetune_of
+
+    setup = _setup(args)
+    finetune = finetune_of(setup)
     plan = _plan(specs, args, dtype, args.context)
     return {
         "dtype": dtype,
@@ -263,16 +240,16 @@ def _training(specs: list[ModelSpec], args: argparse.Namespace, dtype: str) -> d
         "lora_rank": finetune.rank or None,
         "lora_targets": list(finetune.targets) if finetune.method != "full" else None,
         "trainable_params": plan.trainable,
-        "optimizer": args.optimizer,
-        "zero": args.zero,
-        "offload": getattr(args, "offload", None) or "none",
+        "optimizer": setup.optimizer,
+        "zero": setup.zero,
+        "offload": setup.offload,
         "dp": args.dp,
         "tp": args.tp,
         "pp": args.pp,
         "gpus": args.tp * args.pp * args.dp,
         "micro_batch": args.batch,
         "seq": args.context,
-        "recompute": args.recompute,
+        "recompute": setup.recompute,
         "attention": _attention(specs, args)[0],
         "weights": plan.weights,
         "gradients": plan.gradients,
@@ -290,27 +267,25 @@ def _longest_seq(
     specs: list[ModelSpec], args: argparse.Namespace, dtype: str, budget: dict[str, Any]
 ) -> int:
     """The longest training sequence (at the micro-batch) that fits the budget's GPU, up to the
-    model's longest context; 0 when not even one token does."""
+    model's longest context; 0 when not even one token does (``plan --training`` and DL501
+    search the same way, :func:`dimlint.deploy.training.longest_seq`)."""
     from dimlint.deploy.fit import default_context
+    from dimlint.deploy.training import longest_seq
     from dimlint.memory import language_spec
 
-    usable = budget["usable_bytes"]
     if budget["gpus_needed"] > budget["count"]:
         return 0
-
-    def fits(seq: int) -> bool:
-        return bool(_plan(specs, args, dtype, seq).total <= usable)
-
-    upper: int = max(args.context, default_context(language_spec(specs)))
-    if not fits(1):
-        return 0
-    if fits(upper):
-        return upper
-    low, high = 1, upper
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if fits(middle) else (low, middle)
-    return low
+    return longest_seq(
+        specs,
+        _setup(args),
+        usable=budget["usable_bytes"],
+        upper=max(args.context, default_context(language_spec(specs))),
+        dtype=dtype,
+        tp=args.tp,
+        pp=args.pp,
+        dp=args.dp,
+        batch=args.batch,
+    )
 
 
 def layout_refusals(specs: list[ModelSpec], tp: int, pp: int) -> dict[str, str]:
@@ -339,19 +314,23 @@ def _budget(text: str, result: dict[str, Any]) -> dict[str, Any]:
     except ValueError as error:
         raise UsageError(str(error)) from None
     usable = gpu.usable_bytes()
+    utilization = GPU_MEMORY_UTILIZATION
     per_gpu = result["per_gpu"]
     gpus = per_gpu["tp"] * per_gpu["pp"]
     total = per_gpu["total"]
     training = result["training"]
     if training:  # the budget is judged for the run asked for: the training step
+        from dimlint.deploy.training import usable_bytes
+
         gpus = training["tp"] * training["pp"] * training["dp"]
         total = training["total"]
+        usable, utilization = usable_bytes(gpu), 1.0  # a training step may fill the device
     return {
         "budget": text,
         "gpu": gpu.name,
         "count": count,
         "memory_bytes": gpu.memory_bytes,
-        "gpu_memory_utilization": GPU_MEMORY_UTILIZATION,
+        "gpu_memory_utilization": utilization,
         "usable_bytes": usable,
         "gpus_needed": gpus,
         "judged": "training" if training else "serving",
@@ -365,6 +344,7 @@ def apply_settings(path: str, specs: list[ModelSpec], args: argparse.Namespace) 
     and ``check --budget``; a ``--budget`` is split into tp, pp and dp once
     (:func:`_sharding_plan`)."""
     from dimlint.deploy.fit import default_context
+    from dimlint.deploy.training import training_flags
     from dimlint.lint.model_input import ModelInput, deployment_of, settings_for
     from dimlint.memory import language_spec
 
@@ -376,7 +356,14 @@ def apply_settings(path: str, specs: list[ModelSpec], args: argparse.Namespace) 
         dtype=args.dtype,
         kv_dtype=args.kv_dtype,
         budget=args.budget,
+        targets=[],  # mem sizes --tp/--pp; a settings target is check's layout
+        training=bool(getattr(args, "training", False)),
+        training_options=training_flags(args),
     )
+    args.training_setup = found.training
+    args.training = found.training is not None
+    if found.training is not None and getattr(args, "dp", None) is None:
+        args.dp = found.training.dp
     args.budget = found.budget
     args.dtype, args.kv_dtype = found.dtype, found.kv_dtype
     args.batch = found.batch or 1

@@ -62,6 +62,30 @@ def checked(function: Callable[P, R]) -> Callable[P, R]:
     return bound
 
 
+def training_keywords_need_training(
+    function: Callable[P, R], name: str | None = None
+) -> Callable[P, R]:
+    """``function`` refusing LoRA, QLoRA and offload keywords unless ``training`` is true: they
+    describe a training step, and silently ignoring them would size the wrong thing. Named
+    ``name`` when given (the API's name: ``checked`` reports unknown options under it)."""
+
+    @functools.wraps(function)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not kwargs.get("training"):
+            asked = [
+                key
+                for key in ("lora_rank", "lora_targets", "qlora", "offload")
+                if kwargs.get(key) not in (None, False, "none")
+            ]
+            if asked:
+                raise UsageError(f"{', '.join(asked)}: options of training: add training=True")
+        return function(*args, **kwargs)
+
+    if name is not None:
+        guarded.__name__ = guarded.__qualname__ = name
+    return guarded
+
+
 def _misuse(
     name: str,
     positional: list[str],

@@ -54,11 +54,20 @@ def check_context_length(spec: ModelSpec, deployment: Deployment) -> Iterator[Fi
     "DL501",
     "memory-budget",
     Severity.ERROR,
-    "Weights + KV cache (+ estimates) at the target context and batch exceed the GPU budget.",
+    "Weights + KV cache (+ estimates) at the target context and batch, or a training step under"
+    " a training target, exceed the GPU budget.",
 )
 def check_memory_budget(spec: ModelSpec, deployment: Deployment) -> Iterator[Finding]:
     if deployment.budget is None or spec.pointer:
         return  # judged once per document, at its top level, over all its sub-models
+    if deployment.training is not None:  # judged on a training step, as mem --training
+        from dimlint.deploy.training_fit import describe_training_misfit, training_layouts
+
+        for layout in training_layouts(spec, deployment, deployment.training):
+            message = describe_training_misfit(layout, deployment.training)
+            if message is not None:
+                yield Finding("DL501", message, None)
+        return
     from dimlint.deploy.fit import describe_misfit, layouts_for  # only with a budget
 
     for layout in layouts_for(spec, deployment):

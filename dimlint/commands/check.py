@@ -280,6 +280,11 @@ def _companions(names: tuple[str, ...], args: argparse.Namespace) -> tuple[str, 
 
 
 _DEPLOYMENTS: dict[str | None, Deployment | None] = {}
+#: ``check``'s training flags (dimlint.deploy.training.KEYS), read without importing it.
+_TRAINING_FLAGS = (
+    "training", "optimizer", "zero", "dp", "recompute", "attention", "lora_rank",
+    "lora_targets", "qlora", "offload",
+)  # fmt: skip
 
 
 def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment | None:
@@ -287,10 +292,16 @@ def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment 
     if settings.source in _DEPLOYMENTS:
         return _DEPLOYMENTS[settings.source]
     given = (args.target, args.budget, args.context, args.batch, args.dtype, args.kv_dtype)
-    keys = ("targets", "budget", "context", "batch", "dtype", "kv-dtype")
-    if all(v is None for v in given) and not any(k in settings.extra for k in keys):
+    keys = ("targets", "budget", "context", "batch", "dtype", "kv-dtype", "training")
+    flags = [getattr(args, key, None) for key in _TRAINING_FLAGS]
+    if (
+        all(v is None for v in given)
+        and all(flag is None or flag is False for flag in flags)
+        and not any(k in settings.extra for k in keys)
+    ):
         return None  # the plain lint path: nothing of the deployment code is imported
     from dimlint.deploy import targets
+    from dimlint.deploy.training import training_flags
 
     try:
         found = targets.deployment(
@@ -301,6 +312,8 @@ def _deployment_for(settings: Settings, args: argparse.Namespace) -> Deployment 
             batch=args.batch,
             dtype=args.dtype,
             kv_dtype=args.kv_dtype,
+            training=bool(getattr(args, "training", False)),
+            training_options=training_flags(args),
             source=settings.source,
         )
         if found is not None and found.budget is not None:

@@ -171,12 +171,17 @@ def render(item: dict[str, Any]) -> str:
         verdict = "fits" if budget["fits"] else "does NOT fit"
         if budget.get("longest_seq") is not None:
             verdict += f"; longest training sequence that fits: {budget['longest_seq']:,}"
+        share = (
+            "all"
+            if budget["judged"] == "training"  # a training step may fill the device
+            else f"{budget['gpu_memory_utilization']:g}"
+        )
         rows.append(
             (
                 f"budget {budget['budget']}",
                 size(budget["usable_bytes"]),
-                f"usable per GPU ({budget['gpu_memory_utilization']:g} of"
-                f" {size(budget['memory_bytes'])}, {budget['gpu']}): {verdict}",
+                f"usable per GPU ({share} of {size(budget['memory_bytes'])}, {budget['gpu']}):"
+                f" {verdict}",
             )
         )
     width = max(len(label) for label, _, _ in rows)

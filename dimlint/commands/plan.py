@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Compute and print the plan; usage errors (unreadable file, unknown GPU) exit 2, a config
     with input errors exits 1 with those findings (the front end all commands share)."""
-    from dimlint.api import plan as plan_of
+    from dimlint.api import plan_model as plan_of
 
     plan = plan_of(
         args.path,
@@ -25,6 +25,16 @@ def run_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         batch=args.batch,
         dtype=args.dtype,
         kv_dtype=args.kv_dtype,
+        training=args.training,
+        optimizer=args.optimizer,
+        zero=args.zero,
+        dp=args.dp,
+        recompute=args.recompute,
+        attention=args.attention,
+        lora_rank=args.lora_rank,
+        lora_targets=args.lora_targets,
+        qlora=args.qlora,
+        offload=args.offload,
         config=args.config,
         no_config=args.no_config,
         force=args.force,
@@ -73,6 +83,32 @@ def _ranges(degrees: list[int]) -> str:
     return ", ".join(parts)
 
 
+#: (memory key, column label) of the table, serving and training.
+_SERVING_COLUMNS = (
+    ("weights", "weights"),
+    ("kv_cache", "kv cache"),
+    ("activations", "activ."),
+    ("overhead", "overhead"),
+    ("total", "total"),
+)
+_TRAINING_COLUMNS = (
+    ("weights", "weights"),
+    ("gradients", "grads"),
+    ("optimizer_states", "optim."),
+    ("zero3_gathered", "zero3"),
+    ("activations", "activ."),
+    ("overhead", "overhead"),
+    ("total", "total"),
+    ("longest_seq", "longest"),
+)
+
+
+def _cell(name: str, value: int | None) -> str:
+    if name == "longest_seq":
+        return "-" if value is None else f"{value:,}"
+    return _gib(value or 0)
+
+
 def render_table(result: Plan) -> str:
     """The human-readable plan: degrees per engine, then one memory table for all layouts.
 
@@ -88,11 +124,24 @@ def render_table(result: Plan) -> str:
         else "no --gpu given: memory shown, fit not judged"
     )
     lines = [plan["invalid"]["note"]] if plan.get("invalid") else []
-    lines += [
-        f"{plan['path']} ({plan['model_type'] or 'config'}) · context {plan['context']} ×"
-        f" batch {plan['batch']} · {plan['dtype']} weights, {plan['kv_dtype']} KV cache · {where}",
-        "",
-    ]
+    training = plan.get("training")
+    if training:
+        rank = f" r={training['lora_rank']}" if training["lora_rank"] else ""
+        where = where.replace(f"({gpu['gpu_memory_utilization']:g} of", "(all of") if gpu else where
+        lines += [
+            f"{plan['path']} ({plan['model_type'] or 'config'}) · training {training['method']}"
+            f"{rank}, {training['optimizer']}, ZeRO-{training['zero']}, recompute"
+            f" {training['recompute']}, {training['attention']} attention · sequence"
+            f" {plan['context']} × micro-batch {plan['batch']} · {plan['dtype']} · {where}",
+            "",
+        ]
+    else:
+        lines += [
+            f"{plan['path']} ({plan['model_type'] or 'config'}) · context {plan['context']} ×"
+            f" batch {plan['batch']} · {plan['dtype']} weights, {plan['kv_dtype']} KV cache"
+            f" · {where}",
+            "",
+        ]
     layouts: dict[tuple[int, int], dict[str, Any]] = {}
     accepted_by: dict[tuple[int, int], list[str]] = {}
     for name, entry in plan["engines"].items():
@@ -107,19 +156,24 @@ def render_table(result: Plan) -> str:
             accepted_by.setdefault(key, []).append(name)
         fit = entry["smallest_fit"]
         if fit is not None:
+            data = f" × dp {fit['dp']}" if "dp" in fit else ""
             lines.append(
-                f"  smallest layout that fits: tp {fit['tp']} × pp {fit['pp']}"
+                f"  smallest layout that fits: tp {fit['tp']} × pp {fit['pp']}{data}"
                 f" ({fit['gpus']} GPU{'s' if fit['gpus'] > 1 else ''},"
                 f" {_gib(fit['memory']['total'])} GiB per GPU)"
             )
         elif gpu:
             lines.append(f"  no layout up to {plan['max_gpus']} GPUs fits")
         lines.append("")
+    columns = _TRAINING_COLUMNS if training else _SERVING_COLUMNS
     lines.append(
-        "memory per GPU in GiB (weights and KV cache from the config; activations and overhead"
-        " are estimates)"
+        "memory per GPU in GiB of one training step (model states from the config;"
+        " activations and overhead are estimates; longest: the longest sequence that fits)"
+        if training
+        else "memory per GPU in GiB (weights and KV cache from the config; activations and"
+        " overhead are estimates)"
     )
-    header = ("tp", "pp", "gpus", "weights", "kv cache", "activ.", "overhead", "total", "fits")
+    header = ("tp", "pp", "gpus", *(label for _, label in columns), "fits")
     rows = [header]
     #: (tp, memory per GPU) already shown with fewer GPUs: more pipeline stages that buy
     #: nothing (28 layers over 8 or 9 stages both leave 4 on the largest stage).
@@ -128,22 +182,19 @@ def render_table(result: Plan) -> str:
     for key in sorted(layouts, key=lambda k: (k[0] * k[1], k[1])):
         layout = layouts[key]
         memory = layout["memory"]
-        per_gpu = (layout["tp"], tuple(sorted(memory.values())))
+        per_gpu = (layout["tp"], tuple(sorted(v or 0 for v in memory.values())))
         if per_gpu in shown:
             same += 1
             continue
         shown.add(per_gpu)
         fits = {True: "yes", False: "no", None: "-"}[layout["fits"]]
+        cells = [_cell(name, memory[name]) for name, _ in columns]
         rows.append(
             (
                 str(layout["tp"]),
                 str(layout["pp"]),
                 str(layout["gpus"]),
-                _gib(memory["weights"]),
-                _gib(memory["kv_cache"]),
-                _gib(memory["activations"]),
-                _gib(memory["overhead"]),
-                _gib(memory["total"]),
+                *cells,
                 f"{fits}  ({' '.join(accepted_by[key])})",
             )
         )

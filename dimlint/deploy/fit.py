@@ -56,6 +56,8 @@ class Layout(Record):
     specs: tuple[ModelSpec, ...]
     #: The language model (its heads decide the accepted tp sizes).
     model: ModelSpec
+    #: Data-parallel ranks of a training step (the budget's GPUs left after tp × pp).
+    dp: int = 1
 
     @property
     def label(self) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dimlint.config.spec import ModelSpec
 from dimlint.deploy.engines import ENGINES, PLAN_ENGINES, valid_degrees
 from dimlint.deploy.fit import Setting, resolve_setting
+from dimlint.deploy.training import TrainingSetup
 from dimlint.records import Record
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ class PlanRequest(Record):
     dtype: str | None = None
     kv_dtype: str | None = None
     engines: tuple[str, ...] = PLAN_ENGINES
+    #: ``--training``: each layout sized for a training step (tp × pp × dp), not for serving.
+    training: TrainingSetup | None = None
 
 
 def _memory(specs: tuple[ModelSpec, ...], setting: Setting, tp: int, pp: int) -> dict[str, int]:
@@ -53,6 +56,39 @@ def _memory(specs: tuple[ModelSpec, ...], setting: Setting, tp: int, pp: int) ->
         "activations": estimate.activations,
         "overhead": estimate.overhead,
         "total": estimate.total,
+    }
+
+
+def _training_memory(
+    specs: tuple[ModelSpec, ...],
+    setting: Setting,
+    setup: TrainingSetup,
+    layout: tuple[int, int, int],
+    gpu: GPU | None,
+    upper: int,
+) -> dict[str, int | None]:
+    """One training step on tp × pp × dp, as ``mem --training`` and DL501 size it, and the
+    longest sequence that fits ``gpu`` (None without one)."""
+    from dimlint.deploy.training import longest_seq, step, usable_bytes
+
+    tp, pp, dp = layout
+    dtype, batch = setting.dtype, setting.batch
+    used = step(specs, setup, dtype=dtype, tp=tp, pp=pp, dp=dp, batch=batch, seq=setting.context)
+    longest = None
+    if gpu is not None:
+        usable = usable_bytes(gpu)
+        longest = longest_seq(
+            specs, setup, usable=usable, upper=upper, dtype=dtype, tp=tp, pp=pp, dp=dp, batch=batch
+        )
+    return {
+        "weights": used.weights,
+        "gradients": used.gradients,
+        "optimizer_states": used.optimizer,
+        "zero3_gathered": used.gathered,
+        "activations": used.activations,
+        "overhead": used.overhead,
+        "total": used.total,
+        "longest_seq": longest,
     }
 
 
@@ -82,7 +118,17 @@ def build_plan(path: str, specs: list[ModelSpec], request: PlanRequest) -> Plan:
     )
     gpu = _gpu(request.gpu) if request.gpu else None
     usable = gpu.usable_bytes() if gpu is not None else None
-    memory: dict[tuple[int, int], dict[str, int]] = {}
+    utilization = GPU_MEMORY_UTILIZATION
+    setup = request.training
+    if setup is not None:
+        from dimlint.deploy.fit import default_context
+        from dimlint.deploy.training import attention_of, usable_bytes
+
+        attention, attention_note = attention_of(models, setup)
+        upper = max(setting.context, default_context(model))
+        if gpu is not None:
+            usable, utilization = usable_bytes(gpu), 1.0  # a training step may fill the device
+    memory: dict[tuple[int, int], dict[str, Any]] = {}
     engines: dict[str, Any] = {}
     summaries: dict[tuple[str, str], dict[int, str]] = {}
     for name in request.engines:
@@ -104,11 +150,24 @@ def build_plan(path: str, specs: list[ModelSpec], request: PlanRequest) -> Plan:
             for pp in valid["pp"]:
                 if tp * pp > request.max_gpus:
                     continue
+                dp = 1
+                if setup is not None:  # the GPUs left after tp × pp are data-parallel ranks
+                    dp = setup.dp or max(1, request.max_gpus // (tp * pp))
+                    if tp * pp * dp > request.max_gpus:
+                        continue
                 if (tp, pp) not in memory:
-                    memory[tp, pp] = _memory(models, setting, tp, pp)
+                    memory[tp, pp] = (
+                        _memory(models, setting, tp, pp)
+                        if setup is None
+                        else _training_memory(models, setting, setup, (tp, pp, dp), gpu, upper)
+                    )
                 used = memory[tp, pp]
                 fits = None if usable is None else used["total"] <= usable
-                layouts.append({"tp": tp, "pp": pp, "gpus": tp * pp, "memory": used, "fits": fits})
+                gpus = tp * pp * dp
+                layout = {"tp": tp, "pp": pp, "gpus": gpus, "memory": used, "fits": fits}
+                if setup is not None:
+                    layout = {"tp": tp, "pp": pp, "dp": dp, **layout}
+                layouts.append(layout)
         layouts.sort(key=lambda layout: (layout["gpus"], layout["pp"]))
         entry["layouts"] = layouts
         entry["smallest_fit"] = next((dict(lay) for lay in layouts if lay["fits"]), None)
@@ -128,10 +187,29 @@ def build_plan(path: str, specs: list[ModelSpec], request: PlanRequest) -> Plan:
             "name": gpu.name,
             "memory_bytes": gpu.memory_bytes,
             "usable_bytes": usable,
-            "gpu_memory_utilization": GPU_MEMORY_UTILIZATION,
+            "gpu_memory_utilization": utilization,
         },
         "memory_note": "per GPU, serving: weights and KV cache computed from the config,"
         " activations and overhead estimated",
+        "training": None,
         "engines": engines,
     }
+    if setup is not None:
+        data["memory_note"] = (
+            "per GPU, one training step (as mem --training and DL501 size it): model states"
+            " computed from the config, activations and overhead estimated; longest_seq is the"
+            " longest sequence at the micro-batch that fits the GPU"
+        )
+        data["training"] = {
+            "method": setup.method,
+            "lora_rank": setup.lora_rank,
+            "lora_targets": setup.lora_targets,
+            "optimizer": setup.optimizer,
+            "zero": setup.zero,
+            "dp": setup.dp,
+            "recompute": setup.recompute,
+            "offload": setup.offload,
+            "attention": attention,
+            "attention_note": attention_note,
+        }
     return Plan(data, summaries)

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dimlint.deploy.training import TRAINING_ENGINES, TrainingSetup, training_setup
 from dimlint.records import Record
 
 #: Engines with parallel layouts, and the keys each accepts (``megatron:tp=4,pp=2,ep=8,cp=2``).
@@ -80,6 +81,10 @@ class Deployment(Record):
     batch: int | None = None
     dtype: str | None = None
     kv_dtype: str | None = None
+    #: How the model is trained, when a budget is judged on a training step: ``--training``
+    #: or the settings' ``training`` table, or a training target (``megatron:``,
+    #: ``deepspeed:``) with the defaults (:mod:`dimlint.deploy.training`).
+    training: TrainingSetup | None = None
 
     @property
     def parallel(self) -> tuple[Target, ...]:
@@ -176,10 +181,15 @@ def deployment(
     batch: int | None = None,
     dtype: str | None = None,
     kv_dtype: str | None = None,
+    training: bool = False,
+    training_options: Mapping[str, Any] | None = None,
     source: str | None = None,
 ) -> Deployment | None:
     """The deployment from settings keys, each replaced by its command-line value when given.
 
+    ``training`` is ``--training``; ``training_options`` the training flags, by settings key
+    (``{"lora-rank": 16}``, None for those not given), which replace the settings' ``training``
+    table key by key and need ``--training``, the settings' ``training`` or a training target.
     Returns None when nothing describes a deployment (the rules that need one stay silent).
     """
     where = f"{source}: " if source else ""
@@ -205,6 +215,18 @@ def deployment(
         "kv-dtype": kv_dtype if kv_dtype is not None else settings.get("kv-dtype"),
     }
     formats = {k: _dtype(v, k, where) if v is not None else None for k, v in kinds.items()}
+    stated = settings.get("training")
+    trains = any(t.engine in TRAINING_ENGINES for t in parsed)
+    if (training or trains) and stated in (None, False):
+        stated = True
+    asked = {k: v for k, v in (training_options or {}).items() if v is not None}
+    if asked and stated in (None, False):
+        flags = ", ".join(f"--{key}" for key in asked)
+        raise TargetError(
+            f"{where}{flags} describe training: add --training (or a megatron:/deepspeed: target,"
+            " or training = {...} in the settings)"
+        )
+    setup = training_setup(stated, asked, where=where)
     result = Deployment(
         parsed,
         chosen_budget,
@@ -212,5 +234,6 @@ def deployment(
         ints["batch"],
         formats["dtype"],
         formats["kv-dtype"],
+        setup,
     )
     return None if result.is_empty else result

@@ -29,6 +29,7 @@ KEYS = (
     "batch",
     "dtype",
     "kv-dtype",
+    "training",
     "exclude",
     "baseline",
 )
@@ -164,7 +165,16 @@ def parse(table: dict[str, Any], source: str) -> Settings:
         exclude=tuple(str(p) for p in exclude),
         extra={
             k: table[k]
-            for k in ("targets", "budget", "context", "batch", "dtype", "kv-dtype", "baseline")
+            for k in (
+                "targets",
+                "budget",
+                "context",
+                "batch",
+                "dtype",
+                "kv-dtype",
+                "training",
+                "baseline",
+            )
             if k in table
         },
     )

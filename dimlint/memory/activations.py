@@ -35,7 +35,10 @@ KV projection widths, ``f`` MLP width, ``a`` heads, ``s`` sequence):
 
 Gradient checkpointing (``recompute="full"``, transformers' ``gradient_checkpointing_enable``)
 keeps only each layer's input ``u·h``; the backward pass then rebuilds one layer at a time, so the
-peak adds one layer's activations (:func:`training_activation_bytes`). ``selective`` recomputes
+peak may be one layer's activations on top. Backward itself starts with two float32 ``b·s·V``
+loss gradients (:func:`loss_gradient_bytes`): the peak of the step is the larger of the two
+(:func:`dimlint.memory.estimates.training_activations`). A frozen base (LoRA) keeps less:
+:func:`frozen_base_savings`. ``selective`` recomputes
 the attention core (as Megatron's selective recomputation): no scores. Dropout masks (1 byte per
 element where a dropout probability is non-zero) are not counted: released LLMs train without
 dropout. MoE layers: see :func:`_moe_bytes`.
@@ -70,8 +73,8 @@ NO_SDPA = frozenset(
 #: Families whose RMSNorm keeps its normalized input in float32 (``(1 + w)`` multiplies the
 #: float32 tensor, then the output is cast back): Gemma's ``GemmaRMSNorm``.
 FLOAT32_NORM_OUTPUT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text"})
-#: Families whose query is a view into one fused QKV output (GPT-2's ``c_attn``), which it keeps
-#: alive whole; their key and value are copied out of it.
+#: Families whose query, key and value are views into one fused QKV output (GPT-2's ``c_attn``),
+#: which the attention kernel keeps alive whole.
 QUERY_IN_FUSED_QKV = frozenset({"gpt2"})
 #: Families whose fused QKV projection output stays alive under SDPA: the kernel keeps v, a
 #: view into it (GPT-NeoX's ``query_key_value``, Phi-3's ``qkv_proj``).
@@ -195,7 +198,10 @@ def _attention_bytes(cfg: Cfg, traits: Decoder, attention: str, unit: int) -> tu
         # one k/v head broadcast to all: no fused kernel takes it, the math path upcasts q and
         # the expanded k and v to float32 and keeps float32 attention weights
         return kept + 4 * 3 * q_w + unit * q_w, 4.0 * heads
-    kept += unit * (query + 2 * kv_w + q_w) + 4 * heads  # q, k, v, output; log-sum-exp
+    # q, k, v, output; log-sum-exp. GPT-2's k and v are views into the fused c_attn output
+    # the query already keeps whole (split, view, transpose: no copy reaches the kernel)
+    separate = 0 if cfg.model_type in QUERY_IN_FUSED_QKV else 2 * kv_w
+    kept += unit * (query + separate + q_w) + 4 * heads
     if cfg.model_type in FUSED_QKV_ALIVE:
         kept += unit * (q_w + kv_w)  # v is a view of the fused output, which stays whole
     if 0 < _rotary_fraction(cfg) < 1 or cfg.model_type in OUTPUT_COPIED:
@@ -353,6 +359,16 @@ def _weight_copies(cfg: Cfg, traits: Decoder) -> int:
     return 4 * (cfg.hidden * norms + cfg.head_dim * heads)
 
 
+def loss_gradient_bytes(cfg: Cfg, *, batch: int, seq: int) -> int:
+    """What the first step of backward adds to everything the forward kept: the loss upcasts
+    the logits (``ForCausalLMLoss``), so ``nll_loss`` backward makes a float32 gradient of the
+    log-probabilities (``4V`` a token) and ``log_softmax`` backward its float32 input gradient
+    (``4V``) while the first is alive. Measured with the profiler's allocator trace through
+    forward and backward (``tests/test_memory_backward_peak.py``): the peak of a step without
+    recomputation, and of one with full recomputation at a real model's vocabulary."""
+    return 8 * cfg.vocab * batch * seq
+
+
 def recompute_peak_bytes(
     cfg: Cfg, *, batch: int, seq: int, attention: str = DEFAULT_ATTENTION, unit: int = 2
 ) -> int:
@@ -362,3 +378,56 @@ def recompute_peak_bytes(
         moe = layer_bytes(cfg, attention=attention, unit=unit, moe=True).total(seq)
         largest = max(largest, moe)
     return math.ceil(batch * seq * largest)
+
+
+class FrozenBase(Record):
+    """Per token, what a frozen base does not keep that a full fine-tune does (LoRA, QLoRA)."""
+
+    #: Average per decoder layer.
+    per_layer: float
+    #: The first layer's first norm (not rebuilt as the peak layer under full recomputation).
+    first: float
+    #: The final norm.
+    final: float
+
+
+def frozen_base_savings(cfg: Cfg, *, attention: str, unit: int) -> FrozenBase:
+    """What autograd stops keeping when every base weight is frozen (LoRA's adapters carry
+    their own inputs: :func:`dimlint.memory.finetune.lora_activation_bytes`).
+
+    Derived from the backward formulas: a product keeps an operand only for the other
+    operand's gradient, so ``x @ W`` with a frozen ``W`` keeps no ``x`` and ``w * normalized``
+    (a frozen norm weight) keeps no ``normalized``. So no projection keeps its input (the norm
+    outputs, the MLP's down input; eager's and the copied SDPA outputs o_proj reads), RMSNorm
+    keeps its float32 copy and ``rsqrt`` but not its normalized value (LayerNorm's kernel keeps
+    its input, mean and rstd either way), the first layer's first norm reads the frozen
+    embedding's output, which needs no gradient, and keeps nothing, and the final norm's output
+    feeds the frozen head. In float32 the adapters read the projections' inputs themselves (no
+    cast), which stay kept. MoE layers' expert blocks are counted as in a full fine-tune (an
+    upper bound there). Measured on peft LoRA models (``tests/test_memory_lora_activations.py``:
+    Llama, Qwen2, Mistral, Gemma-2, Phi-3 and GPT-NeoX within 0.2%).
+    """
+    traits = decoder_traits(cfg)
+    hidden = cfg.hidden
+    kind = _norm_kind(cfg, traits)
+    normalized = {"rms": unit * hidden, "rms32": 4 * hidden}.get(kind, 0)
+    parallel = cfg.model_type in PARALLEL_BLOCKS or (
+        cfg.model_type == "falcon" and cfg.flag("parallel_attn", True)
+    )
+    feeding = 1 if parallel and traits.norms == 1 else 2  # norm outputs projections read
+    copied = attention == "eager" or (
+        attention == "sdpa"
+        and not _math_fallback(cfg)
+        and (0 < _rotary_fraction(cfg) < 1 or cfg.model_type in OUTPUT_COPIED)
+    )
+    o_input = unit * cfg.heads * cfg.head_dim if copied else 0
+    experts = moe_count(cfg)
+    dense = max(0, cfg.layers - experts)
+    down_input = unit * (cfg.ffn or 4 * hidden)  # gated: the product; plain: the activation
+    inputs = o_input + down_input * dense / max(1, cfg.layers) + feeding * unit * hidden
+    if unit >= 4:  # float32 adapters read the projections' own inputs (no cast): kept
+        inputs = 0
+    per_layer = max(2, traits.norms) * normalized + inputs
+    first = {"rms": 4 * hidden + 4, "rms32": 4 * hidden + 4, "ln": unit * hidden + 8}.get(kind, 0)
+    final = (normalized + unit * hidden) if traits.final_norm else 0
+    return FrozenBase(per_layer, first, final)

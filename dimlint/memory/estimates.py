@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.activations import (
     DEFAULT_ATTENTION,
+    frozen_base_savings,
+    loss_gradient_bytes,
     recompute_peak_bytes,
     saved_activation_bytes,
 )
@@ -251,13 +253,29 @@ def training_activations(
     recompute: str = "none",
     attention: str = DEFAULT_ATTENTION,
     dtype: str = "bf16",
+    adapters: float | None = None,
 ) -> int:
     """Activation bytes per GPU at the peak of a training step (an estimate): what autograd
-    keeps after the forward pass, plus, under full recomputation, the layer being rebuilt."""
+    keeps after the forward pass plus the float32 loss gradients backward starts with
+    (:func:`~dimlint.memory.activations.loss_gradient_bytes`), or, under full recomputation,
+    the layer being rebuilt, whichever is larger.
+
+    ``adapters`` (LoRA, QLoRA: what the adapters keep per token and layer) trains them on a
+    frozen base, which keeps less (:func:`~dimlint.memory.activations.frozen_base_savings`)."""
     unit = max(2, int(dtype_bytes(dtype)))  # fp8/int8 training still keeps 16-bit activations
-    kept = saved_activation_bytes(
+    kept: float = saved_activation_bytes(
         cfg, batch=batch, seq=seq, attention=attention, recompute=recompute, unit=unit
     )
+    tokens = batch * seq
+    layer = 0.0  # per token: what a frozen base with adapters changes in one layer
+    if adapters is not None:
+        frozen = frozen_base_savings(cfg, attention=attention, unit=unit)
+        layer = adapters - frozen.per_layer
+        kept -= tokens * frozen.final
+        if recompute != "full":
+            kept += tokens * (cfg.layers * layer - frozen.first)
+    peak = kept + loss_gradient_bytes(cfg, batch=batch, seq=seq)
     if recompute == "full":
-        kept += recompute_peak_bytes(cfg, batch=batch, seq=seq, attention=attention, unit=unit)
-    return math.ceil(kept / max(1, tp))
+        rebuilt = recompute_peak_bytes(cfg, batch=batch, seq=seq, attention=attention, unit=unit)
+        peak = max(peak, kept + rebuilt + tokens * layer)
+    return math.ceil(peak / max(1, tp))

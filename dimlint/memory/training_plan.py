@@ -170,13 +170,19 @@ def training_plan(
     if offload == "params":
         cpu += weights
         weights = 0.0
-    activations = training_activations(
-        cfg, batch=batch, seq=seq, tp=tp, recompute=recompute, attention=attention, dtype=dtype
-    )
+    adapters = None
     if finetune.method != "full" and modules is not None:
-        per_layer = lora_activation_bytes(cfg, modules, finetune.rank, finetune.targets, unit)
-        layers = 1 if recompute == "full" else cfg.layers  # checkpointing rebuilds one layer
-        activations += math.ceil(batch * seq * per_layer * layers / max(1, tp))
+        adapters = lora_activation_bytes(cfg, modules, finetune.rank, finetune.targets, unit)
+    activations = training_activations(
+        cfg,
+        batch=batch,
+        seq=seq,
+        tp=tp,
+        recompute=recompute,
+        attention=attention,
+        dtype=dtype,
+        adapters=adapters,
+    )
     return TrainingPlan(
         math.ceil(weights),
         math.ceil(gradients),

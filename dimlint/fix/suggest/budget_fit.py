@@ -43,6 +43,7 @@ def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
     the sequence ``--context`` (4096) and the attention ``--attention`` or mem's default for
     the family (eager for Gemma-2, which transformers refuses sdpa); a training step may fill
     the whole device."""
+    from dimlint.deploy.training import usable_bytes
     from dimlint.memory import language_spec
     from dimlint.memory.activations import attention_for
     from dimlint.memory.config_view import Cfg
@@ -72,6 +73,6 @@ def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
         "tp": layout.tp,
         "pp": layout.pp,
         "per_gpu_bytes": used.total,
-        "usable_bytes": layout.gpu.memory_bytes,
-        "fits": used.total <= layout.gpu.memory_bytes and gpus <= layout.budget_gpus,
+        "usable_bytes": usable_bytes(layout.gpu),
+        "fits": used.total <= usable_bytes(layout.gpu) and gpus <= layout.budget_gpus,
     }
