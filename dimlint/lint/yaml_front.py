@@ -55,9 +55,14 @@ _NEOX_MARKERS = frozenset(
 )
 
 
+#: A Hydra defaults list: the file may compose a model from files that state its dimensions.
+_DEFAULTS_LIST = re.compile(rb"(?m)^defaults[ \t]*:")
+
+
 def may_have_model(data: bytes) -> bool:
-    """Whether the file mentions a dimension key at all (most YAML in a repo is CI and tooling)."""
-    return _DIMENSION_KEY.search(data) is not None
+    """Whether the file mentions a dimension key at all (most YAML in a repo is CI and tooling),
+    or composes other files through a Hydra defaults list."""
+    return _DIMENSION_KEY.search(data) is not None or _DEFAULTS_LIST.search(data) is not None
 
 
 def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
@@ -104,7 +109,8 @@ def lint_document(
     result.notes = [
         note
         for note in document.notes
-        if any(note.startswith(f"{section.pointer}/") for section in found)
+        if note.startswith("defaults: ")  # what a Hydra defaults list could not compose
+        or any(note.startswith(f"{section.pointer}/") for section in found)
     ]
     for spec, derived in built:
         for found_here in spec_findings(spec, codes, section_selection):
