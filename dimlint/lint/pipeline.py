@@ -228,10 +228,16 @@ def _has_model_section(value: dict[str, Any]) -> bool:
 
 
 def _training_config(value: dict[str, Any]) -> bool:
-    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens)."""
+    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens, or
+    open_lm's model keys: its ``hidden_dim`` is the width, not Mistral's FFN)."""
     if "model_type" in value or "architectures" in value:
         return False
-    return bool(_TRAINING_KEYS & value.keys()) or any("-" in key for key in value)
+    from dimlint.config.trainingkeys import OPEN_LM_KEYS, OPEN_LM_MAMBA_KEYS
+
+    keys = value.keys()
+    if keys >= OPEN_LM_KEYS or (keys >= OPEN_LM_MAMBA_KEYS and "dim" not in keys):
+        return True
+    return bool(_TRAINING_KEYS & keys) or any("-" in key for key in value)
 
 
 def _check_beside(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from dimlint.checks import all_rules
 from dimlint.config.normalize import GATED_ACTIVATIONS, INT_FIELDS, normalize
 from dimlint.config.spec import Located, ModelSpec
-from dimlint.config.trainingkeys import embedding_rows, is_recurrent
+from dimlint.config.trainingkeys import OPEN_LM_KEYS, embedding_rows, is_recurrent
 from dimlint.diagnostics import Diagnostic, Position, Span
 from dimlint.lint.pointer_locate import locate
 from dimlint.lint.results import FileResult
@@ -125,6 +125,15 @@ def lint_document(
         result.diagnostics = noqa.apply(
             result.diagnostics, found_noqa, document, selection, enabled
         )
+    from dimlint.lint import placeholders
+
+    if placeholders.may_apply(document.text):
+        from dimlint.lint import noqa
+
+        lines = placeholders.marked_lines(document, noqa.yaml_comments(document.text))
+        result.diagnostics = placeholders.drop_marked(
+            result.diagnostics, lines, document, result.notes
+        )
     result.models = [[spec] for spec in specs]
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
@@ -206,6 +215,8 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
         spec.recurrent = is_recurrent({}, family, False)
     if spec.gated_mlp is None:
         spec.gated_mlp = _gated(obj)
+    if obj.keys() >= OPEN_LM_KEYS:
+        _open_lm_head_width(spec)
     derived: Derived | None = None
     if spec.gated_mlp and spec.ffn is not None and spec.ffn.in_file and _is_neox(obj):
         written = spec.ffn
@@ -228,6 +239,17 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
             if not stated:
                 derived = Derived(f"{key} {width}", _olmo_wording(obj, key, width, gated), pointer)
     return spec, derived
+
+
+def _open_lm_head_width(spec: ModelSpec) -> None:
+    """open_lm's head width, ``dim // n_heads`` rounded down (``Params``): its 87M config
+    (``hidden_dim`` 488, 12 heads) runs with heads 40 wide, an attention 480 wide; DL101's
+    crash is not what happens."""
+    hidden, heads = spec.hidden, spec.heads
+    if spec.head_dim is not None or hidden is None or heads is None or heads.value <= 0:
+        return
+    if hidden.value % heads.value:
+        spec.head_dim = Located(hidden.value // heads.value, "head_dim", None, "derived")
 
 
 def _olmo_wording(obj: dict[str, Any], key: str, width: int, gated: bool) -> str:
