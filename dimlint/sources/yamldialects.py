@@ -13,6 +13,8 @@ Each dialect here names the same dimensions as the common keys, in its own words
   ``base_mlp_dim``, ``base_num_decoder_layers``; ``base_moe_mlp_dim``): the ``base_`` sizes are
   scaled by ``global_parameter_scale`` (1 unless set), so they are the model's own;
   ``mlp_activations: [silu, linear]`` (two entries) is a gated MLP.
+* **safari / hyena-dna** (``attn_cfg: {num_heads: 8}`` beside ``attn_layer_idx``): the heads
+  of the flash-attn blocks the listed layers are, read where they are written.
 * **levanter / open_lm** (``hidden_dim`` beside ``num_heads``/``n_heads`` and no other width
   key): ``hidden_dim`` is the model width. Where a ``dim`` is stated (Mistral's
   ``params.json``), ``hidden_dim`` is the FFN and nothing is translated.
@@ -72,6 +74,26 @@ def translate(document: YamlDocument) -> None:
             )
 
 
+def _attention_layers(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
+    """safari / hyena-dna's ``attn_cfg: {num_heads: 8}`` beside ``attn_layer_idx: [1, 8]``:
+    the listed layers are flash-attn ``MHA(d_model, **attn_cfg)`` blocks, which assert that
+    the heads divide ``d_model``; without listed layers every block is the ``layer`` mixer and
+    the heads are not used."""
+    config, layers = node.get("attn_cfg"), node.get("attn_layer_idx")
+    if not isinstance(config, dict) or not isinstance(layers, list) or not layers:
+        return
+    if any(key in node for key in _HEAD_KEYS) or not any(key in node for key in _WIDTH_KEYS):
+        return
+    base = f"{pointer}/attn_cfg"
+    for written, common in (
+        ("num_heads", "num_attention_heads"),
+        ("num_heads_kv", "num_key_value_heads"),
+    ):
+        if written in config and common not in node:
+            node[common] = config[written]
+            document.alias(f"{pointer}/{common}", f"{base}/{written}")
+
+
 def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
     added: dict[str, str] = {}  # common key → written key
     if any(isinstance(key, str) and key.startswith("--") for key in node):
@@ -100,6 +122,7 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
         and any(key in node for key in _HEAD_KEYS)
     ):
         added["hidden_size"] = "hidden_dim"
+    _attention_layers(document, pointer, node)
     for common, written in added.items():
         if common in node:
             continue
