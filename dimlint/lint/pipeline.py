@@ -213,7 +213,16 @@ def lint_bytes(
 #: Keys of a training framework's config (gpt-neox's JSON files, DeepSpeed): the model is a
 #: section of it, read as the YAML front end reads training configs.
 _TRAINING_KEYS = frozenset(
-    {"optimizer", "zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}
+    {
+        "optimizer",
+        "zero_optimization",
+        "train_micro_batch_size_per_gpu",
+        "train_batch_size",
+        # the schedule of a training run beside the model (mesh-transformer-jax's configs)
+        "warmup_steps",
+        "total_steps",
+        "gradient_accumulation_steps",
+    }
 )
 
 

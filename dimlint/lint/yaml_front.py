@@ -104,14 +104,15 @@ def lint_document(
     section_selection = selection._replace(deployment=_with_file_target(selection, sizes))
     family = yamlmodels.top_level_model_type(document.value)
     codes = enabled - NOT_FOR_YAML
-    built = [_spec(path, _known(section), family) for section in found]
+    notes: list[str] = []
+    built = [_spec(path, _known(section, notes), family) for section in found]
     specs = [spec for spec, _ in built]
     result.notes = [
         note
         for note in document.notes
         if note.startswith("defaults: ")  # what a Hydra defaults list could not compose
         or any(note.startswith(f"{section.pointer}/") for section in found)
-    ]
+    ] + notes
     for spec, derived in built:
         for found_here in spec_findings(spec, codes, section_selection):
             finding = found_here if derived is None else _on_stated_key(found_here, derived)
@@ -139,10 +140,28 @@ def lint_document(
     return result
 
 
-def _known(section: Section) -> Section:
+def _known(section: Section, notes: list[str] | None = None) -> Section:
     """The section without the values the reader could not know (``Unresolved``): certainty
-    before severity, a rule sees only what the file states (the notes say what was left out)."""
-    return section._replace(obj=_without_unresolved(section.obj, 0))
+    before severity, a rule sees only what the file states (the notes say what was left out);
+    without placeholder sizes, and without heads the model does not use."""
+    obj = _without_unresolved(section.obj, 0)
+    if any(obj.get(key) is True for key in _ATTENTION_REPLACED):
+        # M2-BERT's Monarch mixer replaces attention: num_attention_heads builds nothing
+        obj = {key: value for key, value in obj.items() if key not in _HEAD_FIELDS}
+    widths = [obj.get(key) for key in _WIDTH_FIELDS]
+    if any(value.__class__ is int and value == 1 for value in widths):
+        # a converter's launch script fills the required sizes with 1 (``--hidden-size 1
+        # --num-attention-heads 1``) and reads the real ones from the checkpoint
+        placeholders = [
+            k for k, v in obj.items() if k in _ZERO_MEANS_NONE and v.__class__ is int and v == 1
+        ]
+        obj = {key: value for key, value in obj.items() if key not in placeholders}
+        if notes is not None:
+            notes.append(
+                f"{section.pointer}/{placeholders[0]}: sizes of 1 ({', '.join(placeholders)})"
+                " not read (placeholders: no model is 1 wide)"
+            )
+    return section._replace(obj=obj)
 
 
 #: Dimension keys whose 0 in a training YAML means "none" or "set later" (NeMo's ASR
@@ -163,6 +182,14 @@ _ZERO_MEANS_NONE = frozenset(
     )
     for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
 )
+
+
+#: Flags of a model whose sequence mixer is not attention (its head count builds nothing).
+_ATTENTION_REPLACED = ("monarch_mixer_sequence_mixing",)
+_HEAD_FIELDS = frozenset(
+    key for field in ("heads", "kv_heads") for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
+)
+_WIDTH_FIELDS = (INT_FIELDS["hidden"][0], *INT_FIELDS["hidden"][1])
 
 
 def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:

@@ -44,6 +44,15 @@ MEGATRON_RENAMES = {
     "moe_shared_expert_intermediate_size": "shared_expert_intermediate_size",
 }
 MLA_RENAMES = MEGATRON_MLA_NAMES
+#: Megatron-LM's defaults of its MLA arguments (``megatron/training/arguments.py``), read only
+#: under ``--multi-latent-attention``: a launch script that leaves them out gets these.
+MEGATRON_MLA_DEFAULTS = {
+    "--q-lora-rank": None,
+    "--kv-lora-rank": 32,
+    "--qk-head-dim": 128,
+    "--qk-pos-emb-head-dim": 64,
+    "--v-head-dim": 128,
+}
 #: maxtext's base sizes → the common names.
 MAXTEXT_RENAMES = {
     "base_emb_dim": "hidden_size",
@@ -98,12 +107,19 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
     added: dict[str, str] = {}  # common key → written key
     if any(isinstance(key, str) and key.startswith("--") for key in node):
         gqa = node.get("--group-query-attention") is True
+        mla = node.get("--multi-latent-attention") is True
+        if mla:
+            for key, default in MEGATRON_MLA_DEFAULTS.items():
+                if default is not None:  # Megatron's own default, no place in the file
+                    node.setdefault(key, default)
         for key in list(node):
             if not key.startswith("--"):
                 continue
             name = key[2:].replace("-", "_")
             if name == "num_query_groups" and not gqa:
                 continue  # Megatron ignores the groups without --group-query-attention
+            if key in MEGATRON_MLA_DEFAULTS and not mla:
+                continue  # and the latent sizes without --multi-latent-attention
             added[MEGATRON_RENAMES.get(name, name)] = key
     for key, common in MLA_RENAMES.items():
         written = added.get(key, key)
