@@ -342,7 +342,7 @@ class _Composer:
         return found
 
     def _load(self, entry: _Default, config: str) -> _Source | None:
-        from dimlint.sources.safeio import is_regular, read_regular
+        from dimlint.sources.safeio import is_regular
 
         parts = config.split("/")
         if any(part in ("", ".", "..") for part in parts):
@@ -361,18 +361,9 @@ class _Composer:
         if self.loads > MAX_CONFIGS:
             self.note(entry, f"more than {MAX_CONFIGS} configs in one composition")
             return None
-        try:
-            data = read_regular(target, MAX_CONFIG_BYTES + 1)
-        except OSError as error:
-            self.note(entry, error.strerror or str(error))
-            return None
-        if len(data) > MAX_CONFIG_BYTES:
-            self.note(entry, f"{target} is larger than {MAX_CONFIG_BYTES} bytes")
-            return None
-        document, problem = self.load(target, data)
+        document, why = _read(target, MAX_CONFIG_BYTES, self.load)
         if document is None or not isinstance(document.value, dict):
-            why = problem.message if problem is not None else "not a mapping"
-            self.note(entry, f"{target}: {why}")
+            self.note(entry, f"{target}: {why or 'not a mapping'}")
             return None
         values, keys = document.spans()
         return _Source(document.path, document.value, values, keys, document.text, document)
@@ -553,8 +544,6 @@ def _exists(root: str, entry: _Default) -> bool:
 
 def _selects_group(folder: str, group: str, load: Loader) -> bool:
     """Whether a YAML file of ``folder`` has a defaults list naming the group ``group``."""
-    from dimlint.sources.safeio import read_regular
-
     try:
         names = sorted(os.listdir(folder))
     except OSError:
@@ -566,13 +555,7 @@ def _selects_group(folder: str, group: str, load: Loader) -> bool:
         scanned += 1
         if scanned > MAX_SCAN_FILES:
             break
-        try:
-            data = read_regular(os.path.join(folder, name), MAX_SCAN_BYTES + 1)
-        except OSError:
-            continue
-        if len(data) > MAX_SCAN_BYTES or b"defaults" not in data:
-            continue
-        document, _ = load(os.path.join(folder, name), data)
+        document, _ = _read(os.path.join(folder, name), MAX_SCAN_BYTES, load)
         if document is None or not has_defaults_list(document.value):
             continue
         for entry in _entries(document.value["defaults"], name, []) or []:
@@ -580,6 +563,42 @@ def _selects_group(folder: str, group: str, load: Loader) -> bool:
             if written and written.removeprefix("/").split("/")[0] == group:
                 return True
     return False
+
+
+#: Files read raw, by path, size and modification time: the configs of a Hydra tree are composed
+#: into many experiments of one walk (a file edited since is read again). Composition never
+#: changes what it reads (it merges copies).
+_READ: dict[tuple[str, int, int, int], tuple[YamlDocument | None, str | None]] = {}
+MAX_CACHED = 512
+
+
+def _read(path: str, limit: int, load: Loader) -> tuple[YamlDocument | None, str | None]:
+    """A file read raw (None and why when it cannot be: unreadable, too large, not YAML)."""
+    from dimlint.sources.safeio import read_regular
+
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError) as error:
+        return None, str(error)
+    key = (path, status.st_size, status.st_mtime_ns, limit)
+    if key in _READ:
+        return _READ[key]
+    found: tuple[YamlDocument | None, str | None]
+    if status.st_size > limit:
+        found = None, f"larger than {limit} bytes"
+    else:
+        try:
+            data = read_regular(path, limit + 1)
+        except OSError as error:
+            return None, error.strerror or str(error)
+        document, problem = load(path, data) if len(data) <= limit else (None, None)
+        found = document, (problem.message if problem is not None else None)
+        if document is None and found[1] is None:
+            found = None, f"larger than {limit} bytes"
+    if len(_READ) >= MAX_CACHED:
+        _READ.pop(next(iter(_READ)))
+    _READ[key] = found
+    return found
 
 
 class _Merger:
