@@ -215,6 +215,12 @@ def test_hostile_defaults_stay_bounded(tmp_path: Path) -> None:
     findings, err, _ = _check(str(tmp_path / "loop.yaml"), "--verbose")
     assert "nested deeper than" in err
     assert "bug in dimlint" not in err + json.dumps(findings)
+    # a defaults list of 10,000 entries is not composed (each would be a file to look for)
+    many = "defaults:\n" + "".join(f"  - g{i}: x\n" for i in range(10_000))
+    (tmp_path / "many.yaml").write_text(many + "hidden_size: 4096\nnum_attention_heads: 32\n")
+    document = _load(tmp_path / "many.yaml")
+    assert "defaults" in document.value
+    assert any("more than 256" in note for note in document.notes)
     # a list that is not Hydra's (mappings of two keys) is left as it is
     other = "defaults:\n  - {a: 1, b: 2}\nhidden_size: 4096\nnum_attention_heads: 32\n"
     (tmp_path / "other.yaml").write_text(other)

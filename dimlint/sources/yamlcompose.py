@@ -66,6 +66,8 @@ Loader = Callable[[str, bytes], tuple[YamlDocument | None, InputProblem | None]]
 
 #: Configs one composition may load (a Hydra experiment loads a handful).
 MAX_CONFIGS = 64
+#: Entries of one defaults list (a real one lists a dozen groups).
+MAX_ENTRIES = 256
 #: How deep defaults lists may nest (a cycle stops here, as a hostile file does).
 MAX_NESTING = 8
 #: How many folders above the file the config root is looked for.
@@ -260,6 +262,11 @@ def _package_header(text: str) -> str | None:
 
 def _entries(raw: list[Any], where: str, notes: list[str]) -> list[_Default] | None:
     """The entries of a defaults list; None when it is not Hydra's (then nothing is composed)."""
+    if len(raw) > MAX_ENTRIES:
+        notes.append(
+            f"defaults: {where} lists {len(raw)} entries, more than {MAX_ENTRIES}: not composed"
+        )
+        return None
     found: list[_Default] = []
     for item in raw:
         if isinstance(item, str):
@@ -470,14 +477,17 @@ def compose(
     values: dict[str, tuple[int, int]],
     keys: dict[str, tuple[int, int]],
     load: Loader,
+    notes: list[str],
 ) -> Composed | None:
     """The composition of the YAML file ``path`` (parsed into ``value`` with its spans) with the
-    configs its defaults list names; None when the list is not Hydra's or the file not ``.yaml``."""
+    configs its defaults list names; None when the list is not Hydra's or the file not ``.yaml``
+    (``notes`` then says why, when there is a reason worth a ``--verbose`` line)."""
     if not path.endswith(".yaml"):
         return None
     result = Composed()
     parsed = _entries(value["defaults"], path, result.notes)
     if parsed is None:
+        notes.extend(result.notes)  # why the file is read as it is written
         return None
     primary = _Source(path, value, values, keys, text, None)
     folder = os.path.dirname(path)
@@ -496,7 +506,7 @@ def compose(
             result.documents.append(source.document)
         merger.place(source, package)
         if merger.exhausted:
-            result.notes.append(f"defaults: composition stopped after {MAX_WORK} values")
+            notes.append(f"defaults: composition stopped after {MAX_WORK} values")
             return None
     return result
 

@@ -221,7 +221,7 @@ def _composed(
     def raw(name: str, data: bytes) -> tuple[YamlDocument | None, InputProblem | None]:
         return load(name, data, raw=True)
 
-    composed = compose(path, text, value, builder.values, builder.keys, raw)
+    composed = compose(path, text, value, builder.values, builder.keys, raw, builder.notes)
     if composed is None:
         return None
     notes = [*builder.notes, *composed.notes]
