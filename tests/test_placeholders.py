@@ -46,3 +46,39 @@ def test_a_comment_line_or_another_word_does_not_mark_a_value() -> None:
     )
     result = lint_bytes("cfg.yaml", text.encode(), Selection())
     assert [d.code for d in result.diagnostics if d.code == "DL101"] == ["DL101"]
+
+
+RAISES = """\
+import unittest
+
+import pytest
+from transformers import LlamaConfig
+
+
+def test_refused():
+    with pytest.raises(ValueError, match="divisible"):
+        LlamaConfig(hidden_size=100, num_attention_heads=12)
+
+
+class Case(unittest.TestCase):
+    def test_refused(self):
+        with self.assertRaises(ValueError):
+            LlamaConfig(hidden_size=770, num_attention_heads=12)
+
+
+def test_built():
+    with open("x") as handle:
+        LlamaConfig(hidden_size=4100, num_attention_heads=32)
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_config_a_test_expects_to_be_refused_is_not_judged(fast: bool) -> None:
+    """``with pytest.raises(...)`` / ``self.assertRaises(...)``: the test says the config is
+    invalid; only the config built under an ordinary ``with`` is judged (both readings)."""
+    from dimlint.lint.python_front import lint_python
+
+    result = lint_python("test_x.py", RAISES.encode(), Selection(), fast=fast)
+    built = RAISES[: RAISES.index("hidden_size=4100")].count("\n") + 1
+    assert {d.span.start_pos.line for d in result.diagnostics if d.span} == {built}
+    assert result.read == (1, 0)
