@@ -38,7 +38,11 @@ NEMO_MIXTRAL = (
 #: query groups (its comment copies Llama's "7b: 32 | 13b: 40 | 70b: 8") and 56 layers over 16
 #: pipeline stages. Both are wrong as written; NeMo's converter builds its model from the
 #: Hugging Face config and never reads them, so no run fails on them.
-JUDGED = {(NEMO_MIXTRAL, "DL405", 65), (NEMO_MIXTRAL, "DL102", 98)}
+#: And one true defect, in the 13B branch of a launch script: GPT-3 13B's width as the GPT-3
+#: paper's table prints it (5140, with 40 heads of 128: 5120), which Megatron-LM's
+#: validate_args refuses.
+PAI_GPT3 = "alibaba__Pai-Megatron-Patch/examples/gpt3/run_pretrain_megatron_gpt3.sh"
+JUDGED = {(NEMO_MIXTRAL, "DL405", 65), (NEMO_MIXTRAL, "DL102", 98), (PAI_GPT3, "DL101", 62)}
 
 
 def _sources() -> list[dict[str, str]]:

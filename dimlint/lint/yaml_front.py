@@ -136,6 +136,10 @@ def lint_document(
             result.diagnostics, lines, document, result.notes
         )
     result.models = [[spec] for spec in specs]
+    if len(specs) > 1:  # a value several sections share (a launch script's common arguments)
+        from dimlint.lint.results import unique
+
+        result.diagnostics = unique(result.diagnostics)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 
