@@ -51,7 +51,7 @@ def test_a_launch_script_is_found_by_a_walk_and_fixed(tmp_path: Path) -> None:
     assert "--hidden-size $HIDDEN" in script.read_text()
 
 
-def test_placeholders_and_branches_are_not_read() -> None:
+def test_placeholders_are_not_read_and_each_branch_is_a_model() -> None:
     dummy = "ARGS='--num-layers -1 --hidden-size -1 --num-attention-heads -1'\n"
     assert _lint(dummy).diagnostics == []
     branches = (
@@ -59,8 +59,30 @@ def test_placeholders_and_branches_are_not_read() -> None:
         "python train.py --num-layers 2 --hidden-size $HIDDEN --num-attention-heads 32\n"
     )
     result = _lint(branches)
-    assert result.diagnostics == []
-    assert any("assigned more than once" in note for note in result.notes)
+    assert result.read == (2, 0)  # the 7b branch's model and the else branch's
+    found = {(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span}
+    assert ("DL101", 4) in found  # HIDDEN=4100, in the else branch
+    assert all(line == 4 for _, line in found)
+    (fix,) = [d.fix for d in result.diagnostics if d.code == "DL101"]
+    assert fix is not None
+    assert fix.edits[0].span.start_pos.line == 4
+    # arguments written in each branch (MODEL_ARGS per size), one model each
+    written = (
+        "if [ $MODEL_SIZE = 0.6B ]; then\n"
+        "    MODEL_ARGS='--hidden-size 1024 --num-attention-heads 16'\n"
+        "elif [ $MODEL_SIZE = 4B ]; then\n"
+        "    MODEL_ARGS='--hidden-size 2500 --num-attention-heads 32'\n"
+        "fi\ntorchrun pretrain.py $MODEL_ARGS --num-layers 28\n"
+    )
+    result = _lint(written)
+    assert result.read == (2, 0)
+    assert {
+        (d.code, d.span.start_pos.line) for d in result.diagnostics if d.span and d.code == "DL101"
+    } == {("DL101", 4)}
+    # a variable assigned twice outside any branch is still not read
+    twice = "HIDDEN=4096\nHIDDEN=4100\npython t.py --num-layers 2 --hidden-size $HIDDEN"
+    twice += " --num-attention-heads 32\n"
+    assert any("assigned more than once" in note for note in _lint(twice).notes)
 
 
 def test_a_script_without_model_arguments_is_skipped() -> None:

@@ -153,3 +153,25 @@ def test_tp_outside_a_parallelism_section_is_not_a_parallel_size() -> None:
     found = _messages("nanotron.yaml", text)
     assert "DL401" not in found
     assert "DL405" not in found
+
+
+SAFARI = """\
+model:
+  _name_: dna_embedding
+  d_model: 130
+  n_layer: 2
+  attn_layer_idx: {layers}
+  attn_cfg:
+    num_heads: 8
+"""
+
+
+@pytest.mark.parametrize(("layers", "judged"), [("[0, 1]", True), ("[]", False)])
+def test_safari_attention_heads_count_only_where_layers_are_attention(
+    layers: str, judged: bool
+) -> None:
+    """safari / hyena-dna: ``attn_cfg.num_heads`` are the heads of the listed flash-attn layers
+    (MHA asserts they divide d_model); with no layer listed, the heads are not used."""
+    result = lint_bytes("exp.yaml", SAFARI.format(layers=layers).encode(), Selection())
+    found = [(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span]
+    assert (("DL101", 3) in found) is judged

@@ -240,10 +240,12 @@ def _check_paths(paths: list[str], chosen: Selection, weights: bool) -> list[Dia
         if not weights:
             names = tuple(name for name in names if not is_weight_file(name))
         jobs.append((target.path, chosen._replace(companions=names)))
+    from dimlint.lint.results import unique
+
     found: list[Diagnostic] = []
     for result, _ in lint_paths(jobs):
         found.extend(result.diagnostics)
-    return sorted(found, key=_order)
+    return sorted(unique(found), key=_order)
 
 
 @options.checked

@@ -205,7 +205,12 @@ def _collect(
                 err.write(f"dimlint: {path}: traceback of the failed check:\n{result.traceback}")
         if result.document is not None and not result.skipped:
             run.sources[path] = result.document.text
+            for composed in getattr(result.document, "composed_from", ()):
+                run.sources.setdefault(composed.path, composed.text)
         run.diagnostics.extend(result.diagnostics)
+    from dimlint.lint.results import unique
+
+    run.diagnostics[:] = unique(run.diagnostics)
     run.diagnostics.sort(key=lambda d: d.sort_key)
     return run._replace(fixed_files=fixed_files)
 

@@ -27,6 +27,12 @@ from dimlint.config.spec import Located
 #: part (megatron/core/transformer/transformer_config.py: q_head_dim = qk_head_dim +
 #: qk_pos_emb_head_dim).
 MEGATRON_MLA_NAMES = {"qk_head_dim": "qk_nope_head_dim", "qk_pos_emb_head_dim": "qk_rope_head_dim"}
+#: open_lm's model JSON (``open_lm/model_configs/*.json``, read by ``create_params``):
+#: ``hidden_dim`` is the width, and ``Params`` takes ``head_dim = dim // n_heads`` rounded down
+#: (``model.py``): a width the heads do not divide runs with a narrower attention.
+OPEN_LM_KEYS = frozenset({"hidden_dim", "n_layers", "n_heads", "seq_len"})
+#: open_lm's Mamba configs: ``d_model``, ``n_layer``, ``seq_len`` (no heads: a recurrence).
+OPEN_LM_MAMBA_KEYS = frozenset({"d_model", "n_layer", "seq_len"})
 
 #: Keys whose value is the number of embedding rows (not the tokenizer's vocabulary).
 ROW_KEYS = ("embedding_size", "padded_vocab_size")

@@ -111,7 +111,8 @@ def apply(
     kept = []
     for diagnostic in diagnostics:
         line = diagnostic.span.start_pos.line if diagnostic.span else 0
-        directive = by_line.get(line)
+        # a finding composed in from another file (Hydra) is that file's line, not this one's
+        directive = by_line.get(line) if diagnostic.path == document.path else None
         if directive is not None:
             if not directive.codes:
                 continue

@@ -213,7 +213,16 @@ def lint_bytes(
 #: Keys of a training framework's config (gpt-neox's JSON files, DeepSpeed): the model is a
 #: section of it, read as the YAML front end reads training configs.
 _TRAINING_KEYS = frozenset(
-    {"optimizer", "zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}
+    {
+        "optimizer",
+        "zero_optimization",
+        "train_micro_batch_size_per_gpu",
+        "train_batch_size",
+        # the schedule of a training run beside the model (mesh-transformer-jax's configs)
+        "warmup_steps",
+        "total_steps",
+        "gradient_accumulation_steps",
+    }
 )
 
 
@@ -228,10 +237,16 @@ def _has_model_section(value: dict[str, Any]) -> bool:
 
 
 def _training_config(value: dict[str, Any]) -> bool:
-    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens)."""
+    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens, or
+    open_lm's model keys: its ``hidden_dim`` is the width, not Mistral's FFN)."""
     if "model_type" in value or "architectures" in value:
         return False
-    return bool(_TRAINING_KEYS & value.keys()) or any("-" in key for key in value)
+    from dimlint.config.trainingkeys import OPEN_LM_KEYS, OPEN_LM_MAMBA_KEYS
+
+    keys = value.keys()
+    if keys >= OPEN_LM_KEYS or (keys >= OPEN_LM_MAMBA_KEYS and "dim" not in keys):
+        return True
+    return bool(_TRAINING_KEYS & keys) or any("-" in key for key in value)
 
 
 def _check_beside(

@@ -62,7 +62,7 @@ def lint_python(path: str, data: bytes, selection: Selection, *, fast: bool = Tr
     if not may_have_configs(data):
         result.skipped = "no config-like construct (pre-filter)"
         return result
-    from dimlint.lint import python_findings, python_locate
+    from dimlint.lint import placeholders, python_findings, python_locate
     from dimlint.sources.python import file as pyfile
     from dimlint.sources.python import scan as pyscan
 
@@ -104,6 +104,9 @@ def lint_python(path: str, data: bytes, selection: Selection, *, fast: bool = Tr
 
         found = noqa.directives(document, located.comments)
         diagnostics = noqa.apply(diagnostics, found, document, selection, enabled)
+    if placeholders.may_apply(text):
+        lines = placeholders.marked_lines(document, located.comments)
+        diagnostics = placeholders.drop_marked(diagnostics, lines, document, result.notes)
     result.diagnostics = sorted(diagnostics, key=lambda d: d.sort_key)
     return result
 

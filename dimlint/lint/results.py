@@ -44,3 +44,21 @@ class FileResult:
         #: what ``mem``, ``plan`` and ``shapes`` compute from (``lint.model_input``), so they
         #: read a file exactly as its rules did.
         self.models: list[list[ModelSpec]] = []
+
+
+def unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings of a run with each reported once: a value a Hydra defaults list composes
+    into several configs is found from each of them and from its own file; the copy with a
+    fix (its own file's) is kept."""
+    kept: dict[tuple[str, str, int | None, str], int] = {}
+    found: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        start = diagnostic.span.start if diagnostic.span is not None else None
+        key = (diagnostic.code, diagnostic.path, start, diagnostic.message)
+        index = kept.get(key)
+        if index is None:
+            kept[key] = len(found)
+            found.append(diagnostic)
+        elif found[index].fix is None and diagnostic.fix is not None:
+            found[index] = diagnostic
+    return found

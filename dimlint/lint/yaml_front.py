@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from dimlint.checks import all_rules
 from dimlint.config.normalize import GATED_ACTIVATIONS, INT_FIELDS, normalize
 from dimlint.config.spec import Located, ModelSpec
-from dimlint.config.trainingkeys import embedding_rows, is_recurrent
+from dimlint.config.trainingkeys import OPEN_LM_KEYS, embedding_rows, is_recurrent
 from dimlint.diagnostics import Diagnostic, Position, Span
 from dimlint.lint.pointer_locate import locate
 from dimlint.lint.results import FileResult
@@ -55,9 +55,14 @@ _NEOX_MARKERS = frozenset(
 )
 
 
+#: A Hydra defaults list: the file may compose a model from files that state its dimensions.
+_DEFAULTS_LIST = re.compile(rb"(?m)^defaults[ \t]*:")
+
+
 def may_have_model(data: bytes) -> bool:
-    """Whether the file mentions a dimension key at all (most YAML in a repo is CI and tooling)."""
-    return _DIMENSION_KEY.search(data) is not None
+    """Whether the file mentions a dimension key at all (most YAML in a repo is CI and tooling),
+    or composes other files through a Hydra defaults list."""
+    return _DIMENSION_KEY.search(data) is not None or _DEFAULTS_LIST.search(data) is not None
 
 
 def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
@@ -99,13 +104,15 @@ def lint_document(
     section_selection = selection._replace(deployment=_with_file_target(selection, sizes))
     family = yamlmodels.top_level_model_type(document.value)
     codes = enabled - NOT_FOR_YAML
-    built = [_spec(path, _known(section), family) for section in found]
+    notes: list[str] = []
+    built = [_spec(path, _known(section, notes), family) for section in found]
     specs = [spec for spec, _ in built]
     result.notes = [
         note
         for note in document.notes
-        if any(note.startswith(f"{section.pointer}/") for section in found)
-    ]
+        if note.startswith("defaults: ")  # what a Hydra defaults list could not compose
+        or any(note.startswith(f"{section.pointer}/") for section in found)
+    ] + notes
     for spec, derived in built:
         for found_here in spec_findings(spec, codes, section_selection):
             finding = found_here if derived is None else _on_stated_key(found_here, derived)
@@ -119,15 +126,46 @@ def lint_document(
         result.diagnostics = noqa.apply(
             result.diagnostics, found_noqa, document, selection, enabled
         )
+    from dimlint.lint import placeholders
+
+    if placeholders.may_apply(document.text):
+        from dimlint.lint import noqa
+
+        lines = placeholders.marked_lines(document, noqa.yaml_comments(document.text))
+        result.diagnostics = placeholders.drop_marked(
+            result.diagnostics, lines, document, result.notes
+        )
     result.models = [[spec] for spec in specs]
+    if len(specs) > 1:  # a value several sections share (a launch script's common arguments)
+        from dimlint.lint.results import unique
+
+        result.diagnostics = unique(result.diagnostics)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
 
 
-def _known(section: Section) -> Section:
+def _known(section: Section, notes: list[str] | None = None) -> Section:
     """The section without the values the reader could not know (``Unresolved``): certainty
-    before severity, a rule sees only what the file states (the notes say what was left out)."""
-    return section._replace(obj=_without_unresolved(section.obj, 0))
+    before severity, a rule sees only what the file states (the notes say what was left out);
+    without placeholder sizes, and without heads the model does not use."""
+    obj = _without_unresolved(section.obj, 0)
+    if any(obj.get(key) is True for key in _ATTENTION_REPLACED):
+        # M2-BERT's Monarch mixer replaces attention: num_attention_heads builds nothing
+        obj = {key: value for key, value in obj.items() if key not in _HEAD_FIELDS}
+    widths = [obj.get(key) for key in _WIDTH_FIELDS]
+    if any(value.__class__ is int and value == 1 for value in widths):
+        # a converter's launch script fills the required sizes with 1 (``--hidden-size 1
+        # --num-attention-heads 1``) and reads the real ones from the checkpoint
+        placeholders = [
+            k for k, v in obj.items() if k in _ZERO_MEANS_NONE and v.__class__ is int and v == 1
+        ]
+        obj = {key: value for key, value in obj.items() if key not in placeholders}
+        if notes is not None:
+            notes.append(
+                f"{section.pointer}/{placeholders[0]}: sizes of 1 ({', '.join(placeholders)})"
+                " not read (placeholders: no model is 1 wide)"
+            )
+    return section._replace(obj=obj)
 
 
 #: Dimension keys whose 0 in a training YAML means "none" or "set later" (NeMo's ASR
@@ -148,6 +186,14 @@ _ZERO_MEANS_NONE = frozenset(
     )
     for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
 )
+
+
+#: Flags of a model whose sequence mixer is not attention (its head count builds nothing).
+_ATTENTION_REPLACED = ("monarch_mixer_sequence_mixing",)
+_HEAD_FIELDS = frozenset(
+    key for field in ("heads", "kv_heads") for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
+)
+_WIDTH_FIELDS = (INT_FIELDS["hidden"][0], *INT_FIELDS["hidden"][1])
 
 
 def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:
@@ -200,6 +246,8 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
         spec.recurrent = is_recurrent({}, family, False)
     if spec.gated_mlp is None:
         spec.gated_mlp = _gated(obj)
+    if obj.keys() >= OPEN_LM_KEYS:
+        _open_lm_head_width(spec)
     derived: Derived | None = None
     if spec.gated_mlp and spec.ffn is not None and spec.ffn.in_file and _is_neox(obj):
         written = spec.ffn
@@ -222,6 +270,17 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
             if not stated:
                 derived = Derived(f"{key} {width}", _olmo_wording(obj, key, width, gated), pointer)
     return spec, derived
+
+
+def _open_lm_head_width(spec: ModelSpec) -> None:
+    """open_lm's head width, ``dim // n_heads`` rounded down (``Params``): its 87M config
+    (``hidden_dim`` 488, 12 heads) runs with heads 40 wide, an attention 480 wide; DL101's
+    crash is not what happens."""
+    hidden, heads = spec.hidden, spec.heads
+    if spec.head_dim is not None or hidden is None or heads is None or heads.value <= 0:
+        return
+    if hidden.value % heads.value:
+        spec.head_dim = Located(hidden.value // heads.value, "head_dim", None, "derived")
 
 
 def _olmo_wording(obj: dict[str, Any], key: str, width: int, gated: bool) -> str:

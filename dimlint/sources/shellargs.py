@@ -6,9 +6,11 @@ often through variables (``HIDDEN=4096`` … ``--hidden-size $HIDDEN``). This re
 into the same document the YAML reader gives (a mapping of ``--name`` keys, each value located
 where it is written), so the YAML front end and its Megatron dialect judge them alike.
 
-What is not certain is not read: a variable assigned more than once (scripts choose sizes in
-``if``/``case`` branches), assigned from another command or computed, an argument given twice
-with different values. Those become :class:`~dimlint.config.values.Unresolved` and are said
+Scripts choose sizes in ``if``/``elif``/``else`` branches (``if [ $MODEL_SIZE = 7B ]; then
+HIDDEN=4096 …``, or a ``MODEL_ARGS="--hidden-size 1024 …"`` per branch): each branch is read as
+its own model. What is not certain is not read: a variable assigned more than once outside such
+branches (or in ``case`` arms), assigned from another command or computed, an argument given
+twice with different values. Those become :class:`~dimlint.config.values.Unresolved` and are said
 under ``--verbose``. ``${VAR:-4096}`` reads as its written default.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.values import Unresolved
 from dimlint.sources.yamlfile import YamlDocument
 
@@ -29,6 +32,8 @@ _ASSIGNMENT = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=(\S*)")
 #: ``$NAME``, ``${NAME}`` or ``${NAME:-default}``.
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|([A-Za-z_]\w*))$")
 _NUMBER = re.compile(r"[0-9]+")
+#: Arguments and assignments past which a script's branches are not read one by one.
+MAX_BRANCH_WORK = 1_500
 #: Arguments a Megatron model is read from (a script needs two to be a model's).
 MODEL_ARGUMENTS = ("hidden-size", "num-attention-heads", "num-layers")
 
@@ -39,17 +44,70 @@ def may_have_model(data: bytes) -> bool:
 
 
 def load(path: str, text: str) -> YamlDocument:
-    """The arguments of the script as a document (values located where they are written)."""
+    """The arguments of the script as a document (values located where they are written).
+
+    The arguments outside any ``if`` are the document's top level. Each branch of an outermost
+    ``if``/``elif``/``else`` chain that sets model sizes (``HIDDEN=4096`` for the sizes the
+    arguments name, or ``--hidden-size 1024`` of its own) is one more model, a member named by
+    its condition: the arguments outside with the branch's variables, plus the branch's own."""
     assignments: dict[str, list[tuple[str, int]]] = {}
     for match in _ASSIGNMENT.finditer(text):
         assignments.setdefault(match.group(1), []).append((match.group(2), match.start(2)))
+    occurrences = [m for m in _ARGUMENT.finditer(text) if not _commented(text, m.start())]
+    places = sum(len(found) for found in assignments.values())
+    # a branch re-reads the arguments outside it: bounded work on a hostile script
+    branches = _branches(text) if len(occurrences) + places <= MAX_BRANCH_WORK else []
+
+    def where(offset: int) -> int | None:
+        return next((i for i, (_, s, e) in enumerate(branches) if s <= offset < e), None)
+
     value: dict[str, Any] = {}
     values: dict[str, tuple[int, int]] = {}
     keys: dict[str, tuple[int, int]] = {}
     notes: list[str] = []
-    for match in _ARGUMENT.finditer(text):
-        if _commented(text, match.start()):
+    outside = [m for m in occurrences if where(m.start()) is None]
+    _read_arguments(text, outside, assignments, value, values, keys, notes, "")
+    for index, (label, start, end) in enumerate(branches):
+        local = {
+            name: [(w, o) for w, o in places if start <= o < end]
+            for name, places in assignments.items()
+        }
+        local = {name: places for name, places in local.items() if places}
+        own = [m for m in occurrences if where(m.start()) == index]
+        used = {
+            name for m in outside if (name := _variable_of(text, m)) is not None and name in local
+        }
+        if not used and not any(m.group(1) in MODEL_ARGUMENTS for m in own):
             continue
+        chosen = {
+            name: local.get(name, [p for p in places if where(p[1]) is None])
+            for name, places in assignments.items()
+        }
+        member: dict[str, Any] = {}
+        prefix = f"/{escape_pointer_token(label)}"
+        _read_arguments(text, [*outside, *own], chosen, member, values, keys, notes, prefix)
+        value[label] = member
+    if any(isinstance(member, dict) for member in value.values()):
+        # the sizes are the branches' models: the top level is no model of its own
+        for name in MODEL_ARGUMENTS:
+            value.pop(f"--{name}", None)
+    document = YamlDocument(path, text, value, values, keys)
+    document.notes = notes
+    return document
+
+
+def _read_arguments(
+    text: str,
+    occurrences: list[re.Match[str]],
+    assignments: dict[str, list[tuple[str, int]]],
+    value: dict[str, Any],
+    values: dict[str, tuple[int, int]],
+    keys: dict[str, tuple[int, int]],
+    notes: list[str],
+    prefix: str,
+) -> None:
+    """Read ``occurrences`` into ``value``, located under the pointer ``prefix``."""
+    for match in occurrences:
         key = f"--{match.group(1)}"
         token = _VALUE.match(text, match.end())
         start, end = (token.start(), token.end()) if token else (match.end(), match.end())
@@ -59,17 +117,70 @@ def load(path: str, text: str) -> YamlDocument:
             start, end = match.start(), match.start() + len(key)
         else:
             item, start, end = _value(raw, start, end, assignments)
-        pointer = f"/{key}"
+        pointer = f"{prefix}/{key}"
         if key in value and value[key] != item:
+            if prefix and pointer in values and where_key(keys, pointer) < match.start():
+                value[key] = item  # the branch's own argument after the common one
+                values[pointer], keys[pointer] = (
+                    (start, end),
+                    (match.start(), match.start() + len(key)),
+                )
+                continue
             item = Unresolved(key, "given more than once with different values")
         if isinstance(item, Unresolved):
             notes.append(f"{pointer}: {raw or key} not read ({item.reason})")
         value[key] = item
         values.setdefault(pointer, (start, end))
         keys.setdefault(pointer, (match.start(), match.start() + len(key)))
-    document = YamlDocument(path, text, value, values, keys)
-    document.notes = notes
-    return document
+
+
+def where_key(keys: dict[str, tuple[int, int]], pointer: str) -> int:
+    return keys[pointer][0] if pointer in keys else -1
+
+
+#: A line that opens, continues or closes an ``if`` chain.
+_BRANCH = re.compile(r"(?m)^[ \t]*(if|elif|else|fi)\b(.*)$")
+
+
+def _branches(text: str) -> list[tuple[str, int, int]]:
+    """(label, start, end) of each branch of the outermost ``if`` chains (a one-line ``if …;
+    fi`` is not a chain)."""
+    found: list[tuple[str, int, int]] = []
+    depth = 0
+    current: tuple[str, int] | None = None
+    for match in _BRANCH.finditer(text):
+        word, rest = match.group(1), match.group(2)
+        if word == "if" and re.search(r"\bfi\s*(?:#.*)?$", rest):
+            continue
+        if word == "if":
+            depth += 1
+            if depth == 1:
+                current = (_label("if", rest), match.end())
+        elif word in ("elif", "else") and depth == 1 and current is not None:
+            found.append((current[0], current[1], match.start()))
+            current = (_label(word, rest), match.end())
+        elif word == "fi" and depth > 0:
+            if depth == 1 and current is not None:
+                found.append((current[0], current[1], match.start()))
+                current = None
+            depth -= 1
+    return found[:32]
+
+
+def _label(word: str, condition: str) -> str:
+    """``if [ $MODEL_SIZE = 7B ]; then`` → ``if $MODEL_SIZE = 7B``: a member name for a branch."""
+    text = re.sub(r";?\s*then\s*(?:#.*)?$", "", condition.strip())
+    text = " ".join(text.strip("[] ").split())[:60]
+    return f"{word} {text}".strip()
+
+
+def _variable_of(text: str, match: re.Match[str]) -> str | None:
+    """The variable an argument's value names (``--hidden-size $HIDDEN`` → ``HIDDEN``)."""
+    token = _VALUE.match(text, match.end())
+    if token is None:
+        return None
+    variable = _VARIABLE.fullmatch(token.group(0).strip("\"'"))
+    return (variable.group(1) or variable.group(3)) if variable else None
 
 
 def _commented(text: str, offset: int) -> bool:

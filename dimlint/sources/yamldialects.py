@@ -13,6 +13,8 @@ Each dialect here names the same dimensions as the common keys, in its own words
   ``base_mlp_dim``, ``base_num_decoder_layers``; ``base_moe_mlp_dim``): the ``base_`` sizes are
   scaled by ``global_parameter_scale`` (1 unless set), so they are the model's own;
   ``mlp_activations: [silu, linear]`` (two entries) is a gated MLP.
+* **safari / hyena-dna** (``attn_cfg: {num_heads: 8}`` beside ``attn_layer_idx``): the heads
+  of the flash-attn blocks the listed layers are, read where they are written.
 * **levanter / open_lm** (``hidden_dim`` beside ``num_heads``/``n_heads`` and no other width
   key): ``hidden_dim`` is the model width. Where a ``dim`` is stated (Mistral's
   ``params.json``), ``hidden_dim`` is the FFN and nothing is translated.
@@ -42,6 +44,15 @@ MEGATRON_RENAMES = {
     "moe_shared_expert_intermediate_size": "shared_expert_intermediate_size",
 }
 MLA_RENAMES = MEGATRON_MLA_NAMES
+#: Megatron-LM's defaults of its MLA arguments (``megatron/training/arguments.py``), read only
+#: under ``--multi-latent-attention``: a launch script that leaves them out gets these.
+MEGATRON_MLA_DEFAULTS = {
+    "--q-lora-rank": None,
+    "--kv-lora-rank": 32,
+    "--qk-head-dim": 128,
+    "--qk-pos-emb-head-dim": 64,
+    "--v-head-dim": 128,
+}
 #: maxtext's base sizes → the common names.
 MAXTEXT_RENAMES = {
     "base_emb_dim": "hidden_size",
@@ -72,16 +83,43 @@ def translate(document: YamlDocument) -> None:
             )
 
 
+def _attention_layers(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
+    """safari / hyena-dna's ``attn_cfg: {num_heads: 8}`` beside ``attn_layer_idx: [1, 8]``:
+    the listed layers are flash-attn ``MHA(d_model, **attn_cfg)`` blocks, which assert that
+    the heads divide ``d_model``; without listed layers every block is the ``layer`` mixer and
+    the heads are not used."""
+    config, layers = node.get("attn_cfg"), node.get("attn_layer_idx")
+    if not isinstance(config, dict) or not isinstance(layers, list) or not layers:
+        return
+    if any(key in node for key in _HEAD_KEYS) or not any(key in node for key in _WIDTH_KEYS):
+        return
+    base = f"{pointer}/attn_cfg"
+    for written, common in (
+        ("num_heads", "num_attention_heads"),
+        ("num_heads_kv", "num_key_value_heads"),
+    ):
+        if written in config and common not in node:
+            node[common] = config[written]
+            document.alias(f"{pointer}/{common}", f"{base}/{written}")
+
+
 def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
     added: dict[str, str] = {}  # common key → written key
     if any(isinstance(key, str) and key.startswith("--") for key in node):
         gqa = node.get("--group-query-attention") is True
+        mla = node.get("--multi-latent-attention") is True
+        if mla:
+            for key, default in MEGATRON_MLA_DEFAULTS.items():
+                if default is not None:  # Megatron's own default, no place in the file
+                    node.setdefault(key, default)
         for key in list(node):
             if not key.startswith("--"):
                 continue
             name = key[2:].replace("-", "_")
             if name == "num_query_groups" and not gqa:
                 continue  # Megatron ignores the groups without --group-query-attention
+            if key in MEGATRON_MLA_DEFAULTS and not mla:
+                continue  # and the latent sizes without --multi-latent-attention
             added[MEGATRON_RENAMES.get(name, name)] = key
     for key, common in MLA_RENAMES.items():
         written = added.get(key, key)
@@ -100,6 +138,7 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
         and any(key in node for key in _HEAD_KEYS)
     ):
         added["hidden_size"] = "hidden_dim"
+    _attention_layers(document, pointer, node)
     for common, written in added.items():
         if common in node:
             continue

@@ -34,7 +34,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import os
-from typing import Any
+from typing import Any, cast
 
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.values import HugeInt, Malformed, Unresolved
@@ -67,6 +67,8 @@ class YamlDocument:
         "_line_starts",
         "_values",
         "bom",
+        "composed_from",
+        "foreign",
         "has_duplicates",
         "notes",
         "path",
@@ -91,6 +93,10 @@ class YamlDocument:
         #: What the reader could not know (``--verbose`` prints them): unresolved values.
         self.notes: list[str] = []
         self.has_duplicates = False
+        #: Values a Hydra defaults list composed in from other files: where each is written.
+        self.foreign: dict[str, tuple[YamlDocument, int, int]] = {}
+        #: Those files, in the order they were composed (their text for reports).
+        self.composed_from: list[YamlDocument] = []
         self._values = values
         self._keys = keys
         self._line_starts: list[int] | None = None
@@ -110,12 +116,28 @@ class YamlDocument:
         found = self._values.get(pointer)
         return self.span(*found) if found is not None else None
 
+    def foreign_span(self, pointer: str) -> tuple[str, Span] | None:
+        """The file and place of a value composed in from another file (None when it is this
+        file's or absent)."""
+        found = self.foreign.get(pointer)
+        if found is None:
+            return None
+        document, start, end = found
+        return document.path, document.span(start, end)
+
+    def spans(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        """Where each value and each key is written, by pointer (composition copies them)."""
+        return self._values, self._keys
+
     def alias(self, pointer: str, target: str) -> None:
         """Make ``pointer`` (a dialect key's common name) located where ``target`` is written."""
         for table in (self._values, self._keys):
             found = table.get(target)
             if found is not None:
                 table.setdefault(pointer, found)
+        elsewhere = self.foreign.get(target)
+        if elsewhere is not None and pointer not in self._values:
+            self.foreign.setdefault(pointer, elsewhere)
 
     def key_span(self, pointer: str) -> Span | None:
         """Where the key of the mapping member at ``pointer`` is written."""
@@ -142,9 +164,13 @@ def decode(data: bytes) -> tuple[str | None, int, InputProblem | None]:
 
 
 def load(
-    path: str, data: bytes, include_depth: int = 0
+    path: str, data: bytes, include_depth: int = 0, *, raw: bool = False
 ) -> tuple[YamlDocument | None, InputProblem | None]:
-    """Parse file bytes: the document, or why it is not readable YAML (a DL001 problem)."""
+    """Parse file bytes: the document, or why it is not readable YAML (a DL001 problem).
+
+    A file with a Hydra defaults list is composed with the configs it names
+    (:mod:`~dimlint.sources.yamlcompose`); ``raw`` reads one file as it is, neither composed
+    nor its references resolved (how composition reads the configs it merges)."""
     text, bom, problem = decode(data)
     if text is None:
         return None, problem
@@ -167,6 +193,14 @@ def load(
         value = builder.build(node, "", 0)
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as error:
         return None, InputProblem(f"invalid YAML value: {error}")
+    if raw:
+        document = YamlDocument(path, text, value, builder.values, builder.keys, bom)
+        document.notes = builder.notes
+        return document, None
+    if include_depth == 0 and isinstance(value, dict) and isinstance(value.get("defaults"), list):
+        composed = _composed(path, text, value, builder, bom)
+        if composed is not None:
+            return composed, None
     if "${" in text or "???" in text:
         from dimlint.sources.yamlrefs import resolve
 
@@ -174,6 +208,41 @@ def load(
     document = YamlDocument(path, text, value, builder.values, builder.keys, bom)
     document.notes = builder.notes
     return document, None
+
+
+def _composed(
+    path: str, text: str, value: dict[str, Any], builder: _Builder, bom: int
+) -> YamlDocument | None:
+    """The document of a file composed with its defaults list: this file's spans where its
+    values take effect, the others' in ``foreign`` (None when nothing is Hydra's)."""
+    from dimlint.sources.yamlcompose import compose
+    from dimlint.sources.yamlrefs import resolve
+
+    def raw(name: str, data: bytes) -> tuple[YamlDocument | None, InputProblem | None]:
+        return load(name, data, raw=True)
+
+    composed = compose(path, text, value, builder.values, builder.keys, raw, builder.notes)
+    if composed is None:
+        return None
+    notes = [*builder.notes, *composed.notes]
+    if (
+        "${" in text
+        or "???" in text
+        or any("${" in d.text or "???" in d.text for d in composed.documents)
+    ):
+        resolve(composed.value, composed.values, notes)
+    values = {p: (o.start, o.end) for p, o in composed.values.items() if o.document is None}
+    keys = {p: (o.start, o.end) for p, o in composed.keys.items() if o.document is None}
+    document = YamlDocument(path, text, composed.value, values, keys, bom)
+    document.notes = notes
+    # every document composition holds came from ``raw``: they are YamlDocuments
+    document.foreign = {
+        p: (cast("YamlDocument", o.document), o.start, o.end)
+        for p, o in composed.values.items()
+        if o.document is not None
+    }
+    document.composed_from = [cast("YamlDocument", d) for d in composed.documents]
+    return document
 
 
 def value_range(text: str, start: int, end: int) -> tuple[int, int]:

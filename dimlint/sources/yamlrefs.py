@@ -38,7 +38,7 @@ _MISSING = "???"
 class _Tree:
     """The value tree with each container's pointer, for walking up and down by name."""
 
-    def __init__(self, root: Any, values: dict[str, tuple[int, int]], notes: list[str]) -> None:
+    def __init__(self, root: Any, values: dict[str, Any], notes: list[str]) -> None:
         self.root = root
         self.values = values
         self.notes = notes
@@ -60,8 +60,11 @@ class _Tree:
         return True, node
 
 
-def resolve(root: Any, values: dict[str, tuple[int, int]], notes: list[str]) -> None:
-    """Replace, in place, every interpolation of ``root`` by what it refers to (see the module)."""
+def resolve(root: Any, values: dict[str, Any], notes: list[str]) -> None:
+    """Replace, in place, every interpolation of ``root`` by what it refers to (see the module).
+
+    ``values`` maps pointers to where each value is written (a span, or a composed value's
+    origin): a resolved reference takes its definition's."""
     tree = _Tree(root, values, notes)
     pending: list[tuple[str, Any]] = [("", root)]
     while pending:

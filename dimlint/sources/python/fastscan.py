@@ -29,7 +29,15 @@ from typing import Any
 
 import libcst as cst
 
-from dimlint.sources.python.scan import Frame, Frames, Scan, Site
+from dimlint.sources.python.scan import (
+    ENTER_RAISING,
+    LEAVE_RAISING,
+    Frame,
+    Frames,
+    Scan,
+    Site,
+    expects_raise,
+)
 
 
 def _new(cls: type, **fields: Any) -> Any:
@@ -327,11 +335,22 @@ def _walk(result: Scan, tree: ast.Module) -> list[tuple[Frame, str, Any]]:
     assignments: list[tuple[Frame, str, Any]] = []
     stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(tree.body)]
     sites = result.sites
+    raising = 0
     while stack:
         node, frames = stack.pop()
+        if node is ENTER_RAISING or node is LEAVE_RAISING:
+            raising += 1 if node is ENTER_RAISING else -1
+            continue
         kind = node.__class__
         if kind is ast.Call or kind is ast.Dict:
-            sites.append(Site(node, frames))
+            if not raising:
+                sites.append(Site(node, frames))
+        elif (kind is ast.With or kind is ast.AsyncWith) and _raising_with(node):
+            stack.append((LEAVE_RAISING, frames))
+            _push(stack, node.body, frames)
+            stack.append((ENTER_RAISING, frames))
+            _push(stack, node.items, frames)
+            continue
         elif kind is ast.Assign:
             frame = frames[-1] if frames else root
             for target in node.targets:
@@ -403,6 +422,26 @@ def _walk(result: Scan, tree: ast.Module) -> list[tuple[Frame, str, Any]]:
             frames = (*frames, inner)
         _push(stack, _children(node), frames)
     return assignments
+
+
+def _raising_with(node: ast.With | ast.AsyncWith) -> bool:
+    """``with pytest.raises(...)`` (see :data:`dimlint.sources.python.scan.RAISING`)."""
+    for item in node.items:
+        call = item.context_expr
+        if call.__class__ is ast.Call and expects_raise(_dotted(call.func)):
+            return True
+    return False
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while node.__class__ is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if node.__class__ is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _push(stack: list[tuple[Any, Frames]], children: Any, frames: Frames) -> None:

@@ -204,17 +204,46 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
             scan.transformers_names[local] = imported
 
 
+#: The calls that say the block they open must raise (``with pytest.raises(ValueError):``):
+#: a config built in there is one the test expects to be refused, not a config to check.
+RAISING = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
+#: Stack markers around such a block's body (the walk is depth first: everything between
+#: them is inside the block).
+ENTER_RAISING, LEAVE_RAISING = object(), object()
+
+
+def expects_raise(name: str | None) -> bool:
+    """Whether a ``with`` item's call (``pytest.raises``, ``self.assertRaises``) names one."""
+    return name is not None and name.rsplit(".", 1)[-1] in RAISING
+
+
+def _raising_with(node: cst.With) -> bool:
+    return any(
+        isinstance(item.item, cst.Call) and expects_raise(dotted_name(item.item.func))
+        for item in node.items
+    )
+
+
 def scan(module: cst.Module) -> Scan:
     """Walk ``module`` once and collect what the config and layer front ends need."""
     result = Scan()
     root = result.module
     stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(module.body)]
+    raising = 0
     while stack:
         node, frames = stack.pop()
+        if node is ENTER_RAISING or node is LEAVE_RAISING:
+            raising += 1 if node is ENTER_RAISING else -1
+            continue
         frame = frames[-1] if frames else root
         kind = node.__class__
         if kind is cst.Call or kind is cst.Dict:
-            result.sites.append(Site(node, frames))
+            if not raising:
+                result.sites.append(Site(node, frames))
+        elif kind is cst.With and _raising_with(node):
+            stack.extend([(LEAVE_RAISING, frames), (node.body, frames), (ENTER_RAISING, frames)])
+            stack.extend((item, frames) for item in reversed(node.items))
+            continue
         elif kind is cst.Assign:
             for target in node.targets:
                 _bind_target(frame, target.target)

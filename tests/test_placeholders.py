@@ -1,0 +1,84 @@
+"""A literal whose own comment says it is unused (``hidden_size=1,  # not used``) is a
+placeholder, not a size: no finding on it, in Python and in YAML (``dimlint/lint/placeholders.py``);
+the same literal without the comment is still judged."""
+
+from __future__ import annotations
+
+import pytest
+
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.selection import Selection
+
+PYTHON = """\
+from transformers import LlamaConfig
+
+config = LlamaConfig(
+    num_hidden_layers=2,
+    hidden_size=4100,{comment}
+    num_attention_heads=32,
+)
+"""
+YAML = """\
+model:
+  num_layers: 2
+  hidden_size: 4100{comment}
+  num_attention_heads: 32
+"""
+
+
+@pytest.mark.parametrize(("name", "template"), [("cfg.py", PYTHON), ("cfg.yaml", YAML)])
+@pytest.mark.parametrize(
+    "comment", ["  # not used", "  # unused here", "  # placeholder: set by the launcher"]
+)
+def test_a_value_marked_unused_gives_no_finding(name: str, template: str, comment: str) -> None:
+    plain = lint_bytes(name, template.format(comment="").encode(), Selection())
+    line = 5 if name.endswith(".py") else 3
+    judged = [d for d in plain.diagnostics if d.span and d.span.start_pos.line == line]
+    assert judged, "the literal without its comment is judged"
+    marked = lint_bytes(name, template.format(comment=comment).encode(), Selection())
+    assert not [d for d in marked.diagnostics if d.span and d.span.start_pos.line == line]
+    assert any("a comment there says the value is not used" in note for note in marked.notes)
+
+
+def test_a_comment_line_or_another_word_does_not_mark_a_value() -> None:
+    text = YAML.format(comment="  # used by the decoder").replace(
+        "model:\n", "model:\n  # hidden_size below is not used by the encoder\n"
+    )
+    result = lint_bytes("cfg.yaml", text.encode(), Selection())
+    assert [d.code for d in result.diagnostics if d.code == "DL101"] == ["DL101"]
+
+
+RAISES = """\
+import unittest
+
+import pytest
+from transformers import LlamaConfig
+
+
+def test_refused():
+    with pytest.raises(ValueError, match="divisible"):
+        LlamaConfig(hidden_size=100, num_attention_heads=12)
+
+
+class Case(unittest.TestCase):
+    def test_refused(self):
+        with self.assertRaises(ValueError):
+            LlamaConfig(hidden_size=770, num_attention_heads=12)
+
+
+def test_built():
+    with open("x") as handle:
+        LlamaConfig(hidden_size=4100, num_attention_heads=32)
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_config_a_test_expects_to_be_refused_is_not_judged(fast: bool) -> None:
+    """``with pytest.raises(...)`` / ``self.assertRaises(...)``: the test says the config is
+    invalid; only the config built under an ordinary ``with`` is judged (both readings)."""
+    from dimlint.lint.python_front import lint_python
+
+    result = lint_python("test_x.py", RAISES.encode(), Selection(), fast=fast)
+    built = RAISES[: RAISES.index("hidden_size=4100")].count("\n") + 1
+    assert {d.span.start_pos.line for d in result.diagnostics if d.span} == {built}
+    assert result.read == (1, 0)
