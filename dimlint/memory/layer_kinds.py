@@ -80,7 +80,10 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
         stated = cfg.list(key)
         if stated:
             # block_types is a repeating pattern (RecurrentGemma); the others are per layer
-            return _repeating([MIXER_KINDS.get(str(i).lower(), str(i).lower()) for i in stated])
+            kinds = [MIXER_KINDS.get(str(i).lower(), str(i).lower()) for i in stated]
+            if cfg.model_type in LAST_LAYER_FULL and len(kinds) == layers and kinds:
+                kinds[-1] = "full"
+            return _repeating(kinds)
     if cfg.model_type in STATE_ONLY:
         return LayerRule(lambda index: "mamba")
     pattern = cfg.get("hybrid_override_pattern")
@@ -108,7 +111,12 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
         return chunked
     sliding = _sliding_pattern(cfg)
     if sliding > 0:
-        return LayerRule(lambda index: "sliding" if (index + 1) % sliding else "full", (), sliding)
+        last = (layers - 1,) if cfg.model_type in LAST_LAYER_FULL else ()
+        return LayerRule(
+            lambda index: "sliding" if (index + 1) % sliding and index not in last else "full",
+            _around(last),
+            sliding,
+        )
     if _window(cfg) and _declares(cfg.model_type, "max_window_layers"):
         # Qwen2, Qwen2-MoE, Qwen3: sliding from layer max_window_layers on. Qwen3-MoE's class
         # has no such field (a stated one is ignored): every layer slides there.
@@ -176,7 +184,17 @@ SLIDING_PATTERNS = {
     "vaultgemma": 2,
     "gpt_oss": 2,
     "exaone4": 4,
+    "gemma4_text": 6,
+    "gemma4_unified_text": 6,
+    "diffusion_gemma_text": 6,
+    "embedding_gemma2_text": 6,
 }
+
+#: Families whose config class forces the last layer to full attention, whatever its
+#: ``layer_types`` or pattern say (Gemma-4: "Last layer must use `full_attention`").
+LAST_LAYER_FULL = frozenset(
+    {"gemma4_text", "gemma4_unified_text", "diffusion_gemma_text", "embedding_gemma2_text"}
+)
 
 
 def _sliding_pattern(cfg: Cfg) -> int:
