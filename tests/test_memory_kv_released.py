@@ -72,7 +72,59 @@ GEMMA4_31B: dict[str, Any] = {
     "tie_word_embeddings": True,
 }
 
+#: DeepSeek-V4-Flash (deepseek-ai/DeepSeek-V4-Flash, as maxtext's conversion utilities copy its
+#: config.json: tests/data/released_configs) shrunk: shared-KV MQA (one head read as keys and
+#: values), its legacy per-layer ``compress_ratios`` (0: sliding window only, 4: compressed
+#: sparse attention with a Lightning Indexer, 128: heavily compressed) and ``num_hash_layers``,
+#: ``qk_rope_head_dim`` and a YaRN ``rope_scaling`` as the file states them.
+DEEPSEEK_V4_FLASH: dict[str, Any] = {
+    "model_type": "deepseek_v4",
+    "architectures": ["DeepseekV4ForCausalLM"],
+    "hidden_size": 128,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 1,
+    "head_dim": 32,
+    "qk_rope_head_dim": 8,
+    "q_lora_rank": 32,
+    "o_groups": 2,
+    "o_lora_rank": 16,
+    "index_n_heads": 2,
+    "index_head_dim": 16,
+    "index_topk": 4,
+    "n_routed_experts": 4,
+    "n_shared_experts": 1,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 32,
+    "num_hidden_layers": 8,
+    "num_hash_layers": 3,
+    "compress_ratios": [0, 0, 4, 128, 4, 128, 4, 128],
+    "sliding_window": 4,
+    "vocab_size": 512,
+    "rope_theta": 10000,
+    "compress_rope_theta": 160000,
+    "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 16,
+                     "original_max_position_embeddings": 65536, "type": "yarn"},
+    "tie_word_embeddings": False,
+}  # fmt: skip
+
 CASES = {
+    "deepseek-v4-flash-compress-ratios": DEEPSEEK_V4_FLASH,
+    # rates under which both compressors close windows within the sequence and leave tokens
+    # of an open window (12 tokens: CSA 2 entries + 2 open, HCA 1 entry + 4 open)
+    "deepseek-v4-windows-close": {
+        **DEEPSEEK_V4_FLASH,
+        "compress_rates": {"compressed_sparse_attention": 5, "heavily_compressed_attention": 8},
+    },
+    "deepseek-v4-legacy-rates": {
+        **DEEPSEEK_V4_FLASH,
+        "compress_rate_csa": 3,
+        "compress_rate_hca": 6,
+    },
+    # no per-layer list: two heavily compressed layers, then CSA and HCA alternating
+    "deepseek-v4-default-pattern": {
+        **{k: v for k, v in DEEPSEEK_V4_FLASH.items() if k != "compress_ratios"},
+        "compress_rates": {"compressed_sparse_attention": 4, "heavily_compressed_attention": 8},
+    },
     "gemma4-31b-global-layers": GEMMA4_31B,
     "gemma4-31b-pattern-derived": {k: v for k, v in GEMMA4_31B.items() if k != "layer_types"},
     "gemma4-last-layer-forced-global": {

@@ -235,9 +235,7 @@ _GLOBAL_KEYS = ("global_head_dim", "num_global_key_value_heads")
 def _global_layer(cfg: Cfg, index: builtins.int) -> dict[str, Any]:
     """The overrides the config class derives for layer ``index`` (see
     :data:`GLOBAL_LAYER_KWARGS`): none for a sliding layer."""
-    from dimlint.memory.layer_kinds import mixer_rule
-
-    if mixer_rule(cfg).at(index) != "full":
+    if not _is_global(cfg, index):
         return {}
     head_dim, kv_heads, gated = GLOBAL_LAYER_KWARGS[cfg.model_type]
     stated_dim = cfg.raw.get("global_head_dim", head_dim)
@@ -246,6 +244,20 @@ def _global_layer(cfg: Cfg, index: builtins.int) -> dict[str, Any]:
     if stated_kv is not None and (not gated or cfg.get("attention_k_eq_v") is True):
         layer["num_key_value_heads"] = stated_kv
     return layer
+
+
+def _is_global(cfg: Cfg, index: builtins.int) -> bool:
+    """Whether layer ``index`` of a :data:`GLOBAL_LAYER_KWARGS` family attends globally, as
+    its config class builds ``layer_types``: the stated list, else every
+    ``sliding_window_pattern``-th layer (6), and the last layer always (the same rule as
+    :func:`dimlint.memory.layer_kinds.mixer_rule`, which imports this module)."""
+    if index == cfg.layers - 1:
+        return True
+    stated = cfg.list("layer_types")
+    if stated:
+        return index < len(stated) and stated[index] == "full_attention"
+    pattern = cfg.int("sliding_window_pattern", 6) or 6
+    return (index + 1) % pattern == 0
 
 
 def _index_key(key: object) -> int | None:
