@@ -251,11 +251,11 @@ def _is_global(cfg: Cfg, index: builtins.int) -> bool:
     its config class builds ``layer_types``: the stated list, else every
     ``sliding_window_pattern``-th layer (6), and the last layer always (the same rule as
     :func:`dimlint.memory.layer_kinds.mixer_rule`, which imports this module)."""
-    if index == cfg.layers - 1:
-        return True
     stated = cfg.list("layer_types")
+    if index == cfg.layers - 1 and (not stated or len(stated) == cfg.layers):
+        return True
     if stated:
-        return index < len(stated) and stated[index] == "full_attention"
+        return str(stated[index % len(stated)]) == "full_attention"
     pattern = cfg.int("sliding_window_pattern", 6) or 6
     return (index + 1) % pattern == 0
 
