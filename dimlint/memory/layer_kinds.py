@@ -344,7 +344,7 @@ def moe_rule(cfg: Cfg) -> LayerRule:
     if stated and len(stated) >= layers:
         flags = [str(item).lower() not in ("dense", "mlp", "none") for item in stated[:layers]]
         return LayerRule(lambda index: flags[index], tuple(range(len(flags))))
-    if cfg.experts <= 0 or cfg.get("is_moe") is False:
+    if cfg.experts <= 0 or cfg.get("is_moe") is False or cfg.get("enable_moe_block") is False:
         return LayerRule(lambda index: False)
     moe_list = cfg.list("moe_layers")
     if moe_list is not None:
