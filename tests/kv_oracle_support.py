@@ -8,7 +8,7 @@ tokens moved into it. Only keys the default has are touched, and derived fields 
 the config class (a per-layer list the class does not rebuild is cut to the new depth).
 
 :func:`engine_bytes` sums the tensors of the cache a forward returned, converted to the layout
-a serving engine allocates (the two conversions documented in ``test_memory_kv_oracle.py``).
+a serving engine allocates (the three conversions documented in ``test_memory_kv_oracle.py``).
 """
 
 from __future__ import annotations
@@ -302,12 +302,21 @@ def _small_vocabulary(document: dict[str, Any], out: dict[str, Any]) -> None:
                 out[key] = new
 
 
+def _same(values: torch.Tensor, keys: object) -> bool:
+    """Whether ``values`` holds the keys themselves: the same storage, or an equal copy (the
+    sliding layers of DeepSeek-V4 update with ``(kv, kv)`` and keep two equal tensors;
+    projected values of any other model never equal their keys)."""
+    if not isinstance(keys, torch.Tensor) or keys.shape != values.shape:
+        return False
+    return bool(keys.data_ptr() == values.data_ptr() or torch.equal(keys, values))
+
+
 def engine_bytes(cache: Any, seen: int) -> int:
     """Bytes of the cache a forward returned, in the engine's layout (module doc).
 
     Handles transformers' ``Cache`` objects (attention, sliding-window, DSA indexer, linear
-    attention and state-space layers), MiniMax's linear cache, xLSTM's state dict, RWKV's
-    state list and XLNet's memory list.
+    attention and state-space layers, DeepSeek-V4's compressor dicts), MiniMax's linear cache,
+    xLSTM's state dict, RWKV's state list and XLNet's memory list.
     """
     if cache is None:
         return 0
@@ -318,15 +327,23 @@ def engine_bytes(cache: Any, seen: int) -> int:
         return sum(t.nbytes for state in states.values() for t in state)
     total = 0
     for layer in getattr(cache, "layers", ()):
+        keys = getattr(layer, "keys", None)
         for name in ("keys", "values", "indexer_keys"):
             tensor = getattr(layer, name, None)
             if not isinstance(tensor, torch.Tensor) or not tensor.numel():
                 continue
+            if name == "values" and _same(tensor, keys):
+                continue  # keys read as values (DeepSeek-V4): one tensor in the engine
             held = tensor.shape[-2]
             window = getattr(layer, "sliding_window", None)
             if window is not None and seen >= window:
                 held += 1
             total += tensor.nbytes // tensor.shape[-2] * held
+        for name in ("compressed_kv", "buffer_kv", "buffer_gate", "overlap_kv", "overlap_gate"):
+            found = getattr(layer, name, None)  # DeepSeek-V4's compressors, by entry name
+            for tensor in (found or {}).values() if isinstance(found, dict) else ():
+                if isinstance(tensor, torch.Tensor):
+                    total += tensor.nbytes
         for name in ("conv_states", "recurrent_states"):
             found = getattr(layer, name, None)
             for tensor in (found or {}).values() if isinstance(found, dict) else ():

@@ -237,6 +237,7 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
 TEMPLATED = (
     "olmo2", "starcoder2", "cohere", "exaone4", "helium", "stablelm", "bloom", "gptj",
     "codegen", "olmoe", "granitemoe", "phimoe", "bert", "t5", "mt5", "vit", "git", "unispeech",
+    "gemma3",
 )  # fmt: skip
 TENSOR_CODES = ("DL610", "DL611")
 
@@ -552,7 +553,12 @@ def test_composite_missing_vision_layer(gemma3: tuple[Path, Path, Path], tmp_pat
     found = _tensor_findings(folder)
     assert found
     assert all(f["code"] == "DL611" for f in found)
-    assert any(f"encoder.layers.{last}." in f["message"] for f in found)
+    # The template counts the tower's layers by vision_config.num_hidden_layers: the finding
+    # says the checkpoint holds one layer fewer and which value would explain it.
+    (finding,) = found
+    assert "encoder.layers.*" in finding["message"]
+    assert f"vision_config.num_hidden_layers {last} would explain it" in finding["message"]
+    assert finding["pointer"] == "/vision_config/num_hidden_layers"
 
 
 def test_composite_deleted_tensor_named_as_stored(

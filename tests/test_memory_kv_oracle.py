@@ -6,10 +6,12 @@ forward pass with ``use_cache=True``; the bytes of ``past_key_values`` are compa
 :func:`dimlint.memory.kv_cache_bytes` at ``context`` = input length and ``block_size=1``.
 
 dimlint sizes the cache as vLLM allocates it, which differs from transformers' dynamic cache in
-two documented places, converted here from the tensors themselves: a sliding-window layer that
-has seen ``window`` tokens or more keeps ``window - 1`` in transformers between steps but
-``window`` in the engine (the step's own token), and a convolution state keeps the full kernel
-in transformers but ``kernel - 1`` columns in vLLM.
+three documented places, converted here from the tensors themselves: a sliding-window layer
+that has seen ``window`` tokens or more keeps ``window - 1`` in transformers between steps but
+``window`` in the engine (the step's own token), a convolution state keeps the full kernel
+in transformers but ``kernel - 1`` columns in vLLM, and a layer whose keys are its values
+(DeepSeek-V4's shared-KV MQA: one tensor read as both, which transformers' sliding layers copy
+into two) is stored once.
 """
 
 from __future__ import annotations

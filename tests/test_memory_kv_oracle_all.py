@@ -105,8 +105,6 @@ NOT_RUN_ERRORS: dict[str, tuple[str, str]] = {
 #: Types that run but whose cache dimlint does not model yet, with the cause (strict xfail:
 #: each must still differ).
 MISSES: dict[str, str] = {
-    "deepseek_v4": "compressed sparse attention keeps compressed KV, compressor and indexer"
-    " buffers per compress ratio; dimlint has no model of them (counts 0)",
     "inkling_text": "each hybrid layer keeps four short-convolution states beside its KV",
     "inkling2_text": "each hybrid layer keeps four short-convolution states beside its KV",
     "inkling2_loop_text": "four short-convolution states per hybrid layer, and looped layers",

@@ -45,7 +45,116 @@ SCOUT: dict[str, Any] = {
     "use_qk_norm": True,
 }  # fmt: skip
 
+_FIVE_TO_ONE = ["sliding_attention"] * 5 + ["full_attention"]
+
+#: Gemma-4-31B's text config (google/gemma-4-31B, text_config) shrunk with its ratios: 32 query
+#: heads, 16 KV heads of 256 on sliding layers and ``num_global_key_value_heads`` 4 of
+#: ``global_head_dim`` 512 on the global ones (``attention_k_eq_v``: keys double as values'
+#: projection, both cached), 5:1 sliding:global, a window shorter than the sequence.
+GEMMA4_31B: dict[str, Any] = {
+    "model_type": "gemma4_text",
+    "architectures": ["Gemma4ForCausalLM"],
+    "hidden_size": 128,
+    "intermediate_size": 256,
+    "num_hidden_layers": 6,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 4,
+    "num_global_key_value_heads": 1,
+    "head_dim": 16,
+    "global_head_dim": 32,
+    "attention_k_eq_v": True,
+    "sliding_window": 4,
+    "layer_types": _FIVE_TO_ONE,
+    "final_logit_softcapping": 30.0,
+    "vocab_size": 512,
+    "hidden_size_per_layer_input": 0,
+    "num_kv_shared_layers": 0,
+    "tie_word_embeddings": True,
+}
+
+#: DeepSeek-V4-Flash (deepseek-ai/DeepSeek-V4-Flash, as maxtext's conversion utilities copy its
+#: config.json: tests/data/released_configs) shrunk: shared-KV MQA (one head read as keys and
+#: values), its legacy per-layer ``compress_ratios`` (0: sliding window only, 4: compressed
+#: sparse attention with a Lightning Indexer, 128: heavily compressed) and ``num_hash_layers``,
+#: ``qk_rope_head_dim`` and a YaRN ``rope_scaling`` as the file states them.
+DEEPSEEK_V4_FLASH: dict[str, Any] = {
+    "model_type": "deepseek_v4",
+    "architectures": ["DeepseekV4ForCausalLM"],
+    "hidden_size": 128,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 1,
+    "head_dim": 32,
+    "qk_rope_head_dim": 8,
+    "q_lora_rank": 32,
+    "o_groups": 2,
+    "o_lora_rank": 16,
+    "index_n_heads": 2,
+    "index_head_dim": 16,
+    "index_topk": 4,
+    "n_routed_experts": 4,
+    "n_shared_experts": 1,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 32,
+    "num_hidden_layers": 8,
+    "num_hash_layers": 3,
+    "compress_ratios": [0, 0, 4, 128, 4, 128, 4, 128],
+    "sliding_window": 4,
+    "vocab_size": 512,
+    "rope_theta": 10000,
+    "compress_rope_theta": 160000,
+    "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 16,
+                     "original_max_position_embeddings": 65536, "type": "yarn"},
+    "tie_word_embeddings": False,
+}  # fmt: skip
+
 CASES = {
+    "deepseek-v4-flash-compress-ratios": DEEPSEEK_V4_FLASH,
+    # rates under which both compressors close windows within the sequence and leave tokens
+    # of an open window (12 tokens: CSA 2 entries + 2 open, HCA 1 entry + 4 open)
+    "deepseek-v4-windows-close": {
+        **DEEPSEEK_V4_FLASH,
+        "compress_rates": {"compressed_sparse_attention": 5, "heavily_compressed_attention": 8},
+    },
+    "deepseek-v4-legacy-rates": {
+        **DEEPSEEK_V4_FLASH,
+        "compress_rate_csa": 3,
+        "compress_rate_hca": 6,
+    },
+    # no per-layer list: two heavily compressed layers, then CSA and HCA alternating
+    "deepseek-v4-default-pattern": {
+        **{k: v for k, v in DEEPSEEK_V4_FLASH.items() if k != "compress_ratios"},
+        "compress_rates": {"compressed_sparse_attention": 4, "heavily_compressed_attention": 8},
+    },
+    "gemma4-31b-global-layers": GEMMA4_31B,
+    "gemma4-31b-pattern-derived": {k: v for k, v in GEMMA4_31B.items() if k != "layer_types"},
+    "gemma4-last-layer-forced-global": {
+        **GEMMA4_31B,
+        "num_hidden_layers": 8,
+        "layer_types": _FIVE_TO_ONE + ["sliding_attention"] * 2,
+    },
+    # google/gemma-4-26B-A4B: the same global layers (2 KV heads of 512 against 8 of 256) over
+    # a mixture-of-experts block
+    "gemma4-26b-a4b-moe": {
+        **GEMMA4_31B,
+        "enable_moe_block": True,
+        "num_experts": 4,
+        "top_k_experts": 2,
+        "moe_intermediate_size": 32,
+    },
+    # without attention_k_eq_v the class ignores num_global_key_value_heads: only the width
+    "gemma4-global-kv-heads-gated": {**GEMMA4_31B, "attention_k_eq_v": False},
+    # google/gemma-4-E2B: no global KV-head count, the last layers reuse earlier layers' KV,
+    # per-layer inputs and a double-wide MLP on the shared layers
+    "gemma4-e2b-kv-shared": {
+        **{k: v for k, v in GEMMA4_31B.items() if k != "num_global_key_value_heads"},
+        "attention_k_eq_v": False,
+        "num_hidden_layers": 12,
+        "layer_types": _FIVE_TO_ONE * 2,
+        "num_kv_shared_layers": 6,
+        "hidden_size_per_layer_input": 16,
+        "vocab_size_per_layer_input": 512,
+        "use_double_wide_mlp": True,
+    },
     "llama4-scout-chunked": SCOUT,
     "llama4-no-rope-interval": {
         **{k: v for k, v in SCOUT.items() if k != "no_rope_layers"},

@@ -20,8 +20,10 @@ pytest.importorskip("transformers")
 pytest.importorskip("torch")
 
 #: The exact share each half reached when this test was written (a floor against regressions,
-#: far from the 97% the issue asks for: see the closing note's per-type table).
-FLOORS = {"tune": 0.76, "held_out": 0.66}
+#: far from the 97% the issue asks for: see the closing note's per-type table): tune 66/77,
+#: held-out 65/92, with six configs from outside the corpus (``extra.tsv``) added after the
+#: held-out half was measured.
+FLOORS = {"tune": 0.85, "held_out": 0.70}
 
 
 @pytest.fixture(scope="module", params=["tune", "held_out"])

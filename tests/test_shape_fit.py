@@ -60,6 +60,20 @@ def test_square_of_a_field() -> None:
     assert fit(points) == [(Fraction(1), (("embed_dim", 1), ("spatial_merge_size", 2)))]
 
 
+def test_patch_positions_divide_by_a_square() -> None:
+    """SigLIP's learned patch positions (Gemma-3's vision tower): (image_size / patch_size)²,
+    not the tangent ``a·image - b·patch + c`` a sum would fit around the default."""
+    base = {"image_size": 896, "patch_size": 14, "hidden_size": 1152}
+    points = _observations(
+        base,
+        [{"image_size": 1792}, {"patch_size": 28}, {"hidden_size": 2304}],
+        lambda v: (v["image_size"] // v["patch_size"]) ** 2,
+    )
+    expected = [(Fraction(1), (("image_size", 2), ("patch_size", -2)))]
+    assert fit(points) == expected
+    assert from_json(to_json(expected)) == expected
+
+
 def test_sum_of_terms() -> None:
     """A fused QKV projection: (heads + 2 * kv_heads) * head_dim."""
     base = {"num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128}

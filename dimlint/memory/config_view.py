@@ -51,21 +51,28 @@ class Cfg:
 
     def at_layer(self, index: builtins.int) -> Cfg:
         """This config as layer ``index`` sees it, after transformers 5's ``per_layer_config``
-        overrides (Gemma-4's wider global layers, Dots3's narrower sliding layers)."""
+        overrides (Gemma-4's wider global layers, Dots3's narrower sliding layers), stated or
+        derived by the config class (:data:`GLOBAL_LAYER_KWARGS`)."""
         overrides = self.raw.get("per_layer_config")
-        if not isinstance(overrides, dict) or not overrides:
+        derives = overrides is None and self.model_type in GLOBAL_LAYER_KWARGS
+        if not derives and (not isinstance(overrides, dict) or not overrides):
             return self
         if index not in self._layers:
             layer: dict[str, Any] = {}
-            for key, values in overrides.items():
-                if isinstance(values, dict) and _index_key(key) == index:
-                    layer = values
+            if derives:
+                layer = _global_layer(self, index)
+            else:
+                assert isinstance(overrides, dict)
+                for key, values in overrides.items():
+                    if isinstance(values, dict) and _index_key(key) == index:
+                        layer = values
             if not layer:
                 self._layers[index] = self
             else:
                 from dimlint.config.normalize import normalize
 
-                merged = {k: v for k, v in self.raw.items() if k != "per_layer_config"}
+                dropped = {"per_layer_config", *_GLOBAL_KEYS}
+                merged = {k: v for k, v in self.raw.items() if k not in dropped}
                 merged.update(layer)
                 spec = normalize(self.spec.path, self.spec.pointer, merged, self.model_type)
                 self._layers[index] = Cfg(spec)
@@ -208,6 +215,49 @@ class Cfg:
         if self.spec.tie_word_embeddings is None:
             return self.defaults.get("tie_word_embeddings") is True
         return self.spec.tie_word_embeddings
+
+
+#: Config classes whose ``__post_init__`` turns the keyword arguments ``global_head_dim`` and
+#: ``num_global_key_value_heads`` (no fields: a config.json states them, the class pops them)
+#: into ``per_layer_config`` overrides of every full-attention layer, when the config states no
+#: ``per_layer_config`` itself: model type → (default global head dim, default global KV heads,
+#: whether ``attention_k_eq_v`` gates the KV-head override). Gemma-4-31B's global layers keep
+#: 4 KV heads of 512 where its sliding layers keep 16 of 256.
+GLOBAL_LAYER_KWARGS: dict[str, tuple[builtins.int, builtins.int | None, bool]] = {
+    "gemma4_text": (512, None, True),
+    "gemma4_unified_text": (512, None, True),
+    "diffusion_gemma_text": (512, None, True),
+    "embedding_gemma2_text": (512, 1, False),
+}
+_GLOBAL_KEYS = ("global_head_dim", "num_global_key_value_heads")
+
+
+def _global_layer(cfg: Cfg, index: builtins.int) -> dict[str, Any]:
+    """The overrides the config class derives for layer ``index`` (see
+    :data:`GLOBAL_LAYER_KWARGS`): none for a sliding layer."""
+    if not _is_global(cfg, index):
+        return {}
+    head_dim, kv_heads, gated = GLOBAL_LAYER_KWARGS[cfg.model_type]
+    stated_dim = cfg.raw.get("global_head_dim", head_dim)
+    layer: dict[str, Any] = {"head_dim": stated_dim}
+    stated_kv = cfg.raw.get("num_global_key_value_heads", kv_heads)
+    if stated_kv is not None and (not gated or cfg.get("attention_k_eq_v") is True):
+        layer["num_key_value_heads"] = stated_kv
+    return layer
+
+
+def _is_global(cfg: Cfg, index: builtins.int) -> bool:
+    """Whether layer ``index`` of a :data:`GLOBAL_LAYER_KWARGS` family attends globally, as
+    its config class builds ``layer_types``: the stated list, else every
+    ``sliding_window_pattern``-th layer (6), and the last layer always (the same rule as
+    :func:`dimlint.memory.layer_kinds.mixer_rule`, which imports this module)."""
+    stated = cfg.list("layer_types")
+    if index == cfg.layers - 1 and (not stated or len(stated) == cfg.layers):
+        return True
+    if stated:
+        return str(stated[index % len(stated)]) == "full_attention"
+    pattern = cfg.int("sliding_window_pattern", 6) or 6
+    return (index + 1) % pattern == 0
 
 
 def _index_key(key: object) -> int | None:

@@ -13,7 +13,7 @@ are honoured layer by layer.
 from __future__ import annotations
 
 from dimlint.memory import block_params as blocks
-from dimlint.memory.config_view import Cfg
+from dimlint.memory.config_view import GLOBAL_LAYER_KWARGS, Cfg
 from dimlint.memory.decoder_traits import Decoder
 from dimlint.memory.layer_kinds import layer_groups, mixer_rule, moe_rule
 from dimlint.memory.mixer_params import MIXERS
@@ -87,8 +87,17 @@ def attention_params(cfg: Cfg, traits: Decoder, hidden: int, shares_kv: bool = F
 def mixer_params(cfg: Cfg, traits: Decoder, kind: str, hidden: int, shares_kv: bool) -> int:
     """One layer's token mixer: attention, or the family's linear/state-space mixer."""
     if kind in ATTENTION_KINDS or not traits.linear:
-        return attention_params(cfg, traits, hidden, shares_kv)
+        count = attention_params(cfg, traits, hidden, shares_kv)
+        if kind == "full" and not shares_kv and keys_as_values(cfg):
+            count -= blocks.linear(hidden, cfg.kv_heads * cfg.head_dim, cfg.flag(traits.qkv_bias))
+        return count
     return MIXERS[traits.linear](cfg)
+
+
+def keys_as_values(cfg: Cfg) -> bool:
+    """Whether the global layers read their keys as values and build no ``v_proj``
+    (Gemma-4's ``attention_k_eq_v``: the 31B and 26B-A4B global layers)."""
+    return cfg.model_type in GLOBAL_LAYER_KWARGS and cfg.get("attention_k_eq_v") is True
 
 
 def shared_expert_ffn(cfg: Cfg, expert_ffn: int, traits: Decoder) -> int:
@@ -125,6 +134,13 @@ def moe_params(cfg: Cfg, traits: Decoder, tally: Tally, hidden: int, gated: bool
             tally.add(hidden)
 
 
+def moe_block_extras(cfg: Cfg, hidden: int, gated: bool, width: int, bias: bool) -> int:
+    """What a Gemma-4 layer with ``enable_moe_block`` has beyond its experts and router: the
+    dense MLP it keeps beside them, the router's input scale and per-expert scales, and the
+    three norms of the second feed-forward branch."""
+    return blocks.mlp(hidden, width, gated, bias) + hidden + cfg.experts + 3 * hidden
+
+
 def dense_ffn(cfg: Cfg, traits: Decoder) -> int:
     """The dense MLP width (GPT-2 style configs leave it out: 4 × hidden)."""
     ffn = (cfg.int(traits.ffn_key) if traits.ffn_key else 0) or cfg.ffn
@@ -156,6 +172,8 @@ def count_decoder(cfg: Cfg, traits: Decoder, ffn: int | None = None) -> Tally:
         own.add(mixer_params(layer, traits, mixer.at(index), hidden, shares_kv) + norm_per_layer)
         if moe.at(index):
             moe_params(layer, traits, own, hidden, gated)
+            if cfg.get("enable_moe_block") is True:  # Gemma-4: experts beside the dense MLP
+                own.add(moe_block_extras(layer, hidden, gated, width, mlp_bias))
         else:
             layer_ffn = layer.ffn_at(index) if ffn is None else width
             if shares_kv and cfg.flag("use_double_wide_mlp"):

@@ -14,6 +14,9 @@ Per layer (see :func:`dimlint.memory.layer_kinds.cache_plan`):
   layers: nothing;
 * DeepSeek sparse-attention indexers (V3.2, GLM-5): ``index_head_dim`` more elements per token
   on the layers that have one, in the cache's dtype as transformers keeps them;
+* DeepSeek-V4: one KV head whose keys are also its values (stored once), over a sliding window
+  on every layer; its compressed layers add one ``head_dim`` entry per ``compress_rate`` tokens
+  of the whole context and the compressor's state (see :func:`compressed_elements`);
 * encoder-decoder models: the decoder's self-attention (``decoder_layers`` ×
   ``decoder_attention_heads``); their cross-attention caches hold encoder tokens and are not
   counted;
@@ -58,6 +61,10 @@ ATTENTION_BLOCKS = {"longcat_flash": 2}
 #: ``num_key_value_heads`` (``MiMoV2FlashAttention``), a rule of the code, not of the config.
 SLIDING_KV_HEADS = {"mimo_v2_flash": 2}
 
+#: Families whose single KV tensor is read as both keys and values (DeepSeek-V4's shared-KV
+#: MQA): an engine stores it once.
+SHARED_KV = frozenset({"deepseek_v4"})
+
 #: Prompt tokens a family prepends to every input, by the key that counts them (CPM-Ant).
 PROMPT_TOKENS = {"cpmant": "prompt_length"}
 
@@ -78,7 +85,33 @@ def _kv_width(cfg: Cfg, tp: int, sliding: bool = False) -> int:
         v_head_dim = cfg.int("swa_v_head_dim") or (cfg.int("swa_head_dim") or v_head_dim)
         kv_heads = cfg.int("swa_num_key_value_heads") or kv_heads
         kv_heads *= SLIDING_KV_HEADS.get(cfg.model_type, 1)
+    if cfg.model_type in SHARED_KV:
+        return kv_heads_per_gpu(kv_heads, tp) * head_dim
     return kv_heads_per_gpu(kv_heads, tp) * (head_dim + v_head_dim)
+
+
+def compressed_elements(cfg: Cfg, layer: CacheLayer, context: int, block_size: int) -> int:
+    """What a DeepSeek-V4 compressed layer keeps beyond its sliding window, per sequence, as
+    transformers' ``DeepseekV4HCACache`` / ``DeepseekV4CSACache`` hold it after ``context``
+    tokens (``m`` = ``layer.compress``):
+
+    * one compressed entry (``head_dim``) per whole window of ``m`` source tokens;
+    * the tokens of the open window (``context mod m``), projected and gated, waiting for it
+      to close: ``head_dim`` each for keys and gate (HCA), twice that under CSA's two
+      overlapping series;
+    * CSA only: the previous window's first series (keys and gate, ``m × head_dim`` each)
+      once a window has closed, and the Lightning Indexer's own compressed keys, open window
+      and overlap at ``index_head_dim``.
+    """
+    rate = layer.compress
+    entries = _tokens(context // rate, None, block_size)
+    head_dim, index_dim = cfg.head_dim, cfg.int("index_head_dim")
+    open_tokens = context % rate
+    closed = context >= rate
+    if not layer.overlap:
+        return entries * head_dim + open_tokens * 2 * head_dim
+    per_width = entries + open_tokens * 4 + (2 * rate if closed else 0)
+    return per_width * (head_dim + index_dim)
 
 
 def _no_cache(cfg: Cfg) -> bool:
@@ -200,6 +233,8 @@ def _layer_elements(
     tokens = _tokens(context, window, block_size)
     if layer.indexer:
         extra += own.int("index_head_dim") * tokens
+    if layer.compress:
+        extra += compressed_elements(own, layer, context, block_size)
     blocks = ATTENTION_BLOCKS.get(cfg.model_type, 1)
     if layer.kind == "kv":
         return blocks * _kv_width(own, tp, layer.sliding) * tokens + extra
@@ -253,9 +288,13 @@ def kv_bytes_per_token(spec: ModelSpec, kv_dtype: str, tp: int = 1) -> float:
     special = _special_width(cfg, tp)
     if special is not None:
         return 0.0 if special[1] is not None else special[0] * dtype_bytes(kv_dtype)
-    elements = 0
+    elements = 0.0
     blocks = ATTENTION_BLOCKS.get(cfg.model_type, 1)
     for index, layer, count in cache_plan(cfg):
+        if layer.compress:  # one compressed entry (and indexer key) per `compress` tokens
+            own = cfg.at_layer(index)
+            width = own.head_dim + (own.int("index_head_dim") if layer.overlap else 0)
+            elements += width * count / layer.compress
         if layer.window is not None or (cfg.model_type in LOCAL_ATTENTION and layer.kind == "kv"):
             continue
         own = cfg.at_layer(index)

@@ -35,6 +35,8 @@ MIXER_KINDS = {
     "local_attention": "sliding",
     "hybrid_sliding": "sliding",
     "chunked_attention": "chunked",
+    "compressed_sparse_attention": "csa",
+    "heavily_compressed_attention": "hca",
     "linear_attention": "linear",
     "linear": "linear",
     "mamba": "mamba",
@@ -80,7 +82,10 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
         stated = cfg.list(key)
         if stated:
             # block_types is a repeating pattern (RecurrentGemma); the others are per layer
-            return _repeating([MIXER_KINDS.get(str(i).lower(), str(i).lower()) for i in stated])
+            kinds = [MIXER_KINDS.get(str(i).lower(), str(i).lower()) for i in stated]
+            if cfg.model_type in LAST_LAYER_FULL and len(kinds) == layers and kinds:
+                kinds[-1] = "full"
+            return _repeating(kinds)
     if cfg.model_type in STATE_ONLY:
         return LayerRule(lambda index: "mamba")
     pattern = cfg.get("hybrid_override_pattern")
@@ -106,9 +111,17 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
     chunked = _chunked_rule(cfg)
     if chunked is not None:
         return chunked
+    compressed = _compressed_rule(cfg)
+    if compressed is not None:
+        return compressed
     sliding = _sliding_pattern(cfg)
     if sliding > 0:
-        return LayerRule(lambda index: "sliding" if (index + 1) % sliding else "full", (), sliding)
+        last = (layers - 1,) if cfg.model_type in LAST_LAYER_FULL else ()
+        return LayerRule(
+            lambda index: "sliding" if (index + 1) % sliding and index not in last else "full",
+            _around(last),
+            sliding,
+        )
     if _window(cfg) and _declares(cfg.model_type, "max_window_layers"):
         # Qwen2, Qwen2-MoE, Qwen3: sliding from layer max_window_layers on. Qwen3-MoE's class
         # has no such field (a stated one is ignored): every layer slides there.
@@ -133,6 +146,38 @@ def _chunked_rule(cfg: Cfg) -> LayerRule | None:
     return LayerRule(
         lambda index: "full" if (index + 1) % interval == 0 else "chunked", (), interval
     )
+
+
+#: DeepSeek-V4's legacy per-layer ``compress_ratios`` (the config class maps exactly these).
+COMPRESS_RATIO_KINDS = {0: "sliding", 4: "csa", 128: "hca"}
+#: Tokens per compressed entry of each compressed kind when the config states no
+#: ``compress_rates`` (``DeepseekV4Config.default_compress_rates``).
+DEFAULT_COMPRESS_RATES = {"csa": 4, "hca": 128}
+
+
+def _compressed_rule(cfg: Cfg) -> LayerRule | None:
+    """DeepSeek-V4 without ``layer_types``: its config class derives them from the legacy
+    ``compress_ratios`` (0: sliding window only, 4: compressed sparse attention, 128: heavily
+    compressed), else two heavily compressed layers and then CSA and HCA alternating."""
+    if not _declares(cfg.model_type, "compress_rates"):
+        return None
+    stated = cfg.list("compress_ratios")
+    if stated:
+        return _repeating([COMPRESS_RATIO_KINDS.get(ratio, "full") for ratio in stated])
+    return LayerRule(lambda index: "hca" if index < 2 or index % 2 == 0 else "csa", (0, 1, 2), 2)
+
+
+def compress_rate(cfg: Cfg, kind: str) -> int:
+    """Source tokens per compressed entry of a ``csa`` or ``hca`` layer: ``compress_rates``
+    (keyed by layer type), the legacy ``compress_rate_csa`` / ``compress_rate_hca``, else the
+    class default."""
+    name = "compressed_sparse_attention" if kind == "csa" else "heavily_compressed_attention"
+    rates = cfg.get("compress_rates")
+    if isinstance(rates, dict):
+        stated = rates.get(name)
+        if isinstance(stated, int) and not isinstance(stated, bool) and stated > 0:
+            return stated
+    return cfg.int(f"compress_rate_{kind}") or DEFAULT_COMPRESS_RATES[kind]
 
 
 def _declares(model_type: str, field: str) -> bool:
@@ -176,7 +221,17 @@ SLIDING_PATTERNS = {
     "vaultgemma": 2,
     "gpt_oss": 2,
     "exaone4": 4,
+    "gemma4_text": 6,
+    "gemma4_unified_text": 6,
+    "diffusion_gemma_text": 6,
+    "embedding_gemma2_text": 6,
 }
+
+#: Families whose config class forces the last layer to full attention, whatever its
+#: ``layer_types`` or pattern say (Gemma-4: "Last layer must use `full_attention`").
+LAST_LAYER_FULL = frozenset(
+    {"gemma4_text", "gemma4_unified_text", "diffusion_gemma_text", "embedding_gemma2_text"}
+)
 
 
 def _sliding_pattern(cfg: Cfg) -> int:
@@ -211,7 +266,10 @@ class CacheLayer(Record):
     runs attention and Mamba side by side; Zamba's hybrid layers add the shared attention block
     to a Mamba layer). ``sliding`` marks sliding-window layers (MiMo-V2 gives them their own
     head counts, ``swa_*``); ``indexer`` layers also keep the keys of a DeepSeek sparse
-    attention indexer, ``index_head_dim`` per token.
+    attention indexer, ``index_head_dim`` per token. ``compress`` (DeepSeek-V4's compressed
+    layers) is the number of source tokens per compressed KV entry the layer keeps beside its
+    sliding window; ``overlap`` marks compressed sparse attention, whose overlapping windows
+    and Lightning Indexer keep more (see :func:`dimlint.memory.kvcache.compressed_elements`).
     """
 
     kind: str
@@ -219,6 +277,8 @@ class CacheLayer(Record):
     state: bool = False
     sliding: bool = False
     indexer: bool = False
+    compress: int = 0
+    overlap: bool = False
 
 
 #: Families whose attention layers also carry a Mamba state (all of them, or the hybrid ones).
@@ -243,6 +303,9 @@ def cache_layer(cfg: Cfg, index: int, kind: str) -> CacheLayer:
         kv = "latent" if cfg.at_layer(index).spec.is_mla else "kv"
         state = cfg.model_type in PARALLEL_STATE
         return CacheLayer(kv, limit, state, kind == "sliding", _has_indexer(cfg, index))
+    if kind in ("csa", "hca"):
+        rate = compress_rate(cfg, kind)
+        return CacheLayer("kv", _window(cfg) or None, compress=rate, overlap=kind == "csa")
     if kind in ("mlp", "moe"):
         return CacheLayer("none", None)
     return CacheLayer("state", None)
@@ -253,8 +316,8 @@ def _has_indexer(cfg: Cfg, index: int) -> bool:
     says ``indexed_attention`` (or the config has an indexer and no ``layer_types``, as older
     DeepSeek-V3.2 configs), and ``indexer_types`` does not mark it ``shared`` (HY-V4 layers
     that reuse an earlier layer's top-k keep no indexer keys of their own)."""
-    if cfg.int("index_head_dim") <= 0:
-        return False
+    if cfg.int("index_head_dim") <= 0 or _declares(cfg.model_type, "compress_rates"):
+        return False  # DeepSeek-V4's indexer keys are its CSA compressor's (CacheLayer.overlap)
     shared = cfg.list("indexer_types")
     if shared and str(shared[index % len(shared)]) == "shared":
         return False
@@ -281,7 +344,7 @@ def moe_rule(cfg: Cfg) -> LayerRule:
     if stated and len(stated) >= layers:
         flags = [str(item).lower() not in ("dense", "mlp", "none") for item in stated[:layers]]
         return LayerRule(lambda index: flags[index], tuple(range(len(flags))))
-    if cfg.experts <= 0 or cfg.get("is_moe") is False:
+    if cfg.experts <= 0 or cfg.get("is_moe") is False or cfg.get("enable_moe_block") is False:
         return LayerRule(lambda index: False)
     moe_list = cfg.list("moe_layers")
     if moe_list is not None:

@@ -78,6 +78,16 @@ def transformers_version() -> str:
 
 
 @functools.cache
+def generic_mentions() -> frozenset[str]:
+    """Shape-like names transformers' generic model and config code mentions (recorded once
+    beside the rows): a stated key among them may be read for any model type."""
+    match = re.search(rb'\n  "generic_mentions": (\[[^\n]*\]),\n', _data()[:1_000_000])
+    if match is None:
+        return frozenset()
+    return frozenset(str(name) for name in json.loads(match.group(1)))
+
+
+@functools.cache
 def row(model_type: str) -> dict[str, Any] | None:
     """The learned row of ``model_type``, or None when there is none."""
     data = _data()
@@ -247,12 +257,16 @@ def _all_defaults(values: _Values, defaults: dict[str, Any]) -> bool:
     )
 
 
-def _as_the_class_reads(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
+def _as_the_class_reads(
+    raw: dict[str, Any], model_type: str, learned: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """``raw`` with the spellings the config class maps onto its fields applied: its
     ``attribute_map`` aliases (``hidden_size`` for GPT-2's ``n_embd``; a stated alias wins over
     the field, as in transformers: NLLB's ``num_hidden_layers`` sets ``encoder_layers``), the
-    legacy kwargs that win over the field (BLOOM's ``n_embed``), and legacy sub-config dicts
-    (CLIP's ``text_config_dict`` updates ``text_config``), as the class's ``__init__`` does."""
+    legacy kwargs that win over the field (BLOOM's ``n_embed``), legacy sub-config dicts
+    (CLIP's ``text_config_dict`` updates ``text_config``), and a flat hub config's language-model
+    keys gathered into the ``text_config`` the class builds from them (Qwen2.5-VL), as the
+    class's ``__init__`` does."""
     from dimlint.config.normalize import LEGACY_FIRST
 
     record = architectures.lookup(model_type)
@@ -272,6 +286,9 @@ def _as_the_class_reads(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
             stated = raw.get(key)
             read[key] = {**(stated if isinstance(stated, dict) else {}), **legacy_dict}
             del read[f"{key}_dict"]
+    text = _flat_text_fields(raw, record, learned or {})
+    if text:
+        read["text_config"] = {key: value for key, value in raw.items() if key in text}
     return read
 
 
@@ -316,25 +333,44 @@ def _legacy_key(
     return None
 
 
-def _unknown_number(raw: dict[str, Any], model_type: str, examined: list[str]) -> str | None:
+def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
     """The first key of ``raw`` that states an integer the config class does not declare and
     the generator never changed (``examined`` lists the numbers the default config holds,
     ``__post_init__`` ones such as ``qk_head_dim`` included): modeling code may read such a key
     with ``getattr`` (Qwen3-MoE's ``head_dim``), which no build exercised, so its effect on the
-    shapes is unknown."""
+    shapes is unknown. A key no code of the type mentions (the row's ``mentioned``, beside the
+    generic code's) shapes nothing, and a language-model key stated at the top level is the
+    text config's where the class builds that from flat keys (``flat_text``)."""
     record = architectures.lookup(model_type)
     if record is None:
         return "model_type"
-    known = record.fields | set(record.aliases) | architectures.base_fields() | set(examined)
+    known = record.fields | set(record.aliases) | architectures.base_fields()
+    known |= set(learned.get("examined", []))
+    mentions = learned.get("mentioned")
+    text = _flat_text_fields(raw, record, learned)
     for key, value in raw.items():
         if (
             isinstance(value, int)
             and not isinstance(value, bool)
             and key not in known
+            and key not in text
             and _SHAPE_KEY.search(key) is not None
+            and (not isinstance(mentions, list) or key in mentions or key in generic_mentions())
         ):
             return key
     return None
+
+
+def _flat_text_fields(
+    raw: dict[str, Any], record: architectures.Architecture, learned: dict[str, Any]
+) -> frozenset[str]:
+    """The fields of the text sub-config a class that builds it from flat keys reads from
+    ``raw`` (none when ``raw`` states a ``text_config``, or the class does not)."""
+    if not learned.get("flat_text") or isinstance(raw.get("text_config"), dict):
+        return frozenset()
+    text_type = record.sub_configs.get("text_config")
+    text = architectures.lookup(text_type) if text_type else None
+    return frozenset(text.fields) if text is not None else frozenset()
 
 
 #: Key names that may size a tensor (``head_dim``, ``num_experts``…), as opposed to runtime
@@ -393,13 +429,13 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if seen is not None and seen != labels and _has_label_head(learned, class_name):
             why = f"{class_name}'s head was learned with {seen} labels, not {labels}"
             return Refusal(why, True)
-    unknown = _unknown_number(raw, model_type, learned.get("examined", []))
+    unknown = _unknown_number(raw, model_type, learned)
     if unknown is not None:
         return Refusal(f"{unknown} is not a field of {model_type}'s config class", True)
     legacy = _legacy_key(raw, model_type, learned.get("examined", []), class_name)
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
-    raw = _as_the_class_reads(raw, model_type)
+    raw = _as_the_class_reads(raw, model_type, learned)
     values = _Values(raw, learned)
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import re
 import sys
@@ -625,6 +626,100 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     row["declared"] = _declared_of(config, sorted(used))
     row["derived"] = derivations
     row["examined"] = sorted(path for path in base_values if "." not in path)
+    row["mentioned"] = mentioned(config)
+    if _builds_text_from_flat_keys(config):
+        row["flat_text"] = True
+    else:
+        row.pop("flat_text", None)
+
+
+#: Names that may size a tensor (the run-time's ``templates._SHAPE_KEY``): only these of the
+#: undeclared names the code mentions are recorded.
+_SHAPE_NAME = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+_GENERIC_MODULES = ("transformers.modeling_utils", "transformers.configuration_utils")
+
+
+def _words(sources: Sequence[str]) -> set[str]:
+    return set(_WORD.findall("\n".join(sources)))
+
+
+@functools.cache
+def generic_mentions() -> list[str]:
+    """Shape-like names transformers' generic model and config code mentions (any model type
+    may have them read): recorded once, beside the rows."""
+    import importlib
+    import inspect
+
+    sources = [inspect.getsource(importlib.import_module(name)) for name in _GENERIC_MODULES]
+    return sorted(word for word in _words(sources) if _SHAPE_NAME.search(word) is not None)
+
+
+def mentioned(config: Any) -> list[str]:
+    """Shape-like names (``head_dim``, ``num_nextn_predict_layers``…) that the config class
+    does not declare but that its code or the modeling code of its type mentions: the config
+    class and its transformers parents, the type's modeling module and the model modules it
+    imports (transformers' generic code: :func:`generic_mentions`). A config that states an
+    undeclared name outside both lists states something no code reads (Kimi-Linear's
+    ``num_nextn_predict_layers``, gpt-oss's ``experts_per_token``): it cannot shape a tensor.
+    A name read under a computed spelling (``getattr(config, f"{x}_dim")``) would escape a
+    word search; the fragments such code joins are words of the same sources."""
+    import importlib
+    import inspect
+
+    declared = set(config.to_dict()) | set(_declared(type(config)))
+    declared |= set(getattr(config, "attribute_map", {}) or {})
+    sources: list[str] = []
+    for klass in type(config).__mro__:
+        if str(getattr(klass, "__module__", "")).startswith("transformers.models."):
+            try:
+                sources.append(inspect.getsource(klass))
+            except (OSError, TypeError):
+                continue
+    modules = {type(config).__module__.replace(".configuration_", ".modeling_")}
+    seen: set[str] = set()
+    while modules:
+        name = modules.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            text = inspect.getsource(importlib.import_module(name))
+        except Exception:  # no modeling module (a sub-config type) or a missing dependency
+            continue
+        sources.append(text)
+        modules |= {  # the other model modules this one builds on
+            f"transformers.models.{package}.{module_name}"
+            for package, module_name in re.findall(r"from \.\.(\w+)\.(modeling_\w+) import", text)
+        }
+    generic = set(generic_mentions())
+    return sorted(
+        word
+        for word in _words(sources)
+        if word not in declared and word not in generic and _SHAPE_NAME.search(word) is not None
+    )
+
+
+def _builds_text_from_flat_keys(config: Any) -> bool:
+    """Whether the composite config class builds its ``text_config`` from language-model keys
+    stated at the top level (Qwen2-VL and Qwen2.5-VL read their flat hub configs so): a class
+    that ignores them builds its default text model instead."""
+    subs = _sub_configs(config)
+    text = subs.get("text_config")
+    if text is None:
+        return False
+    own = set(_declared(type(config)))
+    for name, value in sorted(text.to_dict().items()):
+        if name in own or not _is_scalar(value) or isinstance(value, bool) or value < 2:
+            continue
+        try:
+            rebuilt = type(config)(**{name: value + 1})
+        except Exception:  # the class rejects the key: try another
+            continue
+        return bool(getattr(getattr(rebuilt, "text_config", None), name, None) == value + 1)
+    return False
 
 
 def derive(config: Any, paths: Sequence[str]) -> dict[str, object]:
@@ -679,14 +774,14 @@ class _OverBudget(Exception):
     """A model type ran past its wall-clock limit."""
 
 
-def _bounded_learn(model_type: str, limit_s: float) -> dict[str, object]:
+def _bounded_learn(model_type: str, limit_s: float, budget_s: float = 12.0) -> dict[str, object]:
     """:func:`learn` under a hard wall-clock limit (``SIGALRM``, where the platform has it):
     one type whose default builds slowly (or a class that waits on something) must not stall
     the table; it gets an ``error`` row and the run-time falls back to the family recipes."""
     import signal
 
     if not hasattr(signal, "SIGALRM") or limit_s <= 0:
-        return learn(model_type)
+        return learn(model_type, budget_s)
 
     def expire(signum: int, frame: object) -> None:
         raise _OverBudget
@@ -694,7 +789,7 @@ def _bounded_learn(model_type: str, limit_s: float) -> dict[str, object]:
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, limit_s)
     try:
-        return learn(model_type)
+        return learn(model_type, budget_s)
     except _OverBudget:
         return {"classes": {}, "unbuilt": {}, "error": f"over {limit_s:.0f}s"}
     finally:
@@ -707,12 +802,14 @@ def generate(
     progress: bool = False,
     cache: Path | None = None,
     limit_s: float = 300.0,
+    budget_s: float = 12.0,
 ) -> dict[str, object]:
     """Learn every model type of the installed transformers (or those in ``only``); with
     ``cache``, rows already in that JSON-lines file are reused and new ones appended (a type
     named in ``only`` is relearned and its new row appended, which wins on reading). Each type
-    is bounded by ``limit_s`` seconds of wall clock."""
-    import transformers
+    is bounded by ``limit_s`` seconds of wall clock, its field learning by ``budget_s`` (past
+    it, the fields not yet changed are ``fixed``: a composite type whose builds are slow, such
+    as Gemma-3, needs more to learn its towers' fields)."""
     from transformers.models.auto import configuration_auto
     from transformers.utils import logging
 
@@ -727,13 +824,23 @@ def generate(
             if model_type in rows and not only:
                 continue
             start = time.monotonic()
-            rows[model_type] = _bounded_learn(model_type, limit_s)
+            rows[model_type] = _bounded_learn(model_type, limit_s, budget_s)
             if cache is not None:
                 with cache.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps([model_type, rows[model_type]]) + "\n")
             if progress:
                 print(f"{model_type} {time.monotonic() - start:.1f}s", file=sys.stderr, flush=True)
-    return {"transformers_version": transformers.__version__, "model_types": rows}
+    return _table(rows)
+
+
+def _table(rows: dict[str, object]) -> dict[str, object]:
+    import transformers
+
+    return {
+        "transformers_version": transformers.__version__,
+        "generic_mentions": generic_mentions(),
+        "model_types": rows,
+    }
 
 
 def _cached(cache: Path) -> dict[str, Any]:
@@ -748,7 +855,6 @@ def _cached(cache: Path) -> dict[str, Any]:
 def refreshed(cache: Path) -> dict[str, object]:
     """The table of the cached rows with :func:`refresh` applied to each: a change to what is
     derived from configs alone reaches every row in minutes, without rebuilding models."""
-    import transformers
     from transformers import AutoConfig
     from transformers.utils import logging
 
@@ -759,7 +865,7 @@ def refreshed(cache: Path) -> dict[str, object]:
         for model_type, row in rows.items():
             if row.get("classes"):
                 refresh(row, AutoConfig.for_model(model_type))
-    return {"transformers_version": transformers.__version__, "model_types": rows}
+    return _table(rows)
 
 
 def render(table: Mapping[str, object]) -> str:
@@ -791,6 +897,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--limit", type=float, default=300.0, help="wall-clock seconds per model type"
     )
     parser.add_argument(
+        "--budget", type=float, default=12.0, help="seconds of field learning per model type"
+    )
+    parser.add_argument(
         "--refresh",
         action="store_true",
         help="rebuild no model: recompute the config-only parts of the cached rows and render",
@@ -814,7 +923,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--refresh needs --cache")
         table = refreshed(args.cache)
     else:
-        table = generate(args.only, progress=True, cache=args.cache, limit_s=args.limit)
+        table = generate(
+            args.only, progress=True, cache=args.cache, limit_s=args.limit, budget_s=args.budget
+        )
     if args.only and args.cache is None:
         print(render(table))
         return 0

@@ -4,9 +4,10 @@ The shape generator (:mod:`dimlint.tools.generate_shapes`) builds each model onc
 default config and once per perturbed field; every parameter dimension is then a list of
 observed values, one per build, beside the config values of that build. This module finds the
 simplest expression that reproduces every observation: a sum of at most three terms, each an
-exact rational coefficient times a product of fields raised to ±1 (``hidden_size``,
+exact rational coefficient times a product of fields raised to ±1 or 2 (``hidden_size``,
 ``num_attention_heads * head_dim``, ``hidden_size // num_attention_heads``,
-``(num_attention_heads + 2 * num_key_value_heads) * head_dim``…).
+``(num_attention_heads + 2 * num_key_value_heads) * head_dim``…), or a single term that may
+divide by a square (a vision tower's ``(image_size / patch_size)²`` patch positions).
 
 An expression is JSON: a list of terms ``[numerator, denominator, [[field, exponent], …]]``.
 Pure Python, no torch: the fitting is unit-tested on its own.
@@ -78,10 +79,18 @@ def _candidates(observations: Sequence[tuple[Values, int]], preferred: frozenset
     return ordered[: _MAX_FIELDS + 2]
 
 
-def _factor_sets(fields: Sequence[str], size: int) -> list[tuple[tuple[str, int], ...]]:
+#: Exponents of the monomials sums are built from.
+_EXPONENTS = (1, 2, -1)
+#: Exponents a single-term expression may also use (after every other single term failed).
+_SQUARE_QUOTIENT = (1, 2, -1, -2)
+
+
+def _factor_sets(
+    fields: Sequence[str], size: int, exponents_of: Sequence[int] = _EXPONENTS
+) -> list[tuple[tuple[str, int], ...]]:
     sets: list[tuple[tuple[str, int], ...]] = []
     for names in itertools.combinations(fields, size):
-        for exponents in itertools.product((1, 2, -1), repeat=size):
+        for exponents in itertools.product(exponents_of, repeat=size):
             if size and all(exponent < 0 for exponent in exponents):
                 continue
             sets.append(tuple(zip(names, exponents, strict=True)))
@@ -146,7 +155,13 @@ def fit(
     for size in range(1, min(3, len(fields)) + 1):
         monomials.extend(_factor_sets(fields, size))
     base_values = observations[0][0]
-    for factors in monomials:
+    squares = [
+        factors
+        for size in range(2, min(3, len(fields)) + 1)
+        for factors in _factor_sets(fields, size, _SQUARE_QUOTIENT)
+        if any(exponent == -2 for _, exponent in factors)
+    ]
+    for factors in [*monomials, *squares]:
         monomial = _monomial(base_values, factors)
         if monomial is None:
             continue
@@ -196,7 +211,7 @@ def from_json(expression: object) -> list[Term] | None:
                 isinstance(factor, list)
                 and len(factor) == 2
                 and isinstance(factor[0], str)
-                and factor[1] in (1, 2, -1)
+                and factor[1] in _SQUARE_QUOTIENT
             ):
                 return None
             parsed.append((factor[0], factor[1]))

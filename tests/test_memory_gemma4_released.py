@@ -1,0 +1,64 @@
+"""Gemma-4's released text configs as their config.json states them (google/gemma-4-31B and
+google/gemma-4-26B-A4B, ``text_config``): global layers wider (``global_head_dim``) with their
+own KV-head count (``num_global_key_value_heads``), keys read as values there
+(``attention_k_eq_v``: no ``v_proj``), and for 26B-A4B experts beside each layer's dense MLP
+(``enable_moe_block``). No template covers the builder keywords, so the hand recipe answers,
+labelled an estimate; its count must be what transformers builds on the meta device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import released_ground_truth as truth
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+_FIVE_TO_ONE = ["sliding_attention"] * 5 + ["full_attention"]
+
+GEMMA4_31B: dict[str, Any] = {
+    "model_type": "gemma4_text",
+    "architectures": ["Gemma4ForCausalLM"],
+    "hidden_size": 5376,
+    "intermediate_size": 21504,
+    "num_hidden_layers": 60,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 16,
+    "num_global_key_value_heads": 4,
+    "head_dim": 256,
+    "global_head_dim": 512,
+    "attention_k_eq_v": True,
+    "sliding_window": 1024,
+    "layer_types": _FIVE_TO_ONE * 10,
+    "final_logit_softcapping": 30.0,
+    "vocab_size": 262144,
+    "hidden_size_per_layer_input": 0,
+    "num_kv_shared_layers": 0,
+    "tie_word_embeddings": True,
+}
+
+GEMMA4_26B_A4B: dict[str, Any] = {
+    **GEMMA4_31B,
+    "hidden_size": 2816,
+    "intermediate_size": 2112,
+    "num_hidden_layers": 30,
+    "layer_types": _FIVE_TO_ONE * 5,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "num_global_key_value_heads": 2,
+    "enable_moe_block": True,
+    "num_experts": 128,
+    "top_k_experts": 8,
+    "moe_intermediate_size": 704,
+}
+
+
+@pytest.mark.parametrize("config", [GEMMA4_31B, GEMMA4_26B_A4B], ids=["31B", "26B-A4B"])
+def test_hand_recipe_counts_what_transformers_builds(config: dict[str, Any]) -> None:
+    built, why = truth.transformers_count(config)
+    assert built is not None, why
+    ours, exact, notes = truth.dimlint_count(config)
+    assert ours == built
+    assert not exact
+    assert notes
