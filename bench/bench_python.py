@@ -47,7 +47,7 @@ CHECK = (
 CHECK_WITH_LIBCST = "import libcst\n" + CHECK
 CHECK_LIBCST_ONLY = (
     "from dimlint.lint import python_front\n"
-    "python_front._clean_by_ast = lambda *args: False\n" + CHECK
+    "python_front._lint_by_ast = lambda *args: False\n" + CHECK
 )
 PARSE_FLOOR = (
     "import sys, libcst\nfor name in open(sys.argv[1]).read().splitlines():\n"

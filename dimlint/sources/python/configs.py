@@ -219,8 +219,11 @@ class Extractor:
         """
         module = self.scan.module
         members: dict[str, Member] = {}
-        for name, expression in module.assigned.items():
+        for name in module.assigned:
             if name not in ALL_DIMENSION_KEYS or module.bound.get(name) != 1:
+                continue
+            expression = module.expression(name)
+            if expression is None:
                 continue
             value = self.evaluator.evaluate(expression, ())
             members[name] = Member(name, None, None, expression, value)
@@ -231,7 +234,7 @@ class Extractor:
 
     def _order(self, node: cst.CSTNode) -> int:
         """Source order of a module-level assignment's value (for the candidate's anchor)."""
-        for index, expression in enumerate(self.scan.module.assigned.values()):
+        for index, (_, expression) in enumerate(self.scan.module.assignments()):
             if expression is node:
                 return index
         return 0

@@ -305,7 +305,7 @@ def _single(frame: Frame, name: str) -> cst.BaseExpression | None:
     """The expression of a name the scope binds exactly once, by a plain assignment."""
     if frame.bound.get(name) != 1:
         return None
-    return frame.assigned.get(name)
+    return frame.expression(name)
 
 
 def _dict_value(members: list[Member]) -> Value:
