@@ -40,9 +40,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ONE_CONFIG = ROOT / "examples" / "qwen2-7b" / "config.json"
 
+#: ``dimlint check`` as the console script runs it (``main_entry``: its collector thresholds).
 CHECK = (
-    "import sys\nfrom dimlint.cli import main\n"
-    "sys.exit(main(['check', '--no-config', *sys.argv[1:]]))\n"
+    "import sys\nfrom dimlint.cli import main_entry\n"
+    "sys.argv = ['dimlint', 'check', '--no-config', *sys.argv[1:]]\nmain_entry()\n"
 )
 CHECK_WITH_LIBCST = "import libcst\n" + CHECK
 CHECK_LIBCST_ONLY = (
@@ -58,9 +59,10 @@ AST_FLOOR = (
     "    with open(name, encoding='utf-8') as f:\n        ast.parse(f.read())\n"
 )
 CHECK_FROM_LIST = (
-    "import sys\nfrom dimlint.cli import main\n"
+    "import sys\nfrom dimlint.cli import main_entry\n"
     "files = open(sys.argv[1]).read().splitlines()\n"
-    "sys.exit(main(['check', '--no-config', '--output-format', 'concise', *files]))\n"
+    "sys.argv = ['dimlint', 'check', '--no-config', '--output-format', 'concise', *files]\n"
+    "main_entry()\n"
 )
 
 

@@ -190,7 +190,9 @@ def _is_class_var(annotation: cst.Annotation) -> bool:
     return (dotted_name(inner) or "").split(".")[-1] == "ClassVar"
 
 
-def _member_name_ok(name: str) -> bool:
+def member_name_ok(name: str) -> bool:
+    """Whether a class attribute of this name can be a config field (not private, not a
+    constant, not class metadata)."""
     return not name.startswith("_") and not name.isupper() and name not in CLASS_METADATA
 
 
@@ -316,7 +318,7 @@ class Extractor:
         for statement in _statements(node):
             if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
                 name = statement.target.value
-                if not _member_name_ok(name) or _is_class_var(statement.annotation):
+                if not member_name_ok(name) or _is_class_var(statement.annotation):
                     continue
                 annotated[name] = self._attribute(statement.target, statement.value, frames)
             elif (
@@ -328,7 +330,7 @@ class Extractor:
                 if target.value == "model_type":
                     value = self.evaluator.evaluate(statement.value, frames).value
                     model_type = value if isinstance(value, str) and value else None
-                elif _member_name_ok(target.value):
+                elif member_name_ok(target.value):
                     plain[target.value] = self._attribute(target, statement.value, frames)
             elif (
                 isinstance(statement, cst.FunctionDef)

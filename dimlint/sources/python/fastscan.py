@@ -32,6 +32,7 @@ from typing import Any
 
 import libcst as cst
 
+from dimlint.sources.python.configs import member_name_ok
 from dimlint.sources.python.scan import Frame, FrameKind, Frames, Scan, Site
 
 
@@ -239,7 +240,17 @@ class _Converter:
         )
 
     def _class_statement(self, node: ast.stmt) -> Any:
+        """A statement of a class body as :meth:`Extractor._class_body
+        <dimlint.sources.python.configs.Extractor._class_body>` reads it: a ``Pass`` for what it
+        passes over (several targets, a private, upper-case or metadata name)."""
         kind = node.__class__
+        if kind is ast.AnnAssign or kind is ast.Assign:
+            targets = [node.target] if kind is ast.AnnAssign else node.targets  # type: ignore[attr-defined]
+            target = targets[0] if len(targets) == 1 else None
+            if target is None or target.__class__ is not ast.Name:
+                return _new(cst.Pass)
+            if target.id != "model_type" and not member_name_ok(target.id):
+                return _new(cst.Pass)
         if kind is ast.AnnAssign:
             target = self.expression(node.target)  # type: ignore[attr-defined]
             annotation = _new(cst.Annotation, annotation=self.expression(node.annotation))  # type: ignore[attr-defined]
