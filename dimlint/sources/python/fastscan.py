@@ -32,7 +32,7 @@ from typing import Any
 
 import libcst as cst
 
-from dimlint.sources.python.configs import member_name_ok
+from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
 from dimlint.sources.python.scan import Frame, FrameKind, Frames, Scan, Site
 
 
@@ -229,7 +229,16 @@ class _Converter:
         decorators = tuple(
             _new(cst.Decorator, decorator=self.expression(d)) for d in node.decorator_list
         )
-        statements = [self._class_statement(statement) for statement in node.body]
+        names = [_dotted(base) or "" for base in node.bases]
+        for decorator in node.decorator_list:
+            function = decorator.func if decorator.__class__ is ast.Call else decorator
+            names.append(_dotted(function) or "")
+        # whether Extractor._class reads its ``__init__``: the class is a config by its name,
+        # a ``...Config`` base or ``@dataclass`` (a superset of the test there)
+        config_like = node.name.endswith(CONFIG_CLASS_SUFFIXES) or any(
+            name.endswith(("Config", "Configuration", "dataclass")) for name in names
+        )
+        statements = [self._class_statement(statement, config_like) for statement in node.body]
         body = _new(cst.IndentedBlock, body=tuple(statements))
         return _new(
             cst.ClassDef,
@@ -239,10 +248,11 @@ class _Converter:
             body=body,
         )
 
-    def _class_statement(self, node: ast.stmt) -> Any:
+    def _class_statement(self, node: ast.stmt, config_like: bool) -> Any:
         """A statement of a class body as :meth:`Extractor._class_body
         <dimlint.sources.python.configs.Extractor._class_body>` reads it: a ``Pass`` for what it
-        passes over (several targets, a private, upper-case or metadata name)."""
+        passes over (several targets, a private, upper-case or metadata name, a method other
+        than a config's ``__init__``)."""
         kind = node.__class__
         if kind is ast.AnnAssign or kind is ast.Assign:
             targets = [node.target] if kind is ast.AnnAssign else node.targets  # type: ignore[attr-defined]
@@ -266,7 +276,9 @@ class _Converter:
             statement = _new(cst.Assign, targets=targets, value=value)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             name = node.name  # type: ignore[attr-defined]
-            params = self._parameters(node.args) if name == "__init__" else None  # type: ignore[attr-defined]
+            if name != "__init__" or not config_like:
+                return _new(cst.Pass)
+            params = self._parameters(node.args)  # type: ignore[attr-defined]
             return _new(cst.FunctionDef, name=_new(cst.Name, value=name), params=params)
         else:
             return _new(cst.Pass)
@@ -362,13 +374,15 @@ def _record_import(result: Scan, frame: Frame, node: ast.Import | ast.ImportFrom
 
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
-#: Nodes the walk never needs to visit: names and constants hold no call, dict or binding (a
-#: name's binding is read from the statement that binds it); ``None`` fills absent dict keys.
-_LEAVES = frozenset({ast.Name, ast.Constant, type(None), str})
+#: What the walk never visits: names and constants hold no call, dict or binding (a name's
+#: binding is read from the statement that binds it); the others are values of fields that are
+#: not nodes (``None``, identifiers, flags).
+_LEAVES = frozenset({ast.Name, ast.Constant, type(None), str, int, bool})
 #: Fields that never hold code: contexts, operators, identifiers and flags.
 _NOT_CODE = frozenset(
     {"ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "kind", "type_comment"}
 )
+#: The fields of each node class that can hold code, last first (the order they are pushed in).
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -376,7 +390,7 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     found = _CHILD_FIELDS.get(cls)
     if found is None:
         fields: tuple[str, ...] = getattr(cls, "_fields", ())
-        found = _CHILD_FIELDS[cls] = tuple(f for f in fields if f not in _NOT_CODE)
+        found = _CHILD_FIELDS[cls] = tuple(f for f in reversed(fields) if f not in _NOT_CODE)
     return found
 
 
@@ -414,7 +428,7 @@ def _walk(result: Scan, tree: ast.Module, new_frame: Callable[[FrameKind], Frame
     stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(tree.body)]
     sites = result.sites
     pop, push = stack.pop, stack.append
-    leaves, special, not_code = _LEAVES, _SPECIAL, _NOT_CODE
+    leaves, special = _LEAVES, _SPECIAL
     while stack:
         node, frames = pop()
         kind = node.__class__
@@ -502,15 +516,13 @@ def _walk(result: Scan, tree: ast.Module, new_frame: Callable[[FrameKind], Frame
         fields = _CHILD_FIELDS.get(kind)
         if fields is None:
             fields = _child_fields(kind)
-        for name in reversed(fields):
-            value = getattr(node, name, None)
+        for name in fields:  # last field first: the first pops first
+            value = getattr(node, name)
             if value.__class__ is list:
                 for item in reversed(value):
                     if item.__class__ not in leaves:
                         push((item, frames))
-            elif value is not None and value.__class__ not in leaves:
-                if not isinstance(value, ast.AST) or name in not_code:
-                    continue
+            elif value.__class__ not in leaves:
                 push((value, frames))
 
 
