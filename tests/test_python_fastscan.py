@@ -18,6 +18,7 @@ import pytest
 from conftest import shared_path
 
 from dimlint.config.spec import INT_FIELD_NAMES, ModelSpec
+from dimlint.lint import python_front
 from dimlint.lint.python_front import lint_python
 from dimlint.lint.results import FileResult
 from dimlint.lint.selection import Selection
@@ -250,3 +251,35 @@ def test_noqa_files_read_alike(source: str, tmp_path: Path) -> None:
     path = tmp_path / "noqa_case.py"
     path.write_text(source, encoding="utf-8")
     assert_same(path)
+
+
+ROUNDINGS = [
+    "n = next_multiple_of_n(vocab_size, n=128)\n",
+    "v = find_multiple(config.vocab_size, 64)  # padded\n",
+    "x = 1\ny = pad_to_multiple_of( self.cfg.vocab_size )\nz = round_up(vocab_size, 8)\n",
+    "mymultiple_x(vocab_size) and ceil_to(vocab_size, 2)\n",
+    "über_pad_vocab(vocab_size)\n",
+    "multiple(vocab_sizes)\n",
+    "no rounding here: vocab_size = 32000\n",
+]
+
+
+@pytest.mark.parametrize("text", ROUNDINGS)
+def test_code_rounding_is_the_first_match_of_the_full_pattern(text: str) -> None:
+    found = python_front.CODE_ROUNDING.search(text)
+    expected = found.group(0).split("(")[0] if found else None
+    assert python_front.code_rounding(text) == expected
+
+
+def test_code_rounding_on_real_code() -> None:
+    paths = list(FIXTURES.glob("*.py"))
+    models = transformers_models()
+    if models is not None:
+        paths += spread(list(models.glob("*/modeling_*.py")), 40)
+    if LITGPT.is_file():
+        paths.append(LITGPT)
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        found = python_front.CODE_ROUNDING.search(text)
+        expected = found.group(0).split("(")[0] if found else None
+        assert python_front.code_rounding(text) == expected, path

@@ -420,13 +420,18 @@ _SPECIAL = frozenset(
 )
 
 
-def _walk(result: Scan, tree: ast.Module, new_frame: Callable[[FrameKind], Frame]) -> None:
+def _walk(
+    result: Scan,
+    tree: ast.Module,
+    new_frame: Callable[[FrameKind], Frame],
+    sites: list[tuple[Any, Frames]],
+) -> None:
     """The scan's walk (see :func:`dimlint.sources.python.scan.scan`) over ``ast``: the same
     statements bind, in the same frames, and calls and dicts are found outer ones first.
-    Single plain assignments are recorded as ``ast`` nodes (see :class:`_LazyFrame`)."""
+    Single plain assignments are recorded as ``ast`` nodes (see :class:`_LazyFrame`); calls and
+    dicts in ``sites``, with their scopes."""
     root = result.module
     stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(tree.body)]
-    sites = result.sites
     pop, push = stack.pop, stack.append
     leaves, special = _LEAVES, _SPECIAL
     while stack:
@@ -441,7 +446,7 @@ def _walk(result: Scan, tree: ast.Module, new_frame: Callable[[FrameKind], Frame
             continue
         if kind in special:
             if kind is ast.Call or kind is ast.Dict:
-                sites.append(Site(node, frames))
+                sites.append((node, frames))
             elif kind is ast.Assign:
                 frame = frames[-1] if frames else root
                 targets = node.targets
@@ -570,25 +575,35 @@ class _Relevance:
         self.class_names = {site.node.name for site in result.classes}
 
     def call(self, node: ast.Call) -> bool:
-        callee = _dotted(node.func)
-        if callee is None:
+        function = node.func
+        kind = function.__class__
+        if kind is ast.Name:
+            head = last = function.id  # type: ignore[attr-defined]
+        elif kind is ast.Attribute:
+            last = function.attr  # type: ignore[attr-defined]
+            root = function.value  # type: ignore[attr-defined]
+            while root.__class__ is ast.Attribute:
+                root = root.value
+            if root.__class__ is not ast.Name:
+                return False  # not a dotted name: neither a layer nor a config
+            head = root.id
+        else:
             return False
-        head, last = callee.partition(".")[0], callee.rpartition(".")[2]
         result = self.result
         if last in self.layers or last in result.nn_names:
             return True
         keywords = [keyword.arg for keyword in node.keywords]
         if None in keywords:
             return False  # **kwargs: no candidate (and not a layer, above)
-        if last in self.class_names or last in ("from_name", "for_model"):
+        if last in self.class_names or last in {"from_name", "for_model"}:
             return True
-        if callee == "dict":
+        if kind is ast.Name and last == "dict":
             return not self.dimension_keys.isdisjoint(keywords)
         if head in result.transformers_names or head in result.transformers_modules:
             return True
         if result.imported_from.get(head, "").startswith("x_transformers"):
             return True
-        return bool(self.has_dimensions(keywords))
+        return bool(keywords) and bool(self.has_dimensions(keywords))
 
     def dict(self, node: ast.Dict) -> bool:
         keys = node.keys
@@ -617,15 +632,14 @@ def read(tree: ast.Module, text: str) -> tuple[Scan, _Converter]:
 
     result = Scan()
     result.module = new_frame("module")
-    _walk(result, tree, new_frame)
+    found: list[tuple[Any, Frames]] = []
+    _walk(result, tree, new_frame, found)
     relevance = _Relevance(result)
-    kept = []
-    for site in result.sites:
-        node = site.node
-        if relevance.call(node) if node.__class__ is ast.Call else relevance.dict(node):
-            site.node = convert(node)
-            kept.append(site)
-    result.sites = kept
+    result.sites = [
+        Site(convert(node), frames)
+        for node, frames in found
+        if (relevance.call(node) if node.__class__ is ast.Call else relevance.dict(node))
+    ]
     for site in result.classes:
         site.node = converter.class_def(site.node)
     return result, converter
