@@ -114,6 +114,7 @@ class Client:
             env=env,
         )
         self.inbox: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self.backlog: list[tuple[float, dict[str, Any]]] = []
         threading.Thread(target=self._read, daemon=True).start()
         options = {"dimlint": {} if debounce_ms is None else {"debounce-ms": debounce_ms}}
         self.request(
@@ -156,11 +157,18 @@ class Client:
         return self.send({"method": method, "params": params})
 
     def wait(self, wanted: Any, timeout: float = 120.0) -> tuple[float, dict[str, Any]]:
+        """The first message ``wanted`` accepts; the others stay for a later wait (another
+        document's diagnostics may arrive first, now that a Python lint is quick)."""
+        for index, (arrived, message) in enumerate(self.backlog):
+            if wanted(message):
+                del self.backlog[index]
+                return arrived, message
         deadline = time.perf_counter() + timeout
         while True:
             arrived, message = self.inbox.get(timeout=max(0.1, deadline - time.perf_counter()))
             if wanted(message):
                 return arrived, message
+            self.backlog.append((arrived, message))
 
     def published(self, uri: str, version: int) -> tuple[float, dict[str, Any]]:
         def match(message: dict[str, Any]) -> bool:

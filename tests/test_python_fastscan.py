@@ -116,6 +116,51 @@ TRICKY = {
         "    def __init__(self, dim=4096, n_heads=30, *, n_layers=2):\n        pass\n"
         "A = ModelArgs(n_heads=31)\n"
     ),
+    "tuple_values": (
+        "C = dict(hidden_size=4096, num_attention_heads=32, num_hidden_layers=2,"
+        ' layer_types=("full_attention",))\n'
+        "@dataclass\nclass ModelArgs:\n    hidden_size: int = 4096\n"
+        "    num_attention_heads: int = 32\n    num_hidden_layers: int = 3\n"
+        '    layer_types: tuple = "full_attention", "sliding_attention"\n'
+    ),
+    "non_ascii": (
+        "# ß, é and 漢字 before the values move byte columns away from characters\n"
+        'C = dict(name="漢字ü", hidden_size=4096, num_attention_heads=30, n_layer=2)  # ü\n'
+        'D = {"ñame": "é", "hidden_size": 4100, "num_attention_heads": 32, "n_layer": 2}\n'
+    ),
+    "crlf": (
+        "H = 4096\r\nC = dict(\r\n    hidden_size=H,\r\n    num_attention_heads=30, n_layer=2)\r\n"
+    ),
+    "form_feed": "\x0cH = 4096\n\x0c\nC = dict(hidden_size=H, num_attention_heads=30, n_layer=2)\n",
+    "parenthesised": (
+        "C = dict(hidden_size=(4096), num_attention_heads=((30)), n_layer=-(2))\n"
+        "D = dict(hidden_size=(4096 + 2), num_attention_heads=-30, n_layer=(2))\n"
+    ),
+    "key_rename": (
+        "from transformers import LlamaConfig\n"
+        "c = LlamaConfig(hiden_size=4096, num_attention_heads=30)\n"
+        'd = {"model_type": "llama", "hiden_size": 4096, "num_attention_heads": 30}\n'
+    ),
+    "class_and_init": (
+        "class \\\n    ToyConfig:\n"
+        "    def __init__(self, vocab_size=32000, hidden_size=4096, num_attention_heads=30,\n"
+        "                 num_hidden_layers=2, *, intermediate_size=11000):\n        pass\n"
+        "class \\\n  BigConfig(ToyConfig):\n    pass\n"
+        "t = ToyConfig(32001, 4100)\n"
+    ),
+    "constant_fixes": (
+        "import torch.nn as nn\nHIDDEN = 4100\nHEADS = 32\n"
+        "attn = nn.MultiheadAttention(HIDDEN, HEADS)\n"
+        "C = dict(hidden_size=HIDDEN, num_attention_heads=HEADS, n_layer=2)\n"
+        "lin = nn.Linear(in_features=HIDDEN, out_features=0)\n"
+    ),
+    "noqa_comments": (
+        's = "# noqa: DL101"\n'
+        "C = dict(hidden_size=4096, num_attention_heads=30, n_layer=2)  # noqa: DL101   \n"
+        "D = dict(hidden_size=4096, num_attention_heads=30, n_layer=2)  # NOQA:DL999,E501\n"
+        '"""# noqa: DL201\n"""\n'
+        "E = dict(hidden_size=4096, num_attention_heads=30, n_layer=2)  # noqa\n"
+    ),
     "walrus_and_with": (
         "with open(x) as H:\n    pass\nif (N := 30):\n    pass\n"
         "C = dict(hidden_size=H, num_attention_heads=N, n_layer=2)\n"
@@ -150,9 +195,33 @@ def test_clean_file_is_not_parsed_by_libcst(
     assert result.read == (0, 1)
 
 
-def test_findings_and_noqa_still_go_through_libcst(
+def test_findings_and_noqa_are_placed_without_libcst(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Findings, their fixes and noqa comments are placed from ``ast``: libcst never parses."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("C = dict(hidden_size=4096, num_attention_heads=30, n_layer=2)  # noqa: DL7\n")
+    quiet = tmp_path / "quiet.py"
+    quiet.write_text("x = 1  # noqa: DL101\n")
+    files = (bad, quiet)
+    slow = [lint_python(str(p), p.read_bytes(), Selection(), fast=False) for p in files]
+    expected = [outcome(result) for result in slow]
+
+    def refuse(text: str) -> object:
+        raise AssertionError("libcst was asked to parse a file ast reads")
+
+    monkeypatch.setattr(pyfile, "parse", refuse)
+    found = [lint_python(str(p), p.read_bytes(), Selection()) for p in files]
+    assert [outcome(result) for result in found] == expected
+    assert found[0].diagnostics[0].fix is not None
+    assert [d.code for d in found[1].diagnostics] == ["DL701"]
+
+
+def test_a_parenthesised_tuple_is_placed_by_libcst(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ast`` starts ``(1, 2)`` and ``(1), 2`` at the same ``(``: a finding on such a value is
+    placed by libcst, where the tuple's syntactic extent leaves its parentheses out."""
     calls: list[str] = []
     parse = pyfile.parse
 
@@ -161,14 +230,12 @@ def test_findings_and_noqa_still_go_through_libcst(
         return parse(text)
 
     monkeypatch.setattr(pyfile, "parse", counting)
-    bad = tmp_path / "bad.py"
-    bad.write_text("C = dict(hidden_size=4096, num_attention_heads=30, n_layer=2)\n")
-    assert lint_python(str(bad), bad.read_bytes(), Selection()).diagnostics
-    quiet = tmp_path / "quiet.py"
-    quiet.write_text("x = 1  # noqa: DL101\n")
-    lint_python(str(quiet), quiet.read_bytes(), Selection())
-    assert len(calls) == 2
-    assert python_front.CODE_ROUNDING is not None
+    path = tmp_path / "types.py"
+    path.write_text(TRICKY["tuple_values"], encoding="utf-8")
+    result = lint_python(str(path), path.read_bytes(), Selection())
+    assert len(calls) == 1
+    codes = {(d.code, path.read_text()[d.span.start : d.span.end]) for d in result.diagnostics}
+    assert ("DL602", '"full_attention",') in codes
 
 
 @pytest.mark.parametrize(
@@ -184,3 +251,35 @@ def test_noqa_files_read_alike(source: str, tmp_path: Path) -> None:
     path = tmp_path / "noqa_case.py"
     path.write_text(source, encoding="utf-8")
     assert_same(path)
+
+
+ROUNDINGS = [
+    "n = next_multiple_of_n(vocab_size, n=128)\n",
+    "v = find_multiple(config.vocab_size, 64)  # padded\n",
+    "x = 1\ny = pad_to_multiple_of( self.cfg.vocab_size )\nz = round_up(vocab_size, 8)\n",
+    "mymultiple_x(vocab_size) and ceil_to(vocab_size, 2)\n",
+    "über_pad_vocab(vocab_size)\n",
+    "multiple(vocab_sizes)\n",
+    "no rounding here: vocab_size = 32000\n",
+]
+
+
+@pytest.mark.parametrize("text", ROUNDINGS)
+def test_code_rounding_is_the_first_match_of_the_full_pattern(text: str) -> None:
+    found = python_front.CODE_ROUNDING.search(text)
+    expected = found.group(0).split("(")[0] if found else None
+    assert python_front.code_rounding(text) == expected
+
+
+def test_code_rounding_on_real_code() -> None:
+    paths = list(FIXTURES.glob("*.py"))
+    models = transformers_models()
+    if models is not None:
+        paths += spread(list(models.glob("*/modeling_*.py")), 40)
+    if LITGPT.is_file():
+        paths.append(LITGPT)
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        found = python_front.CODE_ROUNDING.search(text)
+        expected = found.group(0).split("(")[0] if found else None
+        assert python_front.code_rounding(text) == expected, path

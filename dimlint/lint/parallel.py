@@ -59,8 +59,12 @@ def _needs_parsing(path: str) -> bool:
 def lint_paths(jobs: Sequence[Job]) -> Iterator[Outcome]:
     """``lint_path`` of every job, in order; heavy Python files in worker processes."""
     available = workers()
-    heavy = [index for index, (path, _) in enumerate(jobs) if _needs_parsing(path)]
-    if available < 2 or len(heavy) <= PARALLEL_THRESHOLD:
+    heavy = (
+        [index for index, (path, _) in enumerate(jobs) if _needs_parsing(path)]
+        if available > 1 and len(jobs) > PARALLEL_THRESHOLD
+        else []
+    )
+    if len(heavy) <= PARALLEL_THRESHOLD:
         for path, selection in jobs:
             yield lint_path(path, selection)
         return

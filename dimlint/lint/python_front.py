@@ -4,18 +4,19 @@ The pipeline mirrors :func:`dimlint.lint.pipeline.lint_bytes` for JSON:
 
 1. a cheap pre-filter (:mod:`dimlint.sources.python.prefilter`) skips files that mention no config
    key, without importing libcst;
-2. CPython's ``ast`` reads the file first (:mod:`dimlint.sources.python.fastscan`): when the rules
-   find nothing there and the file has no ``noqa`` comment, that is the result, and libcst never
-   parses it — most model files that pass the pre-filter state no size at all;
-   otherwise libcst parses the file (DL001 at libcst's error position when it cannot), and
-   everything below runs on libcst's tree, which places findings and writes fixes;
+2. CPython's ``ast`` reads the file (:mod:`dimlint.sources.python.fastscan`), and positions and
+   fixes are computed from its tree (:mod:`dimlint.sources.python.astspans`); libcst parses
+   the file only when CPython or the complexity guard refuses it (DL001 at libcst's error
+   position) or a finding sits on a node ``ast`` does not bound exactly (a parenthesised
+   tuple), and then everything below runs on libcst's tree;
 3. :mod:`dimlint.lint.python_findings` finds config candidates and torch layer calls and runs the
    same registered rules on them;
 4. a fix that rewrites a module constant is kept only if the file would raise no new finding
    with the constant changed: the constant may be read by other configs and layers, and a fix
    must not trade one finding for another (DESIGN.md) — checked by re-evaluating the module with
    the new values, no re-parse;
-5. :mod:`dimlint.lint.python_locate` resolves positions and edits, for the surviving findings only;
+5. :mod:`dimlint.lint.python_locate` resolves positions and edits, for the surviving findings
+   only;
 6. ``# noqa`` comments filter the findings and DL701 reports the unused ones
 (:mod:`dimlint.lint.noqa`).
 
@@ -25,7 +26,7 @@ Diagnostics of Python files carry ``pointer=None``: their pointers are synthetic
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks.registry import REGISTRY
@@ -38,6 +39,7 @@ from dimlint.sources.python.prefilter import may_have_configs
 if TYPE_CHECKING:
     from dimlint.config.spec import ModelSpec
     from dimlint.lint.python_findings import Pending
+    from dimlint.sources.python.file import NodeSpans, PythonDocument
     from dimlint.sources.python.scan import Scan
 
 
@@ -46,6 +48,27 @@ if TYPE_CHECKING:
 CODE_ROUNDING = re.compile(
     r"\b\w*(?:multiple|round_up|ceil_to|pad_vocab|pad_to)\w*\(\s*(?:[A-Za-z_]\w*\.)*vocab_size\b"
 )
+#: :data:`CODE_ROUNDING` without its leading ``\b\w*``, which makes the regular expression
+#: engine try every word of the file (a fifth of what ``ast.parse`` of the file costs).
+_ROUNDING_TAIL = re.compile(
+    r"(?:multiple|round_up|ceil_to|pad_vocab|pad_to)\w*\(\s*(?:[A-Za-z_]\w*\.)*vocab_size\b"
+)
+_WORD_CHARACTER = re.compile(r"\w")
+
+
+def code_rounding(text: str) -> str | None:
+    """The name of the function that rounds the vocabulary in ``text`` (the first
+    :data:`CODE_ROUNDING` match's callee), if any.
+
+    The first match of the tail starts in the first word that :data:`CODE_ROUNDING` matches,
+    and that match starts where the word does."""
+    found = _ROUNDING_TAIL.search(text)
+    if found is None:
+        return None
+    start = found.start()
+    while start and _WORD_CHARACTER.match(text, start - 1):
+        start -= 1
+    return text[start : found.end()].split("(", maxsplit=1)[0]
 
 
 #: What a noqa directive's dimlint code may look like (:data:`dimlint.lint.noqa._CODE` starting
@@ -62,9 +85,7 @@ def lint_python(path: str, data: bytes, selection: Selection, *, fast: bool = Tr
     if not may_have_configs(data):
         result.skipped = "no config-like construct (pre-filter)"
         return result
-    from dimlint.lint import placeholders, python_findings, python_locate
     from dimlint.sources.python import file as pyfile
-    from dimlint.sources.python import scan as pyscan
 
     enabled = selection.enabled_codes(path)
     text, bom, problem = pyfile.decode(data)
@@ -74,58 +95,32 @@ def lint_python(path: str, data: bytes, selection: Selection, *, fast: bool = Tr
     document = pyfile.PythonDocument(path, text, bom)
     if problem is None:
         result.document = document  # files in other encodings are checked, never rewritten
-    if fast and problem is None and _clean_by_ast(result, text, enabled, selection):
+    if fast and problem is None and _lint_by_ast(result, document, enabled, selection):
         return result
     module = pyfile.parse(text)
     if isinstance(module, InputProblem):
         return _invalid(result, module, enabled)
-    scan = pyscan.scan(module)
-    rounded = CODE_ROUNDING.search(text)
-    rounding = rounded.group(0).split("(")[0] if rounded else None
-    tally: dict[str, int] = {}
-    pending = python_findings.collect(
-        path, scan, enabled, selection, rounding=rounding, tally=tally, models=result.models
-    )
-    pending = _guard_constant_fixes(path, scan, pending, enabled, selection, rounding)
-    result.read = (tally.get("configs", 0), tally.get("layers", 0))
-    has_noqa = "noqa" in text.lower()
-    if not result.read[0] and not result.read[1] and not has_noqa:
-        result.skipped = _NOTHING_READ
-        return result
-    if not pending and not has_noqa:
-        return result
-    nodes = [node for item in pending for node in python_locate.nodes_of(item)]
-    located = pyfile.locate(module, nodes, text)
-    diagnostics = _dedupe(
-        python_locate.diagnostic(document, item, located, selection) for item in pending
-    )
-    if has_noqa:
-        from dimlint.lint import noqa
+    from dimlint.sources.python import scan as pyscan
 
-        found = noqa.directives(document, located.comments)
-        diagnostics = noqa.apply(diagnostics, found, document, selection, enabled)
-    if placeholders.may_apply(text):
-        lines = placeholders.marked_lines(document, located.comments)
-        diagnostics = placeholders.drop_marked(diagnostics, lines, document, result.notes)
-    result.diagnostics = sorted(diagnostics, key=lambda d: d.sort_key)
+    def place(nodes: list[Any], comments: bool) -> NodeSpans:
+        return pyfile.locate(module, nodes, text)
+
+    done = _finish(result, document, pyscan.scan(module), enabled, selection, place)
+    assert done
     return result
 
 
-def _clean_by_ast(
-    result: FileResult, text: str, enabled: frozenset[str], selection: Selection
+def _lint_by_ast(
+    result: FileResult, document: PythonDocument, enabled: frozenset[str], selection: Selection
 ) -> bool:
-    """Whether ``ast`` alone shows the file has nothing to report; ``result`` then says what
-    was read. False (libcst must read the file) for a finding, a ``noqa`` comment that may
-    name a dimlint code, a file CPython or the complexity guard refuses, or line ends ``ast``
-    counts differently. Without a finding, only a ``DL…`` code in a noqa comment can be
-    reported (DL701); other tools' codes and the bare ``# noqa`` never are."""
-    has_noqa = "noqa" in text.lower()
-    if has_noqa and DIMLINT_CODE.search(text):
-        return False
+    """Lint the file read by CPython's ``ast``; False (``result`` untouched) when libcst must
+    read it instead: CPython or the complexity guard refuses it, its line ends are ones
+    ``ast`` counts differently (a lone ``\r``), or a node a finding needs cannot be placed
+    exactly from ``ast`` (:mod:`dimlint.sources.python.astspans`)."""
+    text = document.text
     if "\r" in text and "\r" in text.replace("\r\n", ""):
         return False
-    from dimlint.lint import python_findings
-    from dimlint.sources.python import fastscan
+    from dimlint.sources.python import astspans, fastscan
     from dimlint.sources.python.complexity import too_complex
 
     if too_complex(text) is not None:
@@ -133,20 +128,68 @@ def _clean_by_ast(
     tree = fastscan.parse(text)
     if tree is None:
         return False
-    scan = fastscan.scan(tree, text)
-    rounded = CODE_ROUNDING.search(text)
-    rounding = rounded.group(0).split("(")[0] if rounded else None
+    scan, converter = fastscan.read(tree, text)
+
+    def place(nodes: list[Any], comments: bool) -> NodeSpans | None:
+        located = astspans.locate(converter.origin, text, nodes)
+        if located is not None and comments:
+            found = astspans.comments(text)
+            if found is None:
+                return None
+            located.comments = found
+        return located
+
+    return _finish(result, document, scan, enabled, selection, place)
+
+
+def _finish(
+    result: FileResult,
+    document: PythonDocument,
+    scan: Scan,
+    enabled: frozenset[str],
+    selection: Selection,
+    place: Callable[[list[Any], bool], NodeSpans | None],
+) -> bool:
+    """Run the rules on a scanned module and place what they find (``place(nodes, comments)``:
+    the nodes' offsets, and every comment when asked). False, with ``result`` untouched, when
+    ``place`` cannot place them."""
+    from dimlint.lint import placeholders, python_findings, python_locate
+
+    path, text = result.path, document.text
+    rounding = code_rounding(text)
     tally: dict[str, int] = {}
     models: list[list[ModelSpec]] = []
     pending = python_findings.collect(
-        result.path, scan, enabled, selection, rounding=rounding, tally=tally, models=models
+        path, scan, enabled, selection, rounding=rounding, tally=tally, models=models
     )
-    if pending:
-        return False
-    result.models = models  # what mem, plan and shapes compute from, as from the libcst reading
-    result.read = (tally.get("configs", 0), tally.get("layers", 0))
-    if not result.read[0] and not result.read[1] and not has_noqa:
-        result.skipped = _NOTHING_READ
+    pending = _guard_constant_fixes(path, scan, pending, enabled, selection, rounding)
+    read = (tally.get("configs", 0), tally.get("layers", 0))
+    has_noqa = "noqa" in text.lower()
+    skipped = _NOTHING_READ if not read[0] and not read[1] and not has_noqa else None
+    diagnostics: list[Diagnostic] = []
+    # without a finding, only a DL code in a noqa comment can be reported (DL701); other
+    # tools' codes and a directive without codes never are
+    if pending or (has_noqa and DIMLINT_CODE.search(text)):
+        nodes = [node for item in pending for node in python_locate.nodes_of(item)]
+        marked = placeholders.may_apply(text)  # a value whose comment says it is unused
+        located = place(nodes, has_noqa or marked)
+        if located is None:
+            return False
+        diagnostics = _dedupe(
+            python_locate.diagnostic(document, item, located, selection) for item in pending
+        )
+        if has_noqa:
+            from dimlint.lint import noqa
+
+            found = noqa.directives(document, located.comments)
+            diagnostics = noqa.apply(diagnostics, found, document, selection, enabled)
+        if marked:
+            lines = placeholders.marked_lines(document, located.comments)
+            diagnostics = placeholders.drop_marked(diagnostics, lines, document, result.notes)
+    result.models = models  # what mem, plan and shapes compute from
+    result.read = read
+    result.skipped = skipped
+    result.diagnostics = sorted(diagnostics, key=lambda d: d.sort_key)
     return True
 
 

@@ -196,7 +196,9 @@ def _is_class_var(annotation: cst.Annotation) -> bool:
     return (dotted_name(inner) or "").split(".")[-1] == "ClassVar"
 
 
-def _member_name_ok(name: str) -> bool:
+def member_name_ok(name: str) -> bool:
+    """Whether a class attribute of this name can be a config field (not private, not a
+    constant, not class metadata)."""
     return not name.startswith("_") and not name.isupper() and name not in CLASS_METADATA
 
 
@@ -227,9 +229,12 @@ class Extractor:
         members: dict[str, Member] = {}
         # a nanoGPT script's settings include the fields of its dialect that are no size
         nanogpt = NANOGPT_FIELDS if NANOGPT_CLASS in self.scan.imported_from else frozenset()
-        for name, expression in module.assigned.items():
+        for name in module.assigned:
             wanted = name in ALL_DIMENSION_KEYS or name in nanogpt
             if not wanted or module.bound.get(name) != 1:
+                continue
+            expression = module.expression(name)
+            if expression is None:
                 continue
             value = self.evaluator.evaluate(expression, ())
             members[name] = Member(name, None, None, expression, value)
@@ -242,7 +247,7 @@ class Extractor:
 
     def _order(self, node: cst.CSTNode) -> int:
         """Source order of a module-level assignment's value (for the candidate's anchor)."""
-        for index, expression in enumerate(self.scan.module.assigned.values()):
+        for index, (_, expression) in enumerate(self.scan.module.assignments()):
             if expression is node:
                 return index
         return 0
@@ -326,7 +331,7 @@ class Extractor:
         for statement in _statements(node):
             if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
                 name = statement.target.value
-                if not _member_name_ok(name) or _is_class_var(statement.annotation):
+                if not member_name_ok(name) or _is_class_var(statement.annotation):
                     continue
                 annotated[name] = self._attribute(statement.target, statement.value, frames)
             elif (
@@ -338,7 +343,7 @@ class Extractor:
                 if target.value == "model_type":
                     value = self.evaluator.evaluate(statement.value, frames).value
                     model_type = value if isinstance(value, str) and value else None
-                elif _member_name_ok(target.value):
+                elif member_name_ok(target.value):
                     plain[target.value] = self._attribute(target, statement.value, frames)
             elif (
                 isinstance(statement, cst.FunctionDef)

@@ -1,23 +1,25 @@
 """The scan of :mod:`dimlint.sources.python.scan`, read from CPython's ``ast`` instead of libcst.
 
 libcst builds a node for every token and every run of whitespace, which costs about ten times
-what ``ast.parse`` does for the same file. Most model files that pass the pre-filter hold no
-finding at all (transformers' ``modeling_*.py`` name ``hidden_size=`` everywhere, and state no
-size), and for them dimlint needs only the answer "nothing to report" and how many configs and
-layer calls were read. This module gives that answer from ``ast``:
+what ``ast.parse`` does for the same file. dimlint reads every Python file with ``ast``:
 
-* :func:`scan` walks the ``ast`` tree with exactly the scoping rules of the libcst scan (the
-  same statements bind, the same parts of a statement are walked, in the same frames);
-* the nodes the config and layer front ends inspect — call and dict sites, class bodies, the
-  expressions of single assignments — are converted to libcst node *classes* on demand, holding
-  only the fields those front ends read (no whitespace, no positions), so that
-  :mod:`dimlint.sources.python.configs`, :mod:`~dimlint.sources.python.values` and
-  :mod:`~dimlint.sources.python.layers` run unchanged on them.
+* :func:`read` walks the ``ast`` tree with exactly the scoping rules of the libcst scan (the
+  same statements bind, the same parts of a statement are walked, in the same frames), without
+  visiting names and constants, which hold nothing the scan records;
+* only the calls and dicts that can matter — a superset of the torch layer calls and of the
+  calls and dicts that can become a config (:class:`_Relevance`) — and the class bodies are
+  converted to libcst node *classes*, holding only the fields the front ends read (no
+  whitespace), so that :mod:`dimlint.sources.python.configs`,
+  :mod:`~dimlint.sources.python.values` and :mod:`~dimlint.sources.python.layers` run unchanged
+  on them; single assignments stay ``ast`` nodes until a name is looked up (:class:`_LazyFrame`);
+* each converted node remembers the ``ast`` node it stands for (``_Converter.origin``), from
+  which :mod:`dimlint.sources.python.astspans` places findings and fixes.
 
-These nodes cannot be located or printed: a file for which the rules find anything (or that has
-a ``noqa`` comment) is read again by libcst (:mod:`dimlint.lint.python_front`), which places every
-finding and writes every fix. ``tests/test_python_fastscan.py`` proves on real corpora that both
-readings find the same findings and read the same configs and layers.
+libcst reads a file only when CPython cannot, when the complexity guard refuses it, or when a
+finding must be placed on a node whose extent ``ast`` does not tell exactly (a parenthesised
+tuple) — :mod:`dimlint.lint.python_front`. ``tests/test_python_fastscan.py`` proves on real
+corpora and on constructs where the two trees differ that both readings give the same
+diagnostics, positions, fixes, configs and layers.
 """
 
 from __future__ import annotations
@@ -25,14 +27,17 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import libcst as cst
 
+from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
 from dimlint.sources.python.scan import (
     ENTER_RAISING,
     LEAVE_RAISING,
     Frame,
+    FrameKind,
     Frames,
     Scan,
     Site,
@@ -80,28 +85,41 @@ _SINGLE_STRING = re.compile(
 class _Converter:
     """ast expressions → libcst-classed nodes, each converted once (identity is kept)."""
 
-    def __init__(self, source: bytes) -> None:
-        self.source = source
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._source: bytes | None = None
         self._line_starts: list[int] | None = None
         self.cache: dict[int, Any] = {}
+        #: The ``ast`` node each converted node stands for (by id of the converted node): an
+        #: expression, or the ``ast.keyword``, ``ast.ClassDef`` or ``ast.arg`` whose name a
+        #: converted ``Name`` is. :mod:`dimlint.sources.python.astspans` places them.
+        self.origin: dict[int, ast.AST] = {}
 
     def _segment(self, node: ast.expr) -> bytes:
-        if self._line_starts is None:
+        if self._line_starts is None or self._source is None:
+            self._source = self.text.encode("utf-8")
             starts = [0]
-            starts.extend(m.end() for m in re.finditer(rb"\n", self.source))
+            starts.extend(m.end() for m in re.finditer(rb"\n", self._source))
             self._line_starts = starts
         starts = self._line_starts
         end_line = node.end_lineno or node.lineno
         start = starts[node.lineno - 1] + node.col_offset
         end = starts[end_line - 1] + (node.end_col_offset or 0)
-        return self.source[start:end]
+        return self._source[start:end]
 
     def expression(self, node: ast.expr) -> Any:
         key = id(node)
         found = self.cache.get(key)
         if found is None:
             found = self.cache[key] = self._convert(node)
+            self.origin[id(found)] = node
         return found
+
+    def _name(self, value: str, origin: ast.AST) -> Any:
+        """A ``Name`` standing for the identifier of ``origin`` (a keyword, class or parameter)."""
+        node = _new(cst.Name, value=value)
+        self.origin[id(node)] = origin
+        return node
 
     def _convert(self, node: ast.expr) -> Any:
         kind = node.__class__
@@ -198,7 +216,7 @@ class _Converter:
                     _new(
                         cst.Arg,
                         value=self.expression(item.value),
-                        keyword=_new(cst.Name, value=name) if name is not None else None,
+                        keyword=self._name(name, item) if name is not None else None,
                         star="" if name is not None else "**",
                     )
                 )
@@ -220,18 +238,38 @@ class _Converter:
         decorators = tuple(
             _new(cst.Decorator, decorator=self.expression(d)) for d in node.decorator_list
         )
-        statements = [self._class_statement(statement) for statement in node.body]
+        names = [_dotted(base) or "" for base in node.bases]
+        for decorator in node.decorator_list:
+            function = decorator.func if decorator.__class__ is ast.Call else decorator
+            names.append(_dotted(function) or "")
+        # whether Extractor._class reads its ``__init__``: the class is a config by its name,
+        # a ``...Config`` base or ``@dataclass`` (a superset of the test there)
+        config_like = node.name.endswith(CONFIG_CLASS_SUFFIXES) or any(
+            name.endswith(("Config", "Configuration", "dataclass")) for name in names
+        )
+        statements = [self._class_statement(statement, config_like) for statement in node.body]
         body = _new(cst.IndentedBlock, body=tuple(statements))
         return _new(
             cst.ClassDef,
-            name=_new(cst.Name, value=node.name),
+            name=self._name(node.name, node),
             bases=bases,
             decorators=decorators,
             body=body,
         )
 
-    def _class_statement(self, node: ast.stmt) -> Any:
+    def _class_statement(self, node: ast.stmt, config_like: bool) -> Any:
+        """A statement of a class body as :meth:`Extractor._class_body
+        <dimlint.sources.python.configs.Extractor._class_body>` reads it: a ``Pass`` for what it
+        passes over (several targets, a private, upper-case or metadata name, a method other
+        than a config's ``__init__``)."""
         kind = node.__class__
+        if kind is ast.AnnAssign or kind is ast.Assign:
+            targets = [node.target] if kind is ast.AnnAssign else node.targets  # type: ignore[attr-defined]
+            target = targets[0] if len(targets) == 1 else None
+            if target is None or target.__class__ is not ast.Name:
+                return _new(cst.Pass)
+            if target.id != "model_type" and not member_name_ok(target.id):
+                return _new(cst.Pass)
         if kind is ast.AnnAssign:
             target = self.expression(node.target)  # type: ignore[attr-defined]
             annotation = _new(cst.Annotation, annotation=self.expression(node.annotation))  # type: ignore[attr-defined]
@@ -247,7 +285,9 @@ class _Converter:
             statement = _new(cst.Assign, targets=targets, value=value)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             name = node.name  # type: ignore[attr-defined]
-            params = self._parameters(node.args) if name == "__init__" else None  # type: ignore[attr-defined]
+            if name != "__init__" or not config_like:
+                return _new(cst.Pass)
+            params = self._parameters(node.args)  # type: ignore[attr-defined]
             return _new(cst.FunctionDef, name=_new(cst.Name, value=name), params=params)
         else:
             return _new(cst.Pass)
@@ -260,7 +300,7 @@ class _Converter:
 
         def param(arg: ast.arg, default: ast.expr | None) -> Any:
             value = self.expression(default) if default is not None else None
-            return _new(cst.Param, name=_new(cst.Name, value=arg.arg), default=value)
+            return _new(cst.Param, name=self._name(arg.arg, arg), default=value)
 
         params = [param(a, d) for a, d in zip(positional, defaults, strict=True)]
         count = len(arguments.posonlyargs)
@@ -273,6 +313,23 @@ class _Converter:
             params=tuple(params[count:]),
             kwonly_params=kwonly,
         )
+
+
+class _LazyFrame(Frame):
+    """A frame whose single assignments stay ``ast`` nodes until the evaluator looks one up."""
+
+    __slots__ = ("_convert",)
+
+    def __init__(self, kind: FrameKind, convert: Callable[[ast.expr], Any]) -> None:
+        super().__init__(kind, None)
+        self._convert = convert
+
+    def expression(self, name: str) -> cst.BaseExpression | None:
+        node = self.assigned.get(name)
+        return None if node is None else self._convert(node)
+
+    def assignments(self) -> list[tuple[str, cst.BaseExpression]]:
+        return [(name, self._convert(node)) for name, node in self.assigned.items()]
 
 
 def _bind_target(frame: Frame, target: ast.expr) -> None:
@@ -325,103 +382,173 @@ def _record_import(result: Scan, frame: Frame, node: ast.Import | ast.ImportFrom
             result.transformers_names[local] = imported
 
 
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+#: What the walk never visits: names and constants hold no call, dict or binding (a name's
+#: binding is read from the statement that binds it); the others are values of fields that are
+#: not nodes (``None``, identifiers, flags).
+_LEAVES = frozenset({ast.Name, ast.Constant, type(None), str, int, bool})
+#: Fields that never hold code: contexts, operators, identifiers and flags.
+_NOT_CODE = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "kind", "type_comment"}
+)
+#: The fields of each node class that can hold code, last first (the order they are pushed in).
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _walk(result: Scan, tree: ast.Module) -> list[tuple[Frame, str, Any]]:
-    """The scan's walk (see :func:`dimlint.sources.python.scan.scan`); returns the single
-    plain assignments, converted by the caller."""
+def _child_fields(cls: type) -> tuple[str, ...]:
+    found = _CHILD_FIELDS.get(cls)
+    if found is None:
+        fields: tuple[str, ...] = getattr(cls, "_fields", ())
+        found = _CHILD_FIELDS[cls] = tuple(f for f in reversed(fields) if f not in _NOT_CODE)
+    return found
+
+
+#: Statements and expressions the walk treats specially (the others are walked into).
+_SPECIAL = frozenset(
+    {
+        ast.Call,
+        ast.Dict,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.NamedExpr,
+        ast.For,
+        ast.AsyncFor,
+        ast.withitem,
+        ast.Try,
+        ast.TryStar,
+        ast.Import,
+        ast.ImportFrom,
+        ast.Global,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.Lambda,
+        ast.ClassDef,
+        *_COMPREHENSIONS,
+    }
+)
+
+
+def _walk(
+    result: Scan,
+    tree: ast.Module,
+    new_frame: Callable[[FrameKind], Frame],
+    sites: list[tuple[Any, Frames]],
+) -> None:
+    """The scan's walk (see :func:`dimlint.sources.python.scan.scan`) over ``ast``: the same
+    statements bind, in the same frames, and calls and dicts are found outer ones first.
+    Single plain assignments are recorded as ``ast`` nodes (see :class:`_LazyFrame`); calls and
+    dicts in ``sites``, with their scopes."""
     root = result.module
-    assignments: list[tuple[Frame, str, Any]] = []
     stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(tree.body)]
-    sites = result.sites
-    raising = 0
+    pop, push = stack.pop, stack.append
+    leaves, special = _LEAVES, _SPECIAL
+    raising = 0  # inside ``with pytest.raises(...)``: calls and dicts there are not configs
     while stack:
-        node, frames = stack.pop()
+        node, frames = pop()
         if node is ENTER_RAISING or node is LEAVE_RAISING:
             raising += 1 if node is ENTER_RAISING else -1
             continue
         kind = node.__class__
-        if kind is ast.Call or kind is ast.Dict:
-            if not raising:
-                sites.append(Site(node, frames))
-        elif (kind is ast.With or kind is ast.AsyncWith) and _raising_with(node):
-            stack.append((LEAVE_RAISING, frames))
+        if (kind is ast.With or kind is ast.AsyncWith) and _raising_with(node):
+            push((LEAVE_RAISING, frames))
             _push(stack, node.body, frames)
-            stack.append((ENTER_RAISING, frames))
+            push((ENTER_RAISING, frames))
             _push(stack, node.items, frames)
             continue
-        elif kind is ast.Assign:
-            frame = frames[-1] if frames else root
-            for target in node.targets:
-                _bind_target(frame, target)
-            if len(node.targets) == 1 and node.targets[0].__class__ is ast.Name:
-                assignments.append((frame, node.targets[0].id, node.value))
-            stack.append((node.value, frames))
+        if kind is ast.Attribute:  # a.b.c: only a call or subscript at its root holds code
+            value = node.value
+            while value.__class__ is ast.Attribute:
+                value = value.value
+            if value.__class__ not in leaves:
+                push((value, frames))
             continue
-        elif kind is ast.AnnAssign:
-            if node.value is not None:
+        if kind in special:
+            if kind is ast.Call or kind is ast.Dict:
+                if not raising:
+                    sites.append((node, frames))
+            elif kind is ast.Assign:
                 frame = frames[-1] if frames else root
-                _bind_target(frame, node.target)
-                if node.target.__class__ is ast.Name:
-                    assignments.append((frame, node.target.id, node.value))
-                stack.append((node.value, frames))
-            continue
-        elif kind is ast.AugAssign or kind is ast.NamedExpr:
-            _bind_target(frames[-1] if frames else root, node.target)
-        elif kind is ast.For or kind is ast.AsyncFor:
-            _bind_target(frames[-1] if frames else root, node.target)
-            _push(stack, (node.target, node.iter, *node.body, *node.orelse), frames)
-            continue
-        elif kind is ast.withitem:
-            if node.optional_vars is not None:
-                _bind_target(frames[-1] if frames else root, node.optional_vars)
-        elif kind is ast.Try or kind is ast.TryStar:
-            frame = frames[-1] if frames else root
-            children: list[Any] = [*node.body]
-            for handler in node.handlers:
-                if kind is ast.Try and handler.name is not None:
-                    frame.bind(handler.name)
-                if handler.type is not None:
-                    children.append(handler.type)
-                children.extend(handler.body)
-            children += [*node.orelse, *node.finalbody]
-            _push(stack, children, frames)
-            continue
-        elif kind is ast.Import or kind is ast.ImportFrom:
-            _record_import(result, frames[-1] if frames else root, node)
-            continue
-        elif kind is ast.Global:
-            result.globals.update(node.names)
-            continue
-        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-            (frames[-1] if frames else root).bind(node.name)
-            inner = Frame("function", None)
-            _bind_params(inner, node.args)
-            arguments = node.args
-            defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
-            _push(stack, node.body, (*frames, inner))
-            _push(stack, [*node.decorator_list, *defaults], frames)
-            continue
-        elif kind is ast.Lambda:
-            inner = Frame("function", None)
-            _bind_params(inner, node.args)
-            stack.append((node.body, (*frames, inner)))
-            continue
-        elif kind is ast.ClassDef:
-            (frames[-1] if frames else root).bind(node.name)
-            inner = Frame("class", None)
-            result.classes.append(Site(node, (*frames, inner)))
-            _push(stack, node.body, (*frames, inner))
-            _push(stack, [*node.decorator_list, *node.bases, *node.keywords], frames)
-            continue
-        elif kind in _COMPREHENSIONS:
-            inner = Frame("function", None)
-            for generator in node.generators:
-                _bind_target(inner, generator.target)
-            frames = (*frames, inner)
-        _push(stack, _children(node), frames)
-    return assignments
+                targets = node.targets
+                for target in targets:
+                    _bind_target(frame, target)
+                if len(targets) == 1 and targets[0].__class__ is ast.Name:
+                    frame.assigned[targets[0].id] = node.value
+                push((node.value, frames))
+                continue
+            elif kind is ast.AnnAssign:
+                if node.value is not None:
+                    frame = frames[-1] if frames else root
+                    _bind_target(frame, node.target)
+                    if node.target.__class__ is ast.Name:
+                        frame.assigned[node.target.id] = node.value
+                    push((node.value, frames))
+                continue
+            elif kind is ast.AugAssign or kind is ast.NamedExpr:
+                _bind_target(frames[-1] if frames else root, node.target)
+            elif kind is ast.For or kind is ast.AsyncFor:
+                _bind_target(frames[-1] if frames else root, node.target)
+                _push(stack, (node.target, node.iter, *node.body, *node.orelse), frames)
+                continue
+            elif kind is ast.withitem:
+                if node.optional_vars is not None:
+                    _bind_target(frames[-1] if frames else root, node.optional_vars)
+            elif kind is ast.Try or kind is ast.TryStar:
+                frame = frames[-1] if frames else root
+                children: list[Any] = [*node.body]
+                for handler in node.handlers:
+                    if kind is ast.Try and handler.name is not None:
+                        frame.bind(handler.name)
+                    if handler.type is not None:
+                        children.append(handler.type)
+                    children.extend(handler.body)
+                children += [*node.orelse, *node.finalbody]
+                _push(stack, children, frames)
+                continue
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                _record_import(result, frames[-1] if frames else root, node)
+                continue
+            elif kind is ast.Global:
+                result.globals.update(node.names)
+                continue
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                (frames[-1] if frames else root).bind(node.name)
+                inner = new_frame("function")
+                arguments = node.args
+                _bind_params(inner, arguments)
+                defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d)]
+                _push(stack, node.body, (*frames, inner))
+                _push(stack, [*node.decorator_list, *defaults], frames)
+                continue
+            elif kind is ast.Lambda:
+                inner = new_frame("function")
+                _bind_params(inner, node.args)
+                push((node.body, (*frames, inner)))
+                continue
+            elif kind is ast.ClassDef:
+                (frames[-1] if frames else root).bind(node.name)
+                inner = new_frame("class")
+                result.classes.append(Site(node, (*frames, inner)))
+                _push(stack, node.body, (*frames, inner))
+                _push(stack, [*node.decorator_list, *node.bases, *node.keywords], frames)
+                continue
+            else:  # a comprehension: its own scope, binding its loop targets
+                inner = new_frame("function")
+                for generator in node.generators:
+                    _bind_target(inner, generator.target)
+                frames = (*frames, inner)
+        # the children that can hold calls, dicts or bindings, pushed so that they pop in order
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        for name in fields:  # last field first: the first pops first
+            value = getattr(node, name)
+            if value.__class__ is list:
+                for item in reversed(value):
+                    if item.__class__ not in leaves:
+                        push((item, frames))
+            elif value.__class__ not in leaves:
+                push((value, frames))
 
 
 def _raising_with(node: ast.With | ast.AsyncWith) -> bool:
@@ -433,32 +560,8 @@ def _raising_with(node: ast.With | ast.AsyncWith) -> bool:
     return False
 
 
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while node.__class__ is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if node.__class__ is not ast.Name:
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _push(stack: list[tuple[Any, Frames]], children: Any, frames: Frames) -> None:
-    stack.extend((child, frames) for child in reversed(children))
-
-
-def _children(node: ast.AST) -> list[Any]:
-    """Child nodes that can hold calls and dicts, in an order that keeps outer before inner."""
-    found: list[Any] = []
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            if not isinstance(value, ast.expr_context | ast.operator | ast.unaryop):
-                found.append(value)
-        elif isinstance(value, list):
-            found.extend(item for item in value if isinstance(item, ast.AST))
-    return found
+    stack.extend((child, frames) for child in reversed(children) if child.__class__ not in _LEAVES)
 
 
 def parse(text: str) -> ast.Module | None:
@@ -471,15 +574,101 @@ def parse(text: str) -> ast.Module | None:
         return None
 
 
+def _dotted(node: ast.expr) -> str | None:
+    """:func:`dimlint.sources.python.scan.dotted_name` of an ``ast`` expression."""
+    parts: list[str] = []
+    while node.__class__ is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if node.__class__ is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class _Relevance:
+    """Which calls and dicts can matter to the front ends: a superset of the torch layer calls
+    (:func:`dimlint.sources.python.layers.layer_kind`) and of the calls and dicts that can
+    become a config candidate (:meth:`dimlint.sources.python.configs.Extractor._call`,
+    ``_dict``, ``_table``). The others — most calls of model code, ``self.proj(x)`` — are
+    never converted; leaving them out changes no result, only what is looked at."""
+
+    def __init__(self, result: Scan) -> None:
+        from dimlint.config.torch_layers import LAYERS
+        from dimlint.sources.python.configs import ALL_DIMENSION_KEYS, has_dimensions
+
+        self.layers = LAYERS
+        self.dimension_keys = ALL_DIMENSION_KEYS
+        self.has_dimensions = has_dimensions
+        self.result = result
+        self.class_names = {site.node.name for site in result.classes}
+
+    def call(self, node: ast.Call) -> bool:
+        function = node.func
+        kind = function.__class__
+        if kind is ast.Name:
+            head = last = function.id  # type: ignore[attr-defined]
+        elif kind is ast.Attribute:
+            last = function.attr  # type: ignore[attr-defined]
+            root = function.value  # type: ignore[attr-defined]
+            while root.__class__ is ast.Attribute:
+                root = root.value
+            if root.__class__ is not ast.Name:
+                return False  # not a dotted name: neither a layer nor a config
+            head = root.id
+        else:
+            return False
+        result = self.result
+        if last in self.layers or last in result.nn_names:
+            return True
+        keywords = [keyword.arg for keyword in node.keywords]
+        if None in keywords:
+            return False  # **kwargs: no candidate (and not a layer, above)
+        if last in self.class_names or last in {"from_name", "for_model"}:
+            return True
+        if kind is ast.Name and last == "dict":
+            return not self.dimension_keys.isdisjoint(keywords)
+        if head in result.transformers_names or head in result.transformers_modules:
+            return True
+        if result.imported_from.get(head, "").startswith("x_transformers"):
+            return True
+        return bool(keywords) and bool(self.has_dimensions(keywords))
+
+    def dict(self, node: ast.Dict) -> bool:
+        keys = node.keys
+        wanted = False
+        for key in keys:
+            if key.__class__ is not ast.Constant or key.value.__class__ is not str:
+                return False
+            if key.value in self.dimension_keys:
+                wanted = True
+        return wanted
+
+
 def scan(tree: ast.Module, text: str) -> Scan:
     """The :class:`Scan` of a module read by ``ast``, with libcst-classed nodes on demand."""
-    converter = _Converter(text.encode("utf-8"))
+    return read(tree, text)[0]
+
+
+def read(tree: ast.Module, text: str) -> tuple[Scan, _Converter]:
+    """The :class:`Scan` of a module read by ``ast``, and the converter that made its nodes
+    (which knows the ``ast`` node each came from: :mod:`dimlint.sources.python.astspans`)."""
+    converter = _Converter(text)
+    convert = converter.expression
+
+    def new_frame(kind: FrameKind) -> Frame:
+        return _LazyFrame(kind, convert)
+
     result = Scan()
-    assignments = _walk(result, tree)
-    for frame, name, expression in assignments:
-        frame.assigned[name] = converter.expression(expression)
-    for site in result.sites:
-        site.node = converter.expression(site.node)
+    result.module = new_frame("module")
+    found: list[tuple[Any, Frames]] = []
+    _walk(result, tree, new_frame, found)
+    relevance = _Relevance(result)
+    result.sites = [
+        Site(convert(node), frames)
+        for node, frames in found
+        if (relevance.call(node) if node.__class__ is ast.Call else relevance.dict(node))
+    ]
     for site in result.classes:
         site.node = converter.class_def(site.node)
-    return result
+    return result, converter

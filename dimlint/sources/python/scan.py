@@ -26,7 +26,12 @@ FrameKind = Literal["module", "function", "class"]
 
 
 class Frame:
-    """The names one scope binds, and the expression of each single plain assignment."""
+    """The names one scope binds, and the expression of each single plain assignment.
+
+    Read assignments through :meth:`expression` and :meth:`assignments`: a reading may keep
+    them in another form until asked (:mod:`dimlint.sources.python.fastscan` keeps ``ast``
+    nodes and converts the few that are looked up).
+    """
 
     __slots__ = ("assigned", "bound", "kind", "node")
 
@@ -34,10 +39,19 @@ class Frame:
         self.kind: FrameKind = kind
         self.node = node
         self.bound: dict[str, int] = {}
-        self.assigned: dict[str, cst.BaseExpression] = {}
+        self.assigned: dict[str, Any] = {}
 
     def bind(self, name: str) -> None:
         self.bound[name] = self.bound.get(name, 0) + 1
+
+    def expression(self, name: str) -> cst.BaseExpression | None:
+        """The expression last assigned to ``name`` by a single plain assignment, if any."""
+        found: cst.BaseExpression | None = self.assigned.get(name)
+        return found
+
+    def assignments(self) -> list[tuple[str, cst.BaseExpression]]:
+        """Every name with such an assignment and its expression, in order of first binding."""
+        return list(self.assigned.items())
 
 
 Frames = tuple[Frame, ...]

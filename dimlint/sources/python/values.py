@@ -13,6 +13,8 @@ fixed once, where it is defined. Computed values (arithmetic) have no such liter
 
 from __future__ import annotations
 
+import ast
+import functools
 import math
 import operator
 from collections.abc import Callable
@@ -126,13 +128,29 @@ def _arithmetic(kind: type, left: Any, right: Any) -> Any:
 def _literal(node: cst.Integer | cst.Float | cst.Imaginary) -> Any:
     """A number literal's value; one longer than ``int()`` converts (4,300 digits) is kept as
     a :class:`HugeInt` that DL003 reports by its length."""
+    return _number(node.__class__, node.value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _number(kind: type, text: str) -> Any:
+    """The value of a number literal's text (libcst's ``evaluated_value`` compiles the text
+    with ``ast.literal_eval`` each time: most of what evaluating a layer call cost)."""
     try:
-        return node.evaluated_value
+        return ast.literal_eval(text)
     except (SyntaxError, ValueError):
         from dimlint.config.values import HugeInt
 
-        digits = sum(char.isdigit() for char in node.value)
-        return HugeInt(digits) if isinstance(node, cst.Integer) else UNKNOWN
+        digits = sum(char.isdigit() for char in text)
+        return HugeInt(digits) if kind is cst.Integer else UNKNOWN
+
+
+@functools.lru_cache(maxsize=4096)
+def _string(text: str) -> Any:
+    """The value of a string literal's text (UNKNOWN for a NUL or an invalid escape)."""
+    try:
+        return ast.literal_eval(text)
+    except (SyntaxError, ValueError):
+        return UNKNOWN
 
 
 class Evaluator:
@@ -156,7 +174,10 @@ class Evaluator:
         kind = node.__class__
         if kind is cst.Integer or kind is cst.Float or kind is cst.Imaginary:
             return Value(_literal(node), node)  # type: ignore[arg-type]
-        if kind is cst.SimpleString or kind is cst.ConcatenatedString:
+        if kind is cst.SimpleString:
+            text = _string(node.value)  # type: ignore[attr-defined]
+            return Value(text if isinstance(text, str) else UNKNOWN, node)
+        if kind is cst.ConcatenatedString:
             try:
                 text = node.evaluated_value  # type: ignore[attr-defined]
             except (SyntaxError, ValueError):  # a NUL, an invalid escape
@@ -305,7 +326,7 @@ def _single(frame: Frame, name: str) -> cst.BaseExpression | None:
     """The expression of a name the scope binds exactly once, by a plain assignment."""
     if frame.bound.get(name) != 1:
         return None
-    return frame.assigned.get(name)
+    return frame.expression(name)
 
 
 def _dict_value(members: list[Member]) -> Value:
