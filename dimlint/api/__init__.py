@@ -343,17 +343,20 @@ def _training_keywords(
     qlora: object,
     offload: object,
 ) -> dict[str, Any]:
-    """The training keywords of ``mem`` and ``plan``, checked (None: not given)."""
+    """The training keywords of ``mem`` and ``plan``, checked (None: not given) against the
+    choices of the settings' ``training`` table (:data:`dimlint.deploy.training.KEYS`)."""
+    from dimlint.deploy.training import KEYS
+
     return {
-        "optimizer": options.text("optimizer", optimizer, ("adam", "adam8bit", "sgd")),
-        "zero": options.count("zero", zero, minimum=0, maximum=3),
+        "optimizer": options.text("optimizer", optimizer, KEYS["optimizer"]),
+        "zero": options.count("zero", zero, minimum=min(KEYS["zero"]), maximum=max(KEYS["zero"])),
         "dp": options.count("dp", dp),
-        "recompute": options.text("recompute", recompute, ("none", "selective", "full")),
-        "attention": options.text("attention", attention, ("flash", "sdpa", "eager")),
+        "recompute": options.text("recompute", recompute, KEYS["recompute"]),
+        "attention": options.text("attention", attention, KEYS["attention"]),
         "lora_rank": options.count("lora_rank", lora_rank),
         "lora_targets": options.text("lora_targets", lora_targets),
         "qlora": options.flag("qlora", qlora),
-        "offload": options.text("offload", offload, ("none", "optimizer", "params")),
+        "offload": options.text("offload", offload, KEYS["offload"]),
     }
 
 

@@ -107,6 +107,15 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sliding_window": ("sliding_window", ()),
 }
 
+
+def field_keys(*fields: str) -> frozenset[str]:
+    """Every key that states one of these canonical fields: transformers' attribute name and
+    the other spellings real configs use (``"heads"`` → ``num_attention_heads``, ``n_head``...)."""
+    return frozenset(
+        key for field in fields for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
+    )
+
+
 #: Legacy kwargs a config class pops and lets win over the standard field (``BloomConfig`` and
 #: ``FalconConfig``: ``hidden_size = n_embed if n_embed is not None else hidden_size``). They
 #: come first for the model types whose table lists them as fields.

@@ -113,8 +113,10 @@ def language_model(specs: tuple[ModelSpec, ...]) -> ModelSpec:
     return next((s for s in specs if is_language_model(s)), specs[0])
 
 
-def layouts_for(spec: ModelSpec, deployment: Deployment) -> list[Layout]:
-    """One layout per parallel target, or the default one on the whole budget."""
+def budget_layout(spec: ModelSpec, deployment: Deployment) -> Layout:
+    """What every layout of ``deployment`` shares — the budget and its GPU, the setting, the
+    document's specs and its language model — as a tp 1 × pp 1 layout without a target, for
+    the serving (:func:`layouts_for`) and training (``training_fit``) placements to place."""
     from dimlint.config.normalize import specs_for_document
     from dimlint.memory import parse_budget
 
@@ -123,15 +125,18 @@ def layouts_for(spec: ModelSpec, deployment: Deployment) -> list[Layout]:
     specs = tuple(specs_for_document(spec.path, spec.raw)) if not spec.pointer else (spec,)
     model = language_model(specs)
     setting = setting_for(model, deployment)
-    budget = deployment.budget
-    targets = deployment.parallel
-    if targets:
+    return Layout(None, "vllm", 1, 1, count, deployment.budget, gpu, setting, specs, model)
+
+
+def layouts_for(spec: ModelSpec, deployment: Deployment) -> list[Layout]:
+    """One layout per parallel target, or the default one on the whole budget."""
+    base = budget_layout(spec, deployment)
+    if deployment.parallel:
         return [
-            Layout(t, t.engine, t.tp, t.pp, count, budget, gpu, setting, specs, model)
-            for t in targets
+            base._replace(target=t, engine=t.engine, tp=t.tp, pp=t.pp) for t in deployment.parallel
         ]
-    accepted, _ = valid_degrees(ENGINES["vllm"], model, "tp", count)
-    return [Layout(None, "vllm", accepted[-1], 1, count, budget, gpu, setting, specs, model)]
+    accepted, _ = valid_degrees(ENGINES["vllm"], base.model, "tp", base.budget_gpus)
+    return [base._replace(tp=accepted[-1])]
 
 
 def usable_bytes(gpu: GPU) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dimlint.config.spec import ModelSpec
-from dimlint.deploy.fit import Layout, default_context, gib, language_model, setting_for
+from dimlint.deploy.fit import Layout, budget_layout, default_context, gib
 from dimlint.deploy.targets import Deployment
 from dimlint.deploy.training import TrainingSetup, longest_seq, step, usable_bytes
 
@@ -21,27 +21,22 @@ if TYPE_CHECKING:
 
 
 def training_layouts(spec: ModelSpec, deployment: Deployment, setup: TrainingSetup) -> list[Layout]:
-    """One layout per parallel target, else tp 1 × pp 1 with every GPU a data-parallel rank."""
-    from dimlint.config.normalize import specs_for_document
-    from dimlint.memory import parse_budget
-
-    assert deployment.budget is not None
-    count, gpu = parse_budget(deployment.budget)
-    specs = tuple(specs_for_document(spec.path, spec.raw)) if not spec.pointer else (spec,)
-    model = language_model(specs)
-    setting = setting_for(model, deployment)
-    chosen = setup.dp
-    budget = deployment.budget
-    targets = deployment.parallel or (None,)
-    layouts = []
-    for target in targets:
-        tp, pp = (target.tp, target.pp) if target is not None else (1, 1)
-        engine = target.engine if target is not None else "megatron"
-        dp = chosen or max(1, count // (tp * pp))
-        layouts.append(
-            Layout(target, engine, tp, pp, count, budget, gpu, setting, specs, model, dp)
+    """One layout per parallel target, else tp 1 × pp 1 with every GPU a data-parallel rank
+    (``--dp`` replaces the ranks left after tp × pp)."""
+    base = budget_layout(spec, deployment)
+    count = base.budget_gpus
+    if not deployment.parallel:
+        return [base._replace(engine="megatron", dp=setup.dp or count)]
+    return [
+        base._replace(
+            target=t,
+            engine=t.engine,
+            tp=t.tp,
+            pp=t.pp,
+            dp=setup.dp or max(1, count // (t.tp * t.pp)),
         )
-    return layouts
+        for t in deployment.parallel
+    ]
 
 
 def _label(layout: Layout) -> str:

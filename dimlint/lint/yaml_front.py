@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks import all_rules
-from dimlint.config.normalize import GATED_ACTIVATIONS, INT_FIELDS, normalize
+from dimlint.config.normalize import GATED_ACTIVATIONS, field_keys, normalize
 from dimlint.config.spec import Located, ModelSpec
 from dimlint.config.trainingkeys import OPEN_LM_KEYS, embedding_rows, is_recurrent
 from dimlint.diagnostics import Diagnostic, Position, Span
@@ -171,29 +171,23 @@ def _known(section: Section, notes: list[str] | None = None) -> Section:
 #: Dimension keys whose 0 in a training YAML means "none" or "set later" (NeMo's ASR
 #: ``transf_decoder: num_layers: 0``, no decoder; flash-attn's GPT ``max_position_embeddings:
 #: 0``, no learned position table beside rotary), never a size to judge.
-_ZERO_MEANS_NONE = frozenset(
-    key
-    for field in (
-        "hidden",
-        "heads",
-        "kv_heads",
-        "head_dim",
-        "ffn",
-        "expert_ffn",
-        "layers",
-        "vocab",
-        "max_positions",
-    )
-    for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
+_ZERO_MEANS_NONE = field_keys(
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "ffn",
+    "expert_ffn",
+    "layers",
+    "vocab",
+    "max_positions",
 )
 
 
 #: Flags of a model whose sequence mixer is not attention (its head count builds nothing).
 _ATTENTION_REPLACED = ("monarch_mixer_sequence_mixing",)
-_HEAD_FIELDS = frozenset(
-    key for field in ("heads", "kv_heads") for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
-)
-_WIDTH_FIELDS = (INT_FIELDS["hidden"][0], *INT_FIELDS["hidden"][1])
+_HEAD_FIELDS = field_keys("heads", "kv_heads")
+_WIDTH_FIELDS = field_keys("hidden")
 
 
 def _without_unresolved(obj: dict[str, Any], depth: int) -> dict[str, Any]:

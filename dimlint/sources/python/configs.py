@@ -27,7 +27,7 @@ from typing import Any, Literal
 import libcst as cst
 
 from dimlint.config import architectures
-from dimlint.config.normalize import INT_FIELDS
+from dimlint.config.normalize import INT_FIELDS, field_keys
 from dimlint.sources.python.scan import Frames, Scan, Site, dotted_name
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member, Value
 
@@ -66,10 +66,7 @@ MEGATRON_MODULES = ("megatron.", "nemo.")
 #: x-transformers' layer stacks, whose keywords (``dim``, ``depth``, ``heads``) are a model.
 X_LAYER_STACKS = frozenset({"Decoder", "Encoder", "CrossAttender", "AttentionLayers"})
 #: Keywords that make a call or dict a config when two of these groups are present.
-DIMENSION_GROUPS = tuple(
-    frozenset((INT_FIELDS[field][0], *INT_FIELDS[field][1]))
-    for field in ("hidden", "heads", "layers")
-)
+DIMENSION_GROUPS = tuple(field_keys(field) for field in ("hidden", "heads", "layers"))
 ALL_DIMENSION_KEYS = frozenset(
     key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)
 ) | {"multiple_of", "ffn_dim_multiplier", "n_query_groups", "padded_vocab_size"}

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from dimlint.config.geometry import llama_ffn
-from dimlint.config.normalize import INT_FIELDS, specs_for_document
+from dimlint.config.normalize import INT_FIELDS, field_keys, specs_for_document
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import INT_FIELD_NAMES, READ_ONLY, Located, ModelSpec
 from dimlint.config.trainingkeys import MEGATRON_MLA_NAMES
@@ -89,19 +89,8 @@ class CandidateSpecs(Record):
 
 #: Keys whose 0 in code is a placeholder ("set later"), never a size: Megatron's
 #: ``TransformerConfig`` declares ``num_layers: int = 0``, ``hidden_size: int = 0``.
-PLACEHOLDER_ZERO_KEYS = frozenset(
-    key
-    for field in (
-        "hidden",
-        "heads",
-        "kv_heads",
-        "head_dim",
-        "ffn",
-        "layers",
-        "vocab",
-        "max_positions",
-    )
-    for key in (INT_FIELDS[field][0], *INT_FIELDS[field][1])
+PLACEHOLDER_ZERO_KEYS = field_keys(
+    "hidden", "heads", "kv_heads", "head_dim", "ffn", "layers", "vocab", "max_positions"
 )
 
 
@@ -215,8 +204,7 @@ def _meta_ffn(
 ) -> None:
     """Meta's ``ModelArgs``: the FFN width ``FeedForward`` computes from dim and multiple_of."""
     members = candidate.members
-    ffn_keys = (INT_FIELDS["ffn"][0], *INT_FIELDS["ffn"][1])
-    if any(is_number(raw.get(key)) for key in ffn_keys):
+    if any(is_number(raw.get(key)) for key in field_keys("ffn")):
         return
     hidden_key = next(
         (k for k in ("dim", "hidden_size", "n_embd", "d_model") if k in members), None
