@@ -65,7 +65,7 @@ def transformers_count(raw: dict[str, Any]) -> tuple[int | None, str]:
     import torch
     import transformers
 
-    from dimlint.memory import templates
+    from dimlint.memory.parameters import templates
 
     names = raw.get("architectures")
     model_type = raw.get("model_type")

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from dimlint.config.normalize import specs_for_document
-from dimlint.memory import layer_kinds as layer_module
 from dimlint.memory.kvcache import kv_cache_bytes
-from dimlint.memory.parameters import count_parameters
+from dimlint.memory.parameters import layer_kinds as layer_module
+from dimlint.memory.parameters.count import count_parameters
 from tests.conftest import shared_path
 from tests.fuzz_support import run, verify
 from tests.hostile_inputs import CASES, QWEN2, Case

@@ -33,7 +33,7 @@ from checkpoint_builders import (
 
 from dimlint.config.normalize import specs_for_document
 from dimlint.memory import count_parameters
-from dimlint.memory.expected_tensors import plan_for
+from dimlint.memory.checkpoint.expected_tensors import plan_for
 
 pytest.importorskip("transformers", reason="the test checkpoints are built with transformers")
 pytest.importorskip("safetensors")

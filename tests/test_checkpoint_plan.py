@@ -18,8 +18,8 @@ from conftest import shared_path
 
 from dimlint.config.normalize import specs_for_document
 from dimlint.memory import count_parameters
-from dimlint.memory.expected_tensors import plan_for
-from dimlint.memory.tensor_names import FAMILY_NAMES
+from dimlint.memory.checkpoint.expected_tensors import plan_for
+from dimlint.memory.checkpoint.tensor_names import FAMILY_NAMES
 
 MOE = frozenset({"mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3"})
 #: Heads transformers keeps under another name in memory than on disk.

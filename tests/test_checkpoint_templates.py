@@ -24,9 +24,9 @@ import pytest
 from checkpoint_builders import SMALL, checkpoint_findings, edit_config, header, read_config
 
 from dimlint.config.normalize import specs_for_document
-from dimlint.memory import load_names
-from dimlint.memory.expected_tensors import plan_for
-from dimlint.memory.template_plan import template_plan
+from dimlint.memory.checkpoint import load_names
+from dimlint.memory.checkpoint.expected_tensors import plan_for
+from dimlint.memory.checkpoint.template_plan import template_plan
 
 pytest.importorskip("transformers", reason="the checkpoints are built with transformers")
 pytest.importorskip("safetensors")

@@ -62,6 +62,6 @@ def test_an_unfused_family_is_judged_on_the_stated_width() -> None:
 
 def test_rules_and_counting_agree_on_fused_families() -> None:
     from dimlint.config.remote_semantics import FUSED_FFN_TYPES
-    from dimlint.memory.remote import REMOTE
+    from dimlint.memory.parameters.remote import REMOTE
 
     assert {name for name, family in REMOTE.items() if family.fused_ffn} == FUSED_FFN_TYPES

@@ -4,8 +4,8 @@ The oracle: build a scaled-down model of the family with transformers on CPU in 
 training-mode forward pass with labels, and add up the bytes of every unique non-parameter
 storage passed to ``torch.autograd.graph.saved_tensors_hooks`` — what backward needs — plus the
 logits the forward returns (alive until backward). dimlint's
-:func:`~dimlint.memory.activations.saved_activation_bytes` is derived op by op from the modeling
-code, never fitted to these numbers.
+:func:`~dimlint.memory.training.activations.saved_activation_bytes` is derived op by op from the
+modeling code, never fitted to these numbers.
 
 Tolerance: 1%. The estimate leaves out only scalars (the loss's total weight, 4 bytes) and the
 measured gaps are below 0.1%; at these sizes a single missing hidden-sized tensor per layer
@@ -36,8 +36,8 @@ from typing import Any
 import pytest
 
 from dimlint.config.normalize import specs_for_document
-from dimlint.memory.activations import attention_for, saved_activation_bytes
 from dimlint.memory.config_view import Cfg
+from dimlint.memory.training.activations import attention_for, saved_activation_bytes
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

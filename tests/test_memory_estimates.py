@@ -18,7 +18,7 @@ from dimlint.memory import (
 )
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.estimates import model_weight_bytes, training_activations
-from dimlint.memory.training_plan import training_plan
+from dimlint.memory.training.training_plan import training_plan
 
 LLAMA_3_70B = {
     "model_type": "llama",
@@ -128,7 +128,7 @@ def test_optimizers_and_model_parallelism() -> None:
 
 
 # Llama-3-70B, one sequence of 4096 tokens in bf16 (u = 2 bytes), per token and layer, from
-# the modeling code (dimlint/memory/activations.py derives the same; tests/
+# the modeling code (dimlint/memory/training/activations.py derives the same; tests/
 # test_memory_activations_oracle.py checks that derivation against autograd on small models):
 H, Q_W, KV_W, F, A, V, L, S = 8192, 64 * 128, 8 * 128, 28672, 64, 128256, 80, 4096
 # RMSNorm: float32 copy 4H, rsqrt 4, normalized 2H, output 2H (kept by the next projection)

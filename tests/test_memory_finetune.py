@@ -16,14 +16,14 @@ import pytest
 
 from dimlint.config.normalize import specs_for_document
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.finetune import (
+from dimlint.memory.training.finetune import (
     ALL_LINEAR,
     _fused_targets,
     lora_parameters,
     qlora_base_bytes,
     targeted,
 )
-from dimlint.memory.linear_layers import Linear, linear_modules, nf4_bytes
+from dimlint.memory.training.linear_layers import Linear, linear_modules, nf4_bytes
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -79,7 +79,7 @@ def test_unlearned_head_is_never_a_false_exact(
 def test_unlearned_label_count_is_an_estimate() -> None:
     """A row learned before heads were sized by labels refuses another label count rather
     than answer with the learned 2 (checked on a synthetic row)."""
-    from dimlint.memory import templates
+    from dimlint.memory.parameters import templates
 
     learned = {"primary": "XModel", "classes": {"XForSequenceClassification": {"tensors": []}}}
     assert templates._has_label_head(learned, "XForSequenceClassification")

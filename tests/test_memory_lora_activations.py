@@ -2,12 +2,12 @@
 
 A frozen base keeps less than a full fine-tune (a projection with a frozen weight keeps no
 input, a frozen norm weight no normalized value) and the adapters keep their own float32 copies
-of their inputs; :func:`dimlint.memory.activations.frozen_base_savings` and
-:func:`dimlint.memory.finetune.lora_activation_bytes` count both from the modeling code. The
-oracle is the step's peak through forward and backward (``test_memory_backward_peak.model_peak``)
-of ``peft.get_peft_model`` on a shrunk transformers model, adapters in float32 as peft makes
-them, ``lora_dropout=0``; the estimate is ``training_plan(...).activations`` for the same
-method, rank and targets.
+of their inputs; :func:`dimlint.memory.training.activations.frozen_base_savings` and
+:func:`dimlint.memory.training.finetune.lora_activation_bytes` count both from the modeling code.
+The oracle is the step's peak through forward and backward
+(``test_memory_backward_peak.model_peak``) of ``peft.get_peft_model`` on a shrunk transformers
+model, adapters in float32 as peft makes them, ``lora_dropout=0``; the estimate is
+``training_plan(...).activations`` for the same method, rank and targets.
 
 Covered within 2% (measured within 0.2%): Llama with every Linear adapted and with q/v only,
 bfloat16 and float32, with full recomputation at a real model's vocabulary; Gemma-2 (eager,
@@ -24,8 +24,8 @@ from test_memory_activations_oracle import FAMILIES
 from test_memory_backward_peak import BATCH, SEQ, model_peak
 
 from dimlint.config.normalize import specs_for_document
-from dimlint.memory.finetune import Finetune
-from dimlint.memory.training_plan import training_plan
+from dimlint.memory.training.finetune import Finetune
+from dimlint.memory.training.training_plan import training_plan
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 
 from dimlint.config.normalize import specs_for_document
-from dimlint.memory import model_parameters, templates
-from dimlint.memory.templated import templated_parameters
-from dimlint.memory.templates import Refusal
+from dimlint.memory import model_parameters
+from dimlint.memory.parameters import templates
+from dimlint.memory.parameters.templated import templated_parameters
+from dimlint.memory.parameters.templates import Refusal
 from tests.conftest import shared_path
 
 torch = pytest.importorskip("torch")

@@ -26,7 +26,8 @@ from typing import Any
 import pytest
 
 from dimlint.config.normalize import specs_for_document
-from dimlint.memory import model_parameters, templates
+from dimlint.memory import model_parameters
+from dimlint.memory.parameters import templates
 
 transformers = pytest.importorskip("transformers")
 
@@ -225,8 +226,8 @@ def counts() -> dict[str, tuple[int, int, bool]]:
     """ "type/Class" → (transformers' count, dimlint's count, counted from a template)."""
     from transformers.utils import logging
 
-    from dimlint.memory.templated import templated_parameters
-    from dimlint.memory.templates import Refusal
+    from dimlint.memory.parameters.templated import templated_parameters
+    from dimlint.memory.parameters.templates import Refusal
 
     logging.set_verbosity_error()
     results: dict[str, tuple[int, int, bool]] = {}

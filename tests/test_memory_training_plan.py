@@ -1,8 +1,8 @@
 """``mem --training`` with LoRA, QLoRA, offload and ZeRO-3's gathered buffer, end to end.
 
 Expected values are written out from the model's dimensions (Llama-3-8B: 32 layers of
-q/k/v/o and gate/up/down projections) and the storage rules in ``dimlint.memory.finetune``'s
-docstring, not read back from dimlint.
+q/k/v/o and gate/up/down projections) and the storage rules in
+``dimlint.memory.training.finetune``'s docstring, not read back from dimlint.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 
 import dimlint
 from dimlint.cli import main
-from dimlint.memory.linear_layers import nf4_bytes
+from dimlint.memory.training.linear_layers import nf4_bytes
 
 LLAMA_3_8B = {
     "architectures": ["LlamaForCausalLM"],

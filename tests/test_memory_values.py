@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import dimlint
-from dimlint.memory.templates import Tensor, template_tensors
+from dimlint.memory.parameters.templates import Tensor, template_tensors
 
 BF16 = 2
 

@@ -11,7 +11,7 @@ import pytest
 from dimlint.cli import main
 from dimlint.config.normalize import specs_for_document
 from dimlint.memory import model_parameters
-from dimlint.memory.shapes import walk
+from dimlint.memory.parameters.shapes import walk
 
 #: Decoder families whose every parameter is in a stage (no family-specific extras).
 FAMILIES = [

@@ -19,7 +19,7 @@ import warnings
 
 import pytest
 
-from dimlint.memory import templates
+from dimlint.memory.parameters import templates
 
 SAMPLE = 8
 

@@ -189,7 +189,7 @@ import io, json, sys
 from dimlint.cli import main
 code = main(["check", *sys.argv[1:]], io.StringIO(), io.StringIO())
 mine = ("dimlint.lint.checkpoint", "dimlint.lint.tokenizer", "dimlint.memory",
-        "dimlint.sources.safetensors", "dimlint.memory.expected_tensors")
+        "dimlint.sources.safetensors", "dimlint.memory.checkpoint.expected_tensors")
 print(json.dumps(sorted(m for m in mine if m in sys.modules)))
 """
 

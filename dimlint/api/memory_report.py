@@ -67,7 +67,7 @@ def label_invalid(result: dict[str, Any], model: ModelInput) -> dict[str, Any]:
 
 def _layer_counts(spec: ModelSpec) -> dict[str, int]:
     from dimlint.memory.config_view import Cfg
-    from dimlint.memory.layer_kinds import cache_plan
+    from dimlint.memory.parameters.layer_kinds import cache_plan
 
     counts: dict[str, int] = {}
     for _index, layer, count in cache_plan(Cfg(spec)):
@@ -228,7 +228,7 @@ def _plan(specs: list[ModelSpec], args: argparse.Namespace, dtype: str, seq: int
 
 
 def _training(specs: list[ModelSpec], args: argparse.Namespace, dtype: str) -> dict[str, Any]:
-    """The ``training`` object: the plan of :mod:`dimlint.memory.training_plan`, by part."""
+    """The ``training`` object: :mod:`dimlint.memory.training.training_plan`'s plan, by part."""
     from dimlint.deploy.training import finetune_of
 
     setup = _setup(args)

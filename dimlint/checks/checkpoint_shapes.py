@@ -3,9 +3,10 @@
 Findings are grouped so that one wrong value reports once, not once per layer: tensors whose
 names differ only in their layer or expert number, with the same expected and stored shape, make
 one finding that names the first of them and counts the rest. Each finding points at the config
-value that explains it — solved from the shape formulas (:mod:`dimlint.memory.tensor_axes`) and
-kept only when changing that one value repairs the tensor without breaking a tensor that matches
-today — and at the config's top level when no single value does.
+value that explains it — solved from the shape formulas
+(:mod:`dimlint.memory.checkpoint.tensor_axes`) and kept only when changing that one value repairs
+the tensor without breaking a tensor that matches today — and at the config's top level when no
+single value does.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from collections.abc import Iterator
 from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.memory.expected_tensors import Plan, Tensor
-from dimlint.memory.tensor_axes import Axis, Var, render, shape_text, solve
+from dimlint.memory.checkpoint.expected_tensors import Plan, Tensor
+from dimlint.memory.checkpoint.tensor_axes import Axis, Var, render, shape_text, solve
 from dimlint.records import Record
 from dimlint.sources.checkpoint import Checkpoint
 

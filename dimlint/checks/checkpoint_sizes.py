@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.memory.expected_tensors import COMMON_BUFFERS, Plan, quantization
+from dimlint.memory.checkpoint.expected_tensors import COMMON_BUFFERS, Plan, quantization
 from dimlint.records import Record
 from dimlint.sources.checkpoint import Checkpoint
 from dimlint.sources.safetensors import DTYPE_BITS, FLOAT_DTYPES

@@ -1,10 +1,10 @@
 """DL610/DL611 for model types without a hand-written plan: the checkpoint against the template.
 
 The checkpoint's names are first mapped onto the model's the way ``from_pretrained`` maps them
-(:func:`dimlint.memory.load_names.to_model_names`: VLM prefixes, legacy spellings, per-expert
-MoE weights merged into the fused tensors), then grouped by name with layer indices folded to
-``*`` — the form the template names tensors in — and compared group by group: shapes (DL610),
-how many tensors of each group (layers, DL611) and groups present on one side only (DL611).
+(:func:`dimlint.memory.checkpoint.load_names.to_model_names`: VLM prefixes, legacy spellings,
+per-expert MoE weights merged into the fused tensors), then grouped by name with layer indices
+folded to ``*`` — the form the template names tensors in — and compared group by group: shapes
+(DL610), how many tensors of each group (layers, DL611) and groups present on one side only (DL611).
 
 The comparison refuses to guess. :func:`template_findings` returns None — and the checkpoint is
 compared by its parameter total instead — when the names cannot be mapped with certainty: a
@@ -27,8 +27,8 @@ from dimlint.checks.registry import Finding
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.memory.load_names import Mapped, fold, to_model_names
-from dimlint.memory.template_plan import Expected, TemplatePlan, templates_fields
+from dimlint.memory.checkpoint.load_names import Mapped, fold, to_model_names
+from dimlint.memory.checkpoint.template_plan import Expected, TemplatePlan, templates_fields
 from dimlint.sources.checkpoint import Checkpoint
 
 #: Checkpoint tensors that are never parameters: buffers older saves carried, and counters.

@@ -18,7 +18,7 @@ def run_shapes(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dimlint.deploy.fit import default_context
     from dimlint.lint.model_input import deployment_of, read_model
     from dimlint.memory import language_spec
-    from dimlint.memory.shapes import supports, walk
+    from dimlint.memory.parameters.shapes import supports, walk
 
     model = read_model(args.path, args.config, args.no_config, force=args.force)
     path, specs = model.path, model.specs

@@ -136,7 +136,7 @@ def _attention(args: argparse.Namespace, family: str, moe: bool) -> str | None:
     """``--attention``, refused where ``mem --training`` refuses it (sdpa for a family whose
     transformers class does not support it, Gemma-2)."""
     from dimlint.fix.suggest.families import FAMILIES
-    from dimlint.memory.activations import NO_SDPA
+    from dimlint.memory.training.activations import NO_SDPA
 
     attention: str | None = getattr(args, "attention", None)
     written = FAMILIES[family]

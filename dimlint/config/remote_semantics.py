@@ -4,8 +4,8 @@ knowledge shared by the rules and the memory package).
 Qwen v1 (``modeling_qwen.py``: ``w1``/``w2`` are each ``intermediate_size // 2`` wide) and Molmo
 (``ff_proj`` maps to ``intermediate_size``, ``ff_out`` reads half of it) state the gate and up
 projections of their SwiGLU as one fused width: the MLP is half the stated value. The rules
-(DL301/DL302) and parameter counting (:mod:`dimlint.memory.remote`) both read it from here, so
-the lint path does not import the memory package.
+(DL301/DL302) and parameter counting (:mod:`dimlint.memory.parameters.remote`) both read it from
+here, so the lint path does not import the memory package.
 """
 
 from __future__ import annotations

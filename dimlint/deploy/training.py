@@ -4,7 +4,7 @@
 or a ``megatron:``/``deepspeed:`` target) answer "does this fine-tune fit" with the same numbers:
 each builds a :class:`TrainingSetup` here from the same keys (the settings file's ``training``
 table, replaced key by key by the command line's flags), sizes the step with
-:func:`step` (:func:`dimlint.memory.training_plan.training_plan`) and searches the longest
+:func:`step` (:func:`dimlint.memory.training.training_plan.training_plan`) and searches the longest
 sequence that fits with :func:`longest_seq`. A training step may fill the whole device
 (:func:`usable_bytes`): vLLM's ``gpu_memory_utilization`` is a serving engine's reserve, and the
 CUDA context, NCCL buffers and allocator slack are the training overhead term.
@@ -23,7 +23,7 @@ from dimlint.records import Record
 
 if TYPE_CHECKING:
     from dimlint.memory import GPU
-    from dimlint.memory.training_plan import TrainingPlan
+    from dimlint.memory.training.training_plan import TrainingPlan
 
 #: Targets whose engine trains: a budget is judged on a training step under them.
 TRAINING_ENGINES = ("megatron", "deepspeed")
@@ -150,8 +150,8 @@ def usable_bytes(gpu: GPU) -> int:
 
 
 def finetune_of(setup: TrainingSetup) -> Any:
-    """The :class:`dimlint.memory.finetune.Finetune` the setup asks for."""
-    from dimlint.memory.finetune import ALL_LINEAR, Finetune
+    """The :class:`dimlint.memory.training.finetune.Finetune` the setup asks for."""
+    from dimlint.memory.training.finetune import ALL_LINEAR, Finetune
 
     if setup.lora_rank is None:
         return Finetune()
@@ -163,8 +163,8 @@ def attention_of(specs: Sequence[ModelSpec], setup: TrainingSetup) -> tuple[str,
     """The attention implementation counted, and a note when it is not the one asked for (a
     ValueError when transformers refuses the one asked for, as SDPA for Gemma-2)."""
     from dimlint.memory import language_spec
-    from dimlint.memory.activations import attention_for
     from dimlint.memory.config_view import Cfg
+    from dimlint.memory.training.activations import attention_for
 
     return attention_for(Cfg(language_spec(list(specs))), setup.attention)
 
@@ -182,7 +182,7 @@ def step(
 ) -> TrainingPlan:
     """Per-GPU memory of one training step (a ValueError when the model cannot be trained so:
     LoRA targets it lacks, an attention implementation transformers refuses)."""
-    from dimlint.memory.training_plan import training_plan
+    from dimlint.memory.training.training_plan import training_plan
 
     return training_plan(
         list(specs),

@@ -17,7 +17,7 @@ from dimlint.deploy.targets import Deployment
 from dimlint.deploy.training import TrainingSetup, longest_seq, step, usable_bytes
 
 if TYPE_CHECKING:
-    from dimlint.memory.training_plan import TrainingPlan
+    from dimlint.memory.training.training_plan import TrainingPlan
 
 
 def training_layouts(spec: ModelSpec, deployment: Deployment, setup: TrainingSetup) -> list[Layout]:

@@ -84,7 +84,7 @@ def _parameters(specs: list[ModelSpec]) -> tuple[int, bool] | None:
     """The config's parameter count and whether it is exact (False: a model type dimlint does
     not know, estimated as a Llama-like decoder), or None when it cannot be computed."""
     from dimlint.memory import model_parameters
-    from dimlint.memory.expected_tensors import quantization
+    from dimlint.memory.checkpoint.expected_tensors import quantization
 
     top = specs[0]
     if quantization(top) is not None:
@@ -105,7 +105,7 @@ def _checkpoint(
 ) -> list[Finding]:
     from dimlint.checks.checkpoint_shapes import shape_findings, tensor_findings, view
     from dimlint.checks.checkpoint_sizes import dtype_findings, index_findings, total_findings
-    from dimlint.memory.expected_tensors import plan_for
+    from dimlint.memory.checkpoint.expected_tensors import plan_for
 
     top = specs[0]
     plan = plan_for(top)
@@ -141,11 +141,11 @@ def _checkpoint(
 
 def _counted_from_template(top: ModelSpec) -> bool:
     """Whether the parameter count comes from the model type's shape template, exact as
-    transformers builds it (:func:`dimlint.memory.template_plan.total_is_exact`). Counts
+    transformers builds it (:func:`dimlint.memory.checkpoint.template_plan.total_is_exact`). Counts
     from the family recipes are not compared with the checkpoint's total: away from the
     causal LMs they were measured on (wav2vec2, Swin, composite VLMs) they can be off, and a
     wrong total is a false DL611."""
-    from dimlint.memory.template_plan import total_is_exact
+    from dimlint.memory.checkpoint.template_plan import total_is_exact
 
     return total_is_exact(top)
 
@@ -153,8 +153,9 @@ def _counted_from_template(top: ModelSpec) -> bool:
 def _not_parameters(top: ModelSpec, checkpoint: Checkpoint) -> frozenset[str]:
     """Stored names the model type's class does not count as parameters (saved buffers, tied
     copies beside their original)."""
-    from dimlint.memory import load_names, templates
-    from dimlint.memory.template_plan import architecture_of
+    from dimlint.memory.checkpoint import load_names
+    from dimlint.memory.checkpoint.template_plan import architecture_of
+    from dimlint.memory.parameters import templates
 
     model_type = top.model_type
     learned = templates.row(model_type) if model_type else None
@@ -174,7 +175,7 @@ def _from_template(
     if not enabled & {"DL610", "DL611"}:
         return None
     from dimlint.checks.checkpoint_templates import template_findings
-    from dimlint.memory.template_plan import template_plan
+    from dimlint.memory.checkpoint.template_plan import template_plan
 
     plan = template_plan(top)
     return template_findings(plan, checkpoint, top, enabled) if plan is not None else None

@@ -18,7 +18,7 @@ from dimlint.memory.estimates import (
 )
 from dimlint.memory.gpus import GPU, GPU_MEMORY_UTILIZATION, GPUS, gpu_named, parse_budget
 from dimlint.memory.kvcache import kv_bytes_per_token, kv_cache_bytes
-from dimlint.memory.parameters import Parameters, count_parameters, model_parameters
+from dimlint.memory.parameters.count import Parameters, count_parameters, model_parameters
 from dimlint.memory.weights import weight_bytes
 
 __all__ = [

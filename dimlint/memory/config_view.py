@@ -34,7 +34,7 @@ class Cfg:
         self.spec = spec
         self._tie = tie
         self.raw: dict[str, Any] = spec.raw
-        from dimlint.memory.remote import ALIASES, family_for
+        from dimlint.memory.parameters.remote import ALIASES, family_for
 
         stated = spec.model_type or ""
         alias = ALIASES.get(stated)
@@ -250,7 +250,7 @@ def _is_global(cfg: Cfg, index: builtins.int) -> bool:
     """Whether layer ``index`` of a :data:`GLOBAL_LAYER_KWARGS` family attends globally, as
     its config class builds ``layer_types``: the stated list, else every
     ``sliding_window_pattern``-th layer (6), and the last layer always (the same rule as
-    :func:`dimlint.memory.layer_kinds.mixer_rule`, which imports this module)."""
+    :func:`dimlint.memory.parameters.layer_kinds.mixer_rule`, which imports this module)."""
     stated = cfg.list("layer_types")
     if index == cfg.layers - 1 and (not stated or len(stated) == cfg.layers):
         return True

@@ -12,16 +12,15 @@ Serving activations follow what vLLM profiles at start-up: one forward pass over
 CUDA context, NCCL buffers and captured CUDA graphs: about 1.5 GiB a GPU.
 
 Training (:func:`training_states`; LoRA, QLoRA and offload in
-:mod:`dimlint.memory.training_plan`) follows ZeRO (Rajbhandari et al. 2020) and Korthikanti et
-al. 2022 (arXiv 2205.05198): model states are 16 bytes a parameter with mixed-precision Adam (2
-weights + 2 gradients + 12 fp32 master, momentum, variance), sharded over ``dp`` by ZeRO stage
-(1: optimizer, 2: + gradients, 3: + weights) and over ``tp·pp`` by model parallelism;
-activations are what autograd keeps for backward in transformers' modeling code, by attention
-implementation (``sdpa`` by default, ``flash``, ``eager``) and recomputation — see
-:mod:`dimlint.memory.activations`, checked against ``saved_tensors_hooks`` on scaled-down models
-— divided by ``tp`` with sequence parallelism, for the micro-batch ``batch``; with 1F1B
-pipelining the first stage keeps ``pp`` micro-batches in flight, which amounts to every layer
-once.
+:mod:`dimlint.memory.training.training_plan`) follows ZeRO (Rajbhandari et al. 2020) and Korthikanti
+et al. 2022 (arXiv 2205.05198): model states are 16 bytes a parameter with mixed-precision Adam (2
+weights + 2 gradients + 12 fp32 master, momentum, variance), sharded over ``dp`` by ZeRO stage (1:
+optimizer, 2: + gradients, 3: + weights) and over ``tp·pp`` by model parallelism; activations are
+what autograd keeps for backward in transformers' modeling code, by attention implementation
+(``sdpa`` by default, ``flash``, ``eager``) and recomputation — see
+:mod:`dimlint.memory.training.activations`, checked against ``saved_tensors_hooks`` on scaled-down
+models — divided by ``tp`` with sequence parallelism, for the micro-batch ``batch``; with 1F1B
+pipelining the first stage keeps ``pp`` micro-batches in flight, which amounts to every layer once.
 """
 
 from __future__ import annotations
@@ -30,19 +29,19 @@ import math
 from collections.abc import Sequence
 
 from dimlint.config.spec import ModelSpec
-from dimlint.memory.activations import (
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.dtypes import dtype_bytes
+from dimlint.memory.kvcache import kv_cache_bytes
+from dimlint.memory.parameters.count import Parameters, model_parameters
+from dimlint.memory.parameters.decoder_params import top_k
+from dimlint.memory.quantized_layout import QuantizedLayout, quantized_layout
+from dimlint.memory.training.activations import (
     DEFAULT_ATTENTION,
     frozen_base_savings,
     loss_gradient_bytes,
     recompute_peak_bytes,
     saved_activation_bytes,
 )
-from dimlint.memory.config_view import Cfg
-from dimlint.memory.decoder_params import top_k
-from dimlint.memory.dtypes import dtype_bytes
-from dimlint.memory.kvcache import kv_cache_bytes
-from dimlint.memory.parameters import Parameters, model_parameters
-from dimlint.memory.quantized_layout import QuantizedLayout, quantized_layout
 from dimlint.memory.weights import quantized_bytes_per_weight, weight_bytes
 from dimlint.records import Record
 
@@ -257,11 +256,12 @@ def training_activations(
 ) -> int:
     """Activation bytes per GPU at the peak of a training step (an estimate): what autograd
     keeps after the forward pass plus the float32 loss gradients backward starts with
-    (:func:`~dimlint.memory.activations.loss_gradient_bytes`), or, under full recomputation,
-    the layer being rebuilt, whichever is larger.
+    (:func:`~dimlint.memory.training.activations.loss_gradient_bytes`), or, under full
+    recomputation, the layer being rebuilt, whichever is larger.
 
     ``adapters`` (LoRA, QLoRA: what the adapters keep per token and layer) trains them on a
-    frozen base, which keeps less (:func:`~dimlint.memory.activations.frozen_base_savings`)."""
+    frozen base, which keeps less
+    (:func:`~dimlint.memory.training.activations.frozen_base_savings`)."""
     unit = max(2, int(dtype_bytes(dtype)))  # fp8/int8 training still keeps 16-bit activations
     kept: float = saved_activation_bytes(
         cfg, batch=batch, seq=seq, attention=attention, recompute=recompute, unit=unit

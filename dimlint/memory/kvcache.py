@@ -1,6 +1,6 @@
 """KV cache bytes as a window-aware serving engine (vLLM) allocates them, per GPU.
 
-Per layer (see :func:`dimlint.memory.layer_kinds.cache_plan`):
+Per layer (see :func:`dimlint.memory.parameters.layer_kinds.cache_plan`):
 
 * attention: ``2 · kv_heads_per_gpu · head_dim · tokens`` elements, where a sliding-window
   or chunked layer holds at most its window, and each rank holds ``max(1, kv_heads / tp)``
@@ -33,11 +33,11 @@ import math
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.decoder_families import traits_for
 from dimlint.memory.dtypes import dtype_bytes
-from dimlint.memory.encoder_params import ENCODERS
-from dimlint.memory.layer_kinds import CacheLayer, cache_plan
-from dimlint.memory.mixer_params import (
+from dimlint.memory.parameters.decoder_families import traits_for
+from dimlint.memory.parameters.encoder_params import ENCODERS
+from dimlint.memory.parameters.layer_kinds import CacheLayer, cache_plan
+from dimlint.memory.parameters.mixer_params import (
     delta_dims,
     kda_dims,
     mamba2_groups,

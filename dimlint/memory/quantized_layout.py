@@ -15,8 +15,8 @@ A name matches a module when it is the module, a dotted prefix of it, or a dotte
 (``lm_head`` matches ``lm_head``; ``mlp`` matches ``model.layers.3.mlp.down_proj``) — the union
 of the rules transformers (``should_convert_module``) and vLLM (``is_layer_skipped``) apply.
 
-The tensors come from :func:`dimlint.memory.expected_tensors.plan_for` (checkpoint names and
-shapes, summing to the parameter count); FP8 block scales are counted per tensor, as
+The tensors come from :func:`dimlint.memory.checkpoint.expected_tensors.plan_for` (checkpoint names
+and shapes, summing to the parameter count); FP8 block scales are counted per tensor, as
 ``ceil(rows/b0)·ceil(cols/b1)`` float32 values. Families without a tensor plan fall back to
 "embeddings and head kept, everything else quantized" (:func:`dimlint.memory.weights.weight_bytes`).
 """
@@ -236,7 +236,7 @@ def tensor_plan(spec: ModelSpec) -> Any:
     if cached is not None and cached[0] is spec.raw:
         return cached[1]
     from dimlint.config.normalize import specs_for_document
-    from dimlint.memory.expected_tensors import plan_for
+    from dimlint.memory.checkpoint.expected_tensors import plan_for
 
     plain = {key: value for key, value in spec.raw.items() if key != "quantization_config"}
     plan = None

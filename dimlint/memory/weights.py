@@ -30,7 +30,7 @@ import math
 from typing import Any
 
 from dimlint.memory.dtypes import dtype_bytes
-from dimlint.memory.parameters import Parameters
+from dimlint.memory.parameters.count import Parameters
 from dimlint.memory.quantized_layout import QuantizedLayout
 
 

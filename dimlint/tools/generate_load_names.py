@@ -3,7 +3,7 @@
 The result is ``data/load_names.json``.
 
 For every class that has a shape template (``data/shapes.json``), this builds the default
-model on the meta device and records what :mod:`dimlint.memory.load_names` needs to map a
+model on the meta device and records what :mod:`dimlint.memory.checkpoint.load_names` needs to map a
 checkpoint's names onto the template's:
 
 * ``transforms``: transformers' ``get_model_conversion_mapping(model)`` — the renamings and
@@ -38,7 +38,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from dimlint.memory import load_names, templates
+from dimlint.memory.checkpoint import load_names
+from dimlint.memory.parameters import templates
 from dimlint.tools import generate_shapes
 
 DEFAULT_OUTPUT = Path(load_names.DATA_FILE)

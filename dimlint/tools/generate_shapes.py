@@ -12,7 +12,8 @@ remove tensors (biases, an untied head) become conditions. A field whose change 
 learned (the build fails, or the tensor layout changes in a way no expression explains) is
 listed as ``fixed``: a config that sets it to another value falls back to the hand recipes.
 
-The run-time side (:mod:`dimlint.memory.templates`) evaluates the result without transformers.
+The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
+transformers.
 
 Usage: ``python -m dimlint.tools.generate_shapes [--output PATH] [--only TYPE…] [--cache FILE]
 [--limit SECONDS] [--refresh]``. A full run builds every model type dozens of times (about

@@ -45,9 +45,9 @@ def _training_row(plan: Plan, layout: Any, specs: list[Any]) -> dict[str, Any]:
     the whole device."""
     from dimlint.deploy.training import usable_bytes
     from dimlint.memory import language_spec
-    from dimlint.memory.activations import attention_for
     from dimlint.memory.config_view import Cfg
-    from dimlint.memory.training_plan import training_plan
+    from dimlint.memory.training.activations import attention_for
+    from dimlint.memory.training.training_plan import training_plan
 
     request = plan.request
     # mem's choice: transformers' default (sdpa), eager where the family refuses sdpa (Gemma-2)

@@ -24,8 +24,8 @@ from, so that findings and fixes land on the source text. What differs from JSON
 * **nanoGPT's dialect** (``GPTConfig`` with ``n_layer``, ``n_head``, ``n_embd``, ``block_size``
   and ``bias``; the candidate's framework ``nanogpt``): ``block_size`` is the positions table,
   and the model is nanoGPT's ``GPT`` — model type :data:`NANOGPT_TYPE`, which
-  :mod:`dimlint.memory.remote` counts as ``model.py`` builds it. Only when ``block_size`` and
-  ``bias`` are known values: otherwise the model is not identified, and its count stays an
+  :mod:`dimlint.memory.parameters.remote` counts as ``model.py`` builds it. Only when ``block_size``
+  and ``bias`` are known values: otherwise the model is not identified, and its count stays an
   estimate.
 """
 
@@ -72,7 +72,8 @@ LITGPT_MARKERS = frozenset(
 LITGPT_GATED = {"LLaMAMLP": True, "GemmaMLP": True, "LLaMAMoE": True, "GptNeoxMLP": False}
 #: nanoGPT's names for fields that normalization knows under another spelling.
 NANOGPT_NAMES = {"block_size": "max_position_embeddings"}
-#: The model type of nanoGPT's ``GPT`` (no transformers type: :mod:`dimlint.memory.remote`).
+#: The model type of nanoGPT's ``GPT`` (no transformers type:
+#: :mod:`dimlint.memory.parameters.remote`).
 NANOGPT_TYPE = "nanogpt"
 #: How messages name Meta's computed FFN width (``FeedForward``'s ``hidden_dim``).
 META_FFN_NAME = "FeedForward hidden_dim"

@@ -3,9 +3,9 @@ ViTDet, Whisper's encoder) and the projectors that join them to the language mod
 
 from __future__ import annotations
 
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.param_tally import Tally
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.param_tally import Tally
 
 
 def _vit_layers(cfg: Cfg, ffn: int) -> int:

@@ -3,21 +3,21 @@
 Per layer: the mixer (GQA/MQA attention, multi-head latent attention when the config has a
 ``kv_lora_rank``, or the family's linear/state-space mixer on layers ``layer_types`` marks so),
 the feed-forward block (dense, or routed experts + router + shared experts on the layers
-:func:`dimlint.memory.layer_kinds.moe_layers` marks) and the layer's norms. Around them: token
-embeddings, learned positions, the final norm and the LM head (absent when tied).
-Per-layer overrides (``per_layer_config``) and KV-sharing layers (``num_kv_shared_layers``:
-Gemma-3n/4 layers that reuse an earlier layer's keys and values and have no K/V projections)
-are honoured layer by layer.
+:func:`dimlint.memory.parameters.layer_kinds.moe_layers` marks) and the layer's norms. Around them:
+token embeddings, learned positions, the final norm and the LM head (absent when tied). Per-layer
+overrides (``per_layer_config``) and KV-sharing layers (``num_kv_shared_layers``: Gemma-3n/4 layers
+that reuse an earlier layer's keys and values and have no K/V projections) are honoured layer by
+layer.
 """
 
 from __future__ import annotations
 
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import GLOBAL_LAYER_KWARGS, Cfg
-from dimlint.memory.decoder_traits import Decoder
-from dimlint.memory.layer_kinds import layer_groups, mixer_rule, moe_rule
-from dimlint.memory.mixer_params import MIXERS
-from dimlint.memory.param_tally import Tally
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.decoder_traits import Decoder
+from dimlint.memory.parameters.layer_kinds import layer_groups, mixer_rule, moe_rule
+from dimlint.memory.parameters.mixer_params import MIXERS
+from dimlint.memory.parameters.param_tally import Tally
 
 #: Mixer kinds that are softmax attention (the rest are linear/state-space mixers).
 ATTENTION_KINDS = frozenset({"full", "sliding", "chunked", "hybrid"})

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.count_dispatch import count_spec, wrapper_for
-from dimlint.memory.param_tally import Tally
-from dimlint.memory.templated import templated_parameters
-from dimlint.memory.templates import Refusal
+from dimlint.memory.parameters.count_dispatch import count_spec, wrapper_for
+from dimlint.memory.parameters.param_tally import Tally
+from dimlint.memory.parameters.templated import templated_parameters
+from dimlint.memory.parameters.templates import Refusal
 from dimlint.records import Record
 
 

@@ -5,19 +5,19 @@ embedding, norm, Q/K/V projections (or MLA's latent projections), the split into
 with GQA/MQA as they really are (``kv_heads`` key/value heads, each shared by
 ``heads / kv_heads`` query heads) — attention scores, the head merge, the output projection,
 and the feed-forward block (gate/up/down, or the MoE router, routed and shared experts).
-Parameter counts come from the same blocks :mod:`dimlint.memory.decoder_params` counts with, so
-the per-layer sums, plus the model-level stages, give :func:`count_parameters`' total.
+Parameter counts come from the same blocks :mod:`dimlint.memory.parameters.decoder_params` counts
+with, so the per-layer sums, plus the model-level stages, give :func:`count_parameters`' total.
 """
 
 from __future__ import annotations
 
 from dimlint.config.spec import ModelSpec
-from dimlint.memory import block_params as blocks
-from dimlint.memory.activations import decoder_traits
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.count_dispatch import RECIPES
-from dimlint.memory.decoder_families import dense_ffn_for
-from dimlint.memory.decoder_params import (
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.count import count_parameters
+from dimlint.memory.parameters.count_dispatch import RECIPES
+from dimlint.memory.parameters.decoder_families import dense_ffn_for
+from dimlint.memory.parameters.decoder_params import (
     ATTENTION_KINDS,
     attention_params,
     dense_ffn,
@@ -27,10 +27,10 @@ from dimlint.memory.decoder_params import (
     shared_expert_ffn,
     top_k,
 )
-from dimlint.memory.decoder_traits import Decoder
-from dimlint.memory.layer_kinds import cache_layer, layer_groups, mixer_rule, moe_rule
-from dimlint.memory.mixer_params import MIXERS
-from dimlint.memory.parameters import count_parameters
+from dimlint.memory.parameters.decoder_traits import Decoder
+from dimlint.memory.parameters.layer_kinds import cache_layer, layer_groups, mixer_rule, moe_rule
+from dimlint.memory.parameters.mixer_params import MIXERS
+from dimlint.memory.training.activations import decoder_traits
 from dimlint.records import Record
 
 Shape = tuple[str | int, ...]

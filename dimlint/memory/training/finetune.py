@@ -18,8 +18,8 @@ names then no longer target Linear modules (a dense layer's ``down_proj`` includ
 peft's ``_convert_peft_config_moe``.
 
 **QLoRA**: the frozen base is loaded by bitsandbytes in 4-bit NF4 — every ``nn.Linear`` but the
-head (``get_keys_to_not_convert``), at :func:`~dimlint.memory.linear_layers.nf4_bytes` each — and
-the rest (embeddings, norms, fused MoE experts, routers) in the compute dtype.
+head (``get_keys_to_not_convert``), at :func:`~dimlint.memory.training.linear_layers.nf4_bytes` each
+— and the rest (embeddings, norms, fused MoE experts, routers) in the compute dtype.
 
 **Offload** (DeepSpeed): ``optimizer`` (ZeRO-Offload) moves the optimizer states — fp32 master,
 momentum, variance — and the gradients to the CPU, which runs the step; the GPU keeps one
@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.linear_layers import Linear
+from dimlint.memory.training.linear_layers import Linear
 from dimlint.records import Record
 
 #: ``--lora-targets`` shorthand for every Linear module but the head (peft's).
@@ -142,7 +142,7 @@ def _fused_targets(
 
 def lora_parameters(cfg: Cfg, modules: list[Linear], rank: int, targets: tuple[str, ...]) -> int:
     """Trainable parameters LoRA of ``rank`` adds to the ``targets`` (peft's count)."""
-    from dimlint.memory.layer_kinds import moe_count
+    from dimlint.memory.parameters.layer_kinds import moe_count
 
     kept, fused = _fused_targets(cfg, modules, targets)
     total = sum(rank * (m.inputs + m.outputs) for m in targeted(modules, kept)) if kept else 0
@@ -159,7 +159,7 @@ def lora_parameters(cfg: Cfg, modules: list[Linear], rank: int, targets: tuple[s
 
 def qlora_base_bytes(total: int, modules: list[Linear], unit: float) -> int:
     """Bytes of the frozen base under QLoRA: NF4 Linear weights, everything else at ``unit``."""
-    from dimlint.memory.linear_layers import nf4_bytes
+    from dimlint.memory.training.linear_layers import nf4_bytes
 
     quantized = [m for m in modules if not m.head]
     weights = sum(m.inputs * m.outputs for m in quantized)

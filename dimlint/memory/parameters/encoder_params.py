@@ -11,9 +11,9 @@ Which head and pooler exist follows ``architectures``: ``BertModel`` has a poole
 
 from __future__ import annotations
 
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.param_tally import Tally
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.param_tally import Tally
 from dimlint.records import Record
 
 

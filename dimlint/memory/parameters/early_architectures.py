@@ -3,9 +3,9 @@ and CPM-Ant."""
 
 from __future__ import annotations
 
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.param_tally import Tally
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.param_tally import Tally
 
 
 def count_xlnet(cfg: Cfg) -> Tally:

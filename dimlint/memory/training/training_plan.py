@@ -1,7 +1,8 @@
 """Per-GPU training memory for every way of training: full, LoRA, QLoRA, with or without offload.
 
 :func:`dimlint.memory.estimates.training_states` is the ZeRO paper's full fine-tune; this adds
-what most fine-tunes run (:mod:`dimlint.memory.finetune` says what each method keeps and why):
+what most fine-tunes run (:mod:`dimlint.memory.training.finetune` says what each method keeps and
+why):
 
 * **full**: every parameter trains: ``u``-byte weights and gradients, the optimizer's state
   with an fp32 master copy (16 bytes a parameter with Adam in bf16);
@@ -20,7 +21,6 @@ import math
 from collections.abc import Sequence
 
 from dimlint.config.spec import ModelSpec
-from dimlint.memory.activations import DEFAULT_ATTENTION
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.dtypes import dtype_bytes
 from dimlint.memory.estimates import (
@@ -30,7 +30,9 @@ from dimlint.memory.estimates import (
     language_spec,
     training_activations,
 )
-from dimlint.memory.finetune import (
+from dimlint.memory.parameters.count import model_parameters
+from dimlint.memory.training.activations import DEFAULT_ATTENTION
+from dimlint.memory.training.finetune import (
     ADAPTER_BYTES,
     OFFLOAD_MODES,
     REDUCE_BUCKET,
@@ -40,8 +42,7 @@ from dimlint.memory.finetune import (
     lora_parameters,
     qlora_base_bytes,
 )
-from dimlint.memory.linear_layers import Linear, linear_modules
-from dimlint.memory.parameters import model_parameters
+from dimlint.memory.training.linear_layers import Linear, linear_modules
 from dimlint.records import Record
 
 METHODS = ("full", "lora", "qlora")

@@ -6,7 +6,7 @@ per-expert layout on disk (``experts.0.gate_proj``, Mixtral's ``block_sparse_moe
 ``tests/test_checkpoint_families.py`` builds each family with transformers and compares.
 
 Only the names live here; what exists and how big it is comes from the parameter-counting
-knowledge of :mod:`dimlint.memory` (see :mod:`dimlint.memory.expected_tensors`).
+knowledge of :mod:`dimlint.memory` (see :mod:`dimlint.memory.checkpoint.expected_tensors`).
 """
 
 from __future__ import annotations

@@ -49,10 +49,10 @@ from __future__ import annotations
 import math
 
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.decoder_families import traits_for
-from dimlint.memory.decoder_params import is_gated, shared_expert_ffn, top_k
-from dimlint.memory.decoder_traits import Decoder
-from dimlint.memory.layer_kinds import moe_count
+from dimlint.memory.parameters.decoder_families import traits_for
+from dimlint.memory.parameters.decoder_params import is_gated, shared_expert_ffn, top_k
+from dimlint.memory.parameters.decoder_traits import Decoder
+from dimlint.memory.parameters.layer_kinds import moe_count
 from dimlint.records import Record
 
 #: ``mem --attention`` choices; transformers (and Megatron with TransformerEngine) default to a
@@ -108,7 +108,7 @@ class LayerBytes(Record):
 def decoder_traits(cfg: Cfg) -> Decoder:
     """The family traits parameter counting uses (remote-code families included)."""
     if not cfg.spec.known_type:
-        from dimlint.memory.remote import family_for
+        from dimlint.memory.parameters.remote import family_for
 
         family = family_for(cfg.model_type, cfg.raw)
         if family is not None:
@@ -330,7 +330,7 @@ def _window_masks(cfg: Cfg, batch: int, seq: int, unit: int) -> int:
     Gemma-3): each windowed layer keeps an additive ``[b, 1, s, s]`` mask in the model dtype
     and, with more than one k/v head, the ``repeat_kv`` copies of k and v (one k/v head expands
     as a view); the full-attention layers beside them keep a mask too."""
-    from dimlint.memory.layer_kinds import cache_plan
+    from dimlint.memory.parameters.layer_kinds import cache_plan
 
     windowed = full = 0
     for _index, layer, count in cache_plan(cfg):
@@ -393,7 +393,7 @@ class FrozenBase(Record):
 
 def frozen_base_savings(cfg: Cfg, *, attention: str, unit: int) -> FrozenBase:
     """What autograd stops keeping when every base weight is frozen (LoRA's adapters carry
-    their own inputs: :func:`dimlint.memory.finetune.lora_activation_bytes`).
+    their own inputs: :func:`dimlint.memory.training.finetune.lora_activation_bytes`).
 
     Derived from the backward formulas: a product keeps an operand only for the other
     operand's gradient, so ``x @ W`` with a frozen ``W`` keeps no ``x`` and ``w * normalized``

@@ -1,4 +1,5 @@
-"""Parameter counts from the learned shape templates (see :mod:`dimlint.memory.templates`).
+"""Parameter counts from the learned shape templates (see
+:mod:`dimlint.memory.parameters.templates`).
 
 Splits the tensors a template yields into the figures ``mem`` reports: the total, the active
 count (routed experts scaled by the share a token selects), the embedding-like weights (input
@@ -12,7 +13,7 @@ import re
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.templates import Refusal, Tensor, learned_tensors
+from dimlint.memory.parameters.templates import Refusal, Tensor, learned_tensors
 
 _EMBEDDING = re.compile(
     r"(^|\.)(embed_tokens|wte|wpe|word_embeddings|position_embeddings|shared|embed_positions"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
+from dimlint.memory.parameters import block_params as blocks
 
 
 def mamba_inner(cfg: Cfg) -> int:

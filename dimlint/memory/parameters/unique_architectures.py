@@ -4,10 +4,10 @@ experts), HRM-Text (two recurrent stacks) and Dory (nGPT-style normalised layers
 
 from __future__ import annotations
 
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.decoder_params import top_k
-from dimlint.memory.param_tally import Tally
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.decoder_params import top_k
+from dimlint.memory.parameters.param_tally import Tally
 
 
 def _embed_and_head(cfg: Cfg, tally: Tally) -> None:

@@ -6,15 +6,19 @@ from collections.abc import Callable
 
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.decoder_families import dense_ffn_for, traits_for
-from dimlint.memory.decoder_params import count_decoder
-from dimlint.memory.early_architectures import count_cpmant, count_prophetnet, count_xlnet
-from dimlint.memory.encoder_params import ENCODERS, count_encoder
-from dimlint.memory.family_additions import add_extra
-from dimlint.memory.param_tally import Tally
-from dimlint.memory.recurrent_params import (
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.decoder_families import dense_ffn_for, traits_for
+from dimlint.memory.parameters.decoder_params import count_decoder
+from dimlint.memory.parameters.early_architectures import (
+    count_cpmant,
+    count_prophetnet,
+    count_xlnet,
+)
+from dimlint.memory.parameters.encoder_params import ENCODERS, count_encoder
+from dimlint.memory.parameters.family_additions import add_extra
+from dimlint.memory.parameters.param_tally import Tally
+from dimlint.memory.parameters.recurrent_params import (
     count_mamba,
     count_mamba2,
     count_nemotron_h,
@@ -23,16 +27,16 @@ from dimlint.memory.recurrent_params import (
     count_xlstm,
     count_zamba,
 )
-from dimlint.memory.remote import family_for
-from dimlint.memory.seq2seq_params import SEQ2SEQ, count_seq2seq
-from dimlint.memory.tower_params import (
+from dimlint.memory.parameters.remote import family_for
+from dimlint.memory.parameters.seq2seq_params import SEQ2SEQ, count_seq2seq
+from dimlint.memory.parameters.tower_params import (
     count_clip_vision,
     count_siglip_vision,
     count_vitdet_vision,
     count_whisper_encoder,
     got_ocr2_projector,
 )
-from dimlint.memory.unique_architectures import (
+from dimlint.memory.parameters.unique_architectures import (
     count_blt_global,
     count_blt_local_decoder,
     count_blt_local_encoder,

@@ -1,14 +1,14 @@
 """The tensors a config implies for any model type, from the learned shape templates.
 
-The hand-written plans of :mod:`dimlint.memory.expected_tensors` know a few decoder families
-tensor by tensor. Every other model type transformers builds — encoders, encoder-decoders,
+The hand-written plans of :mod:`dimlint.memory.checkpoint.expected_tensors` know a few decoder
+families tensor by tensor. Every other model type transformers builds — encoders, encoder-decoders,
 vision-language and audio models, MoE models — has a shape template
-(:mod:`dimlint.memory.templates`): each parameter tensor of the class ``architectures`` names,
-its layer indices folded to ``*``, how many times it repeats and each dimension as an
-expression over config fields. A :class:`TemplatePlan` is that template evaluated for one
-config, together with what loading does to a checkpoint's names
-(:mod:`dimlint.memory.load_names`), so that ``dimlint check`` can compare the headers of the
-weights with it tensor by tensor (DL610/DL611).
+(:mod:`dimlint.memory.parameters.templates`): each parameter tensor of the class ``architectures``
+names, its layer indices folded to ``*``, how many times it repeats and each dimension as an
+expression over config fields. A :class:`TemplatePlan` is that template evaluated for one config,
+together with what loading does to a checkpoint's names
+(:mod:`dimlint.memory.checkpoint.load_names`), so that ``dimlint check`` can compare the headers of
+the weights with it tensor by tensor (DL610/DL611).
 
 No plan is made — and the checkpoint is compared by its parameter total only — when the
 template does not apply to the config (a field the generator could not learn is changed), when
@@ -23,7 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from dimlint.config.spec import ModelSpec
-from dimlint.memory import load_names, templates
+from dimlint.memory.checkpoint import load_names
+from dimlint.memory.parameters import templates
 from dimlint.records import Record
 
 

@@ -1,4 +1,5 @@
-"""Each decoder family's traits (see :mod:`dimlint.memory.decoder_traits`), by model type.
+"""Each decoder family's traits (see :mod:`dimlint.memory.parameters.decoder_traits`), by model
+type.
 
 A model type not listed here is counted as Llama (RMSNorm, GQA, gated MLP, biases from
 ``attention_bias``/``mlp_bias``), which is what most decoder-only types in transformers are.
@@ -8,7 +9,7 @@ The entries were read off each family's modeling code in transformers, and
 ``ADJUST`` holds the families whose traits depend on the config (Falcon's norm count follows
 ``parallel_attn`` and ``new_decoder_architecture``) and ``DENSE_FFN`` those whose MLP width is
 not the stated ``intermediate_size``; parameters a family adds to the Llama skeleton are in
-:mod:`dimlint.memory.family_additions`.
+:mod:`dimlint.memory.parameters.family_additions`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.decoder_traits import Decoder
+from dimlint.memory.parameters.decoder_traits import Decoder
 
 _GPT2 = Decoder(norm="ln", qkv_bias=True, o_bias=True, mlp_bias=True, gated=False, positions=0)
 _GPTJ = Decoder(

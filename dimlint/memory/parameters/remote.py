@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dimlint.memory.decoder_traits import Decoder
+from dimlint.memory.parameters.decoder_traits import Decoder
 from dimlint.records import Record
 
 

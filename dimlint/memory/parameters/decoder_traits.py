@@ -3,8 +3,9 @@
 Most causal LMs in transformers are Llama with a few switches flipped: LayerNorm instead of
 RMSNorm, biases on some projections, four norms a layer instead of two, q/k norms, learned
 positions, a gated or plain MLP, MoE routers with or without biases. :class:`Decoder` holds
-those switches; ``dimlint.memory.decoder_families`` maps each model type to its traits. A trait that
-the config can switch (``attention_bias``…) names the config key; a fixed one is a constant.
+those switches; ``dimlint.memory.parameters.decoder_families`` maps each model type to its traits. A
+trait that the config can switch (``attention_bias``…) names the config key; a fixed one is a
+constant.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class Decoder(Record):
     #: biases inside the experts (GPT-OSS)
     expert_bias: Flag = False
     #: the mixer of non-attention layers (``layer_types`` linear/mamba/conv): a key of
-    #: :data:`dimlint.memory.mixer_params.MIXERS`
+    #: :data:`dimlint.memory.parameters.mixer_params.MIXERS`
     linear: str = ""
     #: the config key of the MLP width when normalization does not know it (CTRL's ``dff``)
     ffn_key: str = ""

@@ -1,4 +1,5 @@
-"""Parameters a family adds to the Llama skeleton of :mod:`dimlint.memory.decoder_params`.
+"""Parameters a family adds to the Llama skeleton of
+:mod:`dimlint.memory.parameters.decoder_params`.
 
 Each entry is small and names what it counts; the ground-truth test checks every one against
 the model transformers builds.
@@ -8,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.layer_kinds import moe_count
-from dimlint.memory.mixer_params import mamba2
-from dimlint.memory.param_tally import Tally
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.layer_kinds import moe_count
+from dimlint.memory.parameters.mixer_params import mamba2
+from dimlint.memory.parameters.param_tally import Tally
 
 
 def _raw_layer_types(cfg: Cfg) -> list[str]:

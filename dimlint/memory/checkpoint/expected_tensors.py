@@ -1,14 +1,14 @@
 """The tensors a config implies: names, shapes as formulas, and which config keys switch them.
 
-This walks a model the way :func:`dimlint.memory.decoder_params.count_decoder` counts it — the same
-:class:`~dimlint.memory.config_view.Cfg` lookups, the same family traits, the same per-layer mixer
-and MoE plans — and writes down each tensor instead of adding up its size. The parameters of a
-:class:`Plan` therefore sum to :func:`dimlint.memory.count_parameters` (a test checks it per
-family), so ``dimlint check`` and ``dimlint mem`` cannot disagree about a model.
+This walks a model the way :func:`dimlint.memory.parameters.decoder_params.count_decoder` counts it
+— the same :class:`~dimlint.memory.config_view.Cfg` lookups, the same family traits, the same
+per-layer mixer and MoE plans — and writes down each tensor instead of adding up its size. The
+parameters of a :class:`Plan` therefore sum to :func:`dimlint.memory.count_parameters` (a test
+checks it per family), so ``dimlint check`` and ``dimlint mem`` cannot disagree about a model.
 
-Only families whose tensor names are known (:mod:`dimlint.memory.tensor_names`) and whose layers
-are plain attention + MLP/MoE get a plan; for the others :func:`plan_for` returns None and the
-checkpoint is compared by its parameter total only.
+Only families whose tensor names are known (:mod:`dimlint.memory.checkpoint.tensor_names`) and whose
+layers are plain attention + MLP/MoE get a plan; for the others :func:`plan_for` returns None and
+the checkpoint is compared by its parameter total only.
 """
 
 from __future__ import annotations
@@ -16,20 +16,25 @@ from __future__ import annotations
 import re
 
 from dimlint.config.spec import ModelSpec
-from dimlint.memory.config_view import Cfg
-from dimlint.memory.decoder_families import dense_ffn_for, traits_for
-from dimlint.memory.decoder_params import ATTENTION_KINDS, dense_ffn, is_gated, shared_expert_ffn
-from dimlint.memory.decoder_traits import Decoder, Flag
-from dimlint.memory.family_additions import EXTRA
-from dimlint.memory.layer_kinds import mixer_kinds, moe_layers
-from dimlint.memory.tensor_axes import Axis, Var, const, dim, plus, scaled
-from dimlint.memory.tensor_names import (
+from dimlint.memory.checkpoint.tensor_axes import Axis, Var, const, dim, plus, scaled
+from dimlint.memory.checkpoint.tensor_names import (
     FALCON_PARALLEL_NORMS,
     FAMILY_NAMES,
     GPT2_NORMS,
     NORMS,
     Names,
 )
+from dimlint.memory.config_view import Cfg
+from dimlint.memory.parameters.decoder_families import dense_ffn_for, traits_for
+from dimlint.memory.parameters.decoder_params import (
+    ATTENTION_KINDS,
+    dense_ffn,
+    is_gated,
+    shared_expert_ffn,
+)
+from dimlint.memory.parameters.decoder_traits import Decoder, Flag
+from dimlint.memory.parameters.family_additions import EXTRA
+from dimlint.memory.parameters.layer_kinds import mixer_kinds, moe_layers
 from dimlint.records import Record
 
 #: Buffers any family's older checkpoints may hold (rotary frequencies were persistent once).

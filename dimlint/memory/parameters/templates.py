@@ -30,9 +30,9 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.records import Record
 
-DATA_FILE = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "shapes.json"
-)
+#: ``dimlint/data``: two packages up from this module.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA_FILE = os.path.join(_PACKAGE_DIR, "data", "shapes.json")
 
 Term = tuple[Fraction, tuple[tuple[str, int], ...]]
 

@@ -1,16 +1,16 @@
 """How ``from_pretrained`` renames checkpoint tensors into the model's, learned from transformers.
 
-The shape templates (:mod:`dimlint.memory.templates`) name each tensor as the model holds it in
-memory. A checkpoint on disk may name them otherwise, and both spellings load: transformers 5
+The shape templates (:mod:`dimlint.memory.parameters.templates`) name each tensor as the model holds
+it in memory. A checkpoint on disk may name them otherwise, and both spellings load: transformers 5
 renames keys while loading (``language_model.model.layers`` of a LLaVA checkpoint saved by
 transformers 4 becomes ``model.language_model.layers``; ``weight_g`` becomes
 ``parametrizations.weight.original0``) and merges MoE experts stored one per module
 (``experts.0.w1.weight``) into the fused 3-D ``experts.gate_up_proj`` of the model, while
-``save_pretrained`` writes the per-expert layout back. ``data/load_names.json`` (written by
-``python -m dimlint.tools.generate_load_names``) records, per model type and class, the ordered
-transforms transformers applies when loading (its ``get_model_conversion_mapping``, with the
-legacy renames), the persistent buffers a checkpoint also holds, the tied aliases it may hold or
-omit, and the keys the class tells the loader to ignore.
+``save_pretrained`` writes the per-expert layout back. ``data/load_names.json`` (written by ``python
+-m dimlint.tools.generate_load_names``) records, per model type and class, the ordered transforms
+transformers applies when loading (its ``get_model_conversion_mapping``, with the legacy renames),
+the persistent buffers a checkpoint also holds, the tied aliases it may hold or omit, and the keys
+the class tells the loader to ignore.
 
 :func:`to_model_names` replays those transforms on a checkpoint's names and shapes the way the
 loader does — every renaming in turn, then at most one converter, then the base-model prefix
@@ -35,9 +35,9 @@ from typing import Any
 
 from dimlint.records import Record
 
-DATA_FILE = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "load_names.json"
-)
+#: ``dimlint/data``: two packages up from this module.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA_FILE = os.path.join(_PACKAGE_DIR, "data", "load_names.json")
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
 _NATURAL = re.compile(r"(\d+)")
 #: Operations of a converter whose effect on shapes is replayed: stacking one tensor per

@@ -3,8 +3,8 @@
 peft attaches LoRA to ``nn.Linear`` (and GPT-2's ``Conv1D``) modules, and bitsandbytes'
 4-bit integration replaces exactly those (``type(module) is nn.Linear`` or ``Conv1D``). Both
 read module names, so this lists the Linear modules with their widths from the checkpoint plan
-(:func:`dimlint.memory.expected_tensors.plan_for`), less what transformers 5 does not build as
-``nn.Linear``:
+(:func:`dimlint.memory.checkpoint.expected_tensors.plan_for`), less what transformers 5 does not
+build as ``nn.Linear``:
 
 * embeddings and learned positions (``nn.Embedding``);
 * MoE experts — one fused 3-D parameter per layer (``experts.gate_up_proj``), not a module per

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 
-from dimlint.memory import block_params as blocks
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.layer_kinds import mixer_counts
-from dimlint.memory.mixer_params import mamba1, mamba2
-from dimlint.memory.param_tally import Tally
+from dimlint.memory.parameters import block_params as blocks
+from dimlint.memory.parameters.layer_kinds import mixer_counts
+from dimlint.memory.parameters.mixer_params import mamba1, mamba2
+from dimlint.memory.parameters.param_tally import Tally
 
 
 def _lm(cfg: Cfg, tally: Tally, *, head_bias: bool = False) -> None:
