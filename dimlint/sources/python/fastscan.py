@@ -32,10 +32,12 @@ from typing import Any
 
 import libcst as cst
 
+from dimlint.sources.python import refused
 from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
 from dimlint.sources.python.scan import (
     ENTER_RAISING,
     LEAVE_RAISING,
+    RAISING,
     Frame,
     FrameKind,
     Frames,
@@ -464,6 +466,11 @@ def _walk(
                 push((value, frames))
             continue
         if kind in special:
+            if kind is ast.Call and _raising_call(node):  # pytest.raises(E, Config, width=…)
+                push((LEAVE_RAISING, frames))
+                _push(stack, (*node.args, *node.keywords), frames)
+                push((ENTER_RAISING, frames))
+                continue
             if kind is ast.Call or kind is ast.Dict:
                 if not raising:
                     sites.append((node, frames))
@@ -558,6 +565,15 @@ def _raising_with(node: ast.With | ast.AsyncWith) -> bool:
         if call.__class__ is ast.Call and expects_raise(_dotted(call.func)):
             return True
     return False
+
+
+def _raising_call(node: ast.Call) -> bool:
+    """A call that expects its arguments to raise (``self.assertRaises(E, f, config)``)."""
+    function = node.func
+    kind = function.__class__
+    if kind is ast.Attribute:
+        return function.attr in RAISING  # type: ignore[attr-defined]
+    return kind is ast.Name and function.id in RAISING  # type: ignore[attr-defined]
 
 
 def _push(stack: list[tuple[Any, Frames]], children: Any, frames: Frames) -> None:
@@ -663,6 +679,9 @@ def read(tree: ast.Module, text: str) -> tuple[Scan, _Converter]:
     result.module = new_frame("module")
     found: list[tuple[Any, Frames]] = []
     _walk(result, tree, new_frame, found)
+    if refused.may_refuse(text):
+        dropped = refused.in_ast(tree)
+        found = [site for site in found if id(site[0]) not in dropped]
     relevance = _Relevance(result)
     result.sites = [
         Site(convert(node), frames)

@@ -244,6 +244,7 @@ def scan(module: cst.Module) -> Scan:
     root = result.module
     stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(module.body)]
     raising = 0
+    seen_raising = False
     while stack:
         node, frames = stack.pop()
         if node is ENTER_RAISING or node is LEAVE_RAISING:
@@ -251,10 +252,17 @@ def scan(module: cst.Module) -> Scan:
             continue
         frame = frames[-1] if frames else root
         kind = node.__class__
+        if kind is cst.Call and expects_raise(dotted_name(node.func)):
+            seen_raising = True  # pytest.raises(E, Config, width=…): its arguments must raise
+            stack.append((LEAVE_RAISING, frames))
+            stack.extend((arg, frames) for arg in reversed(node.args))
+            stack.append((ENTER_RAISING, frames))
+            continue
         if kind is cst.Call or kind is cst.Dict:
             if not raising:
                 result.sites.append(Site(node, frames))
         elif kind is cst.With and _raising_with(node):
+            seen_raising = True
             stack.extend([(LEAVE_RAISING, frames), (node.body, frames), (ENTER_RAISING, frames)])
             stack.extend((item, frames) for item in reversed(node.items))
             continue
@@ -316,4 +324,9 @@ def scan(module: cst.Module) -> Scan:
                 comp = comp.inner_for_in
             frames = (*frames, inner)
         _push_children(stack, node, frames)
+    if seen_raising:  # a config built before the block and read only in there
+        from dimlint.sources.python.refused import in_cst
+
+        dropped = in_cst(module)
+        result.sites = [site for site in result.sites if id(site.node) not in dropped]
     return result
