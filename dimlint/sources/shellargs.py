@@ -11,8 +11,9 @@ HIDDEN=4096 …``, or a ``MODEL_ARGS="--hidden-size 1024 …"`` per branch) or i
 ``case "$MODEL_SIZE" in 7B) … ;; esac``: each branch or arm that writes a size is read as its
 own model (an arm that copies an argument, ``--hidden) HIDDEN=$2;;``, writes none). What is not
 certain is not read: a variable assigned more than once outside such branches, assigned from
-another command or computed, an argument given twice with different values. Those become :class:`~dimlint.config.values.Unresolved` and are said
-under ``--verbose``. ``${VAR:-4096}`` reads as its written default.
+another command or computed, an argument given twice with different values. Those become
+:class:`~dimlint.config.values.Unresolved` and are said under ``--verbose``. ``${VAR:-4096}``
+reads as its written default.
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ def load(
     if "${" in text or "???" in text:
         from dimlint.sources.yamlrefs import resolve
 
-        resolve(value, builder.values, builder.notes)
+        resolve(value, builder.values, builder.notes, text)
     document = YamlDocument(path, text, value, builder.values, builder.keys, bom)
     document.notes = builder.notes
     return document, None
@@ -230,7 +230,8 @@ def _composed(
         or "???" in text
         or any("${" in d.text or "???" in d.text for d in composed.documents)
     ):
-        resolve(composed.value, composed.values, notes)
+        # a composition that gave up nothing is the whole config: a key it lacks is absent
+        resolve(composed.value, composed.values, notes, text, complete=not composed.notes)
     values = {p: (o.start, o.end) for p, o in composed.values.items() if o.document is None}
     keys = {p: (o.start, o.end) for p, o in composed.keys.items() if o.document is None}
     document = YamlDocument(path, text, composed.value, values, keys, bom)
