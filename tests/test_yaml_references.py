@@ -264,3 +264,32 @@ def test_other_resolvers_are_never_guessed_and_named_in_the_note() -> None:
         assert f"the resolver {resolver} runs when the config is loaded" in notes
     assert "an interpolation with text around it" in notes
     assert not [d for d in _lint(text).diagnostics if d.code == "DL101"]
+
+
+def test_messages_name_each_key_as_the_file_writes_it() -> None:
+    """A dialect's key translated to its common name is still named as written: levanter's and
+    open_lm's ``hidden_dim``, maxtext's ``base_emb_dim``, Megatron's ``--hidden-size`` (in a
+    test YAML and in a launch script), in messages and fix titles alike."""
+    cases = {
+        "lev.yaml": "model:\n  type: llama\n  hidden_dim: 4100\n  num_heads: 32\n  num_layers: 2\n",
+        "open_lm.json": '{"hidden_dim": 4100, "n_heads": 32, "n_layers": 2, "seq_len": 2048}\n',
+        "maxtext.yml": "base_emb_dim: 4100\nbase_num_query_heads: 32\nbase_num_decoder_layers: 2\n",
+        "megatron.yaml": "MODEL_ARGS:\n  --hidden-size: 4100\n  --num-attention-heads: 32\n"
+        "  --num-layers: 2\n",
+        "run.sh": "torchrun pretrain_gpt.py --hidden-size 4100 --num-attention-heads 32"
+        " --num-layers 2\n",
+    }
+    written = {
+        "lev.yaml": "hidden_dim",
+        "open_lm.json": "hidden_dim",
+        "maxtext.yml": "base_emb_dim",
+        "megatron.yaml": "--hidden-size",
+        "run.sh": "--hidden-size",
+    }
+    for name, text in cases.items():
+        result = lint_bytes(name, text.encode(), Selection())
+        (finding,) = [d for d in result.diagnostics if d.code == "DL201"]
+        assert finding.message.startswith(f"{written[name]} 4100 "), (name, finding.message)
+        assert "hidden_size" not in finding.message, name
+        assert finding.fix is not None, name
+        assert f"set {written[name]} 4100 → 4096" in finding.fix.message, finding.fix.message
