@@ -398,3 +398,27 @@ def test_files_without_configs_yield_nothing(source: str) -> None:
     result = lint_bytes("model.py", source.encode(), Selection())
     assert result.diagnostics == []
     assert result.skipped
+
+
+def test_hidden_dim_is_the_width_beside_heads_and_no_other_width() -> None:
+    """bd3lms' ``PretrainedConfig`` subclass (and levanter's ``LlamaConfig(hidden_dim=…)``)
+    name the model width ``hidden_dim``: read so, and named so; beside a ``dim`` (Mistral's
+    ``ModelArgs``) ``hidden_dim`` is the FFN and the width is ``dim``."""
+    bd3lm = (
+        "import transformers\n"
+        "class BD3LMConfig(transformers.PretrainedConfig):\n"
+        '    model_type = "bd3lm"\n'
+        "    def __init__(self, vocab_size: int = 50304, hidden_dim: int = 833,\n"
+        "                 n_blocks: int = 12, n_heads: int = 12, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+    )
+    (error,) = [d for d in lint(bd3lm) if d.code == "DL101"]
+    assert error.span is not None
+    line = bd3lm.splitlines()[3]
+    assert (error.span.start_pos.line, error.span.start_pos.column) == (4, line.index("833") + 1)
+    assert error.message.startswith("hidden_dim 833 is not divisible by n_heads 12")
+    levanter = "from levanter.models.llama import LlamaConfig\n"
+    levanter += "c = LlamaConfig(hidden_dim=4100, num_heads=32, num_layers=2)\n"
+    assert ("DL101", 2, 28) in found(levanter)
+    mistral = "m = ModelArgs(dim=4096, hidden_dim=14337, n_heads=32, n_layers=2)\n"
+    assert not [d for d in lint(mistral) if d.code == "DL101"]

@@ -34,16 +34,15 @@ import libcst as cst
 
 from dimlint.sources.python import refused
 from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
+from dimlint.sources.python.refused import RAISING, expects_raise
 from dimlint.sources.python.scan import (
     ENTER_RAISING,
     LEAVE_RAISING,
-    RAISING,
     Frame,
     FrameKind,
     Frames,
     Scan,
     Site,
-    expects_raise,
 )
 
 
@@ -559,7 +558,7 @@ def _walk(
 
 
 def _raising_with(node: ast.With | ast.AsyncWith) -> bool:
-    """``with pytest.raises(...)`` (see :data:`dimlint.sources.python.scan.RAISING`)."""
+    """``with pytest.raises(...)`` (see :data:`dimlint.sources.python.refused.RAISING`)."""
     for item in node.items:
         call = item.context_expr
         if call.__class__ is ast.Call and expects_raise(_dotted(call.func)):

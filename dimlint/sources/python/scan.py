@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 import libcst as cst
 
+from dimlint.sources.python.refused import expects_raise, in_cst
+
 FrameKind = Literal["module", "function", "class"]
 
 
@@ -218,17 +220,9 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
             scan.transformers_names[local] = imported
 
 
-#: The calls that say the block they open must raise (``with pytest.raises(ValueError):``):
-#: a config built in there is one the test expects to be refused, not a config to check.
-RAISING = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
 #: Stack markers around such a block's body (the walk is depth first: everything between
 #: them is inside the block).
 ENTER_RAISING, LEAVE_RAISING = object(), object()
-
-
-def expects_raise(name: str | None) -> bool:
-    """Whether a ``with`` item's call (``pytest.raises``, ``self.assertRaises``) names one."""
-    return name is not None and name.rsplit(".", 1)[-1] in RAISING
 
 
 def _raising_with(node: cst.With) -> bool:
@@ -325,8 +319,6 @@ def scan(module: cst.Module) -> Scan:
             frames = (*frames, inner)
         _push_children(stack, node, frames)
     if seen_raising:  # a config built before the block and read only in there
-        from dimlint.sources.python.refused import in_cst
-
         dropped = in_cst(module)
         result.sites = [site for site in result.sites if id(site.node) not in dropped]
     return result
