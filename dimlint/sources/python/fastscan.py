@@ -679,7 +679,7 @@ def read(tree: ast.Module, text: str) -> tuple[Scan, _Converter]:
     found: list[tuple[Any, Frames]] = []
     _walk(result, tree, new_frame, found)
     if refused.may_refuse(text):
-        dropped = refused.in_ast(tree)
+        dropped = refused.in_ast(tree, text)
         found = [site for site in found if id(site[0]) not in dropped]
     relevance = _Relevance(result)
     result.sites = [

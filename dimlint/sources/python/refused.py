@@ -107,18 +107,38 @@ def _ast_dotted(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def in_ast(tree: ast.Module) -> set[int]:
+def in_ast(tree: ast.Module, text: str) -> set[int]:
     """The ids of the calls and dicts (nested ones included) that a test builds only to be
-    refused, in CPython's tree."""
+    refused, in CPython's tree of ``text`` (only functions whose text names a raise are read)."""
     dropped: set[int] = set()
-    for function in ast.walk(tree):
-        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            uses = _ast_assignments(function)
-            if uses.assigned:
-                _ast_reads(function, uses)
-                for value in uses.refused():
-                    dropped.update(id(n) for n in ast.walk(value) if _ast_site(n))
+    lines = text.splitlines()
+    for function in _ast_functions(tree):
+        end = function.end_lineno or function.lineno
+        if not may_refuse("\n".join(lines[function.lineno - 1 : end])):
+            continue
+        uses = _ast_assignments(function)
+        if uses.assigned:
+            _ast_reads(function, uses)
+            for value in uses.refused():
+                dropped.update(id(n) for n in ast.walk(value) if _ast_site(n))
     return dropped
+
+
+def _ast_functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function definition, found through statements only (a ``def`` is a statement:
+    expressions, most of a file, are not walked)."""
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.append(node)
+        stack.extend(
+            child
+            for child in ast.iter_child_nodes(node)
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)
+        )
+    return found
 
 
 def _ast_site(node: ast.AST | None) -> bool:
@@ -242,35 +262,27 @@ def _cst_assignments(function: cst.FunctionDef) -> _LocalUses:
 
 def _cst_reads(root: cst.CSTNode, raising: bool) -> list[tuple[str, bool]]:
     """Every name ``root`` reads (as CPython's ``Load`` context marks them), with whether the
-    read is where a raise is expected."""
+    read is where a raise is expected (never inside a nested scope: when that runs is not known
+    here)."""
     found: list[tuple[str, bool]] = []
-    stack: list[tuple[cst.CSTNode, bool]] = [(root, raising)]
+    # (node, where a raise is expected, inside a nested scope)
+    stack: list[tuple[cst.CSTNode, bool, bool]] = [(root, raising, False)]
     while stack:
-        node, inside = stack.pop()
+        node, inside, nested = stack.pop()
         if isinstance(node, cst.Name):
-            found.append((node.value, inside))
+            found.append((node.value, inside and not nested))
             continue
         if isinstance(node, _CST_NESTED):
-            for name, _ in _cst_reads_of_nested(node):
-                found.append((name, False))
+            nested = True
+        elif isinstance(node, cst.With) and _cst_raises(node):
+            stack.extend((item, inside, nested) for item in node.items)
+            stack.append((node.body, True, nested))
             continue
-        if isinstance(node, cst.With) and _cst_raises(node):
-            stack.extend((item, inside) for item in node.items)
-            stack.append((node.body, True))
+        elif isinstance(node, cst.Call) and _cst_raises(node):
+            stack.append((node.func, inside, nested))
+            stack.extend((argument, True, nested) for argument in node.args)
             continue
-        if isinstance(node, cst.Call) and _cst_raises(node):
-            stack.append((node.func, inside))
-            stack.extend((argument, True) for argument in node.args)
-            continue
-        stack.extend((child, inside) for child in _cst_loads(node))
-    return found
-
-
-def _cst_reads_of_nested(node: cst.CSTNode) -> list[tuple[str, bool]]:
-    """The reads inside a nested scope (its parameters' and its own name are not reads)."""
-    found: list[tuple[str, bool]] = []
-    for child in _cst_loads(node):
-        found.extend(_cst_reads(child, False))
+        stack.extend((child, inside, nested) for child in _cst_loads(node))
     return found
 
 
