@@ -82,3 +82,80 @@ def test_a_config_a_test_expects_to_be_refused_is_not_judged(fast: bool) -> None
     built = RAISES[: RAISES.index("hidden_size=4100")].count("\n") + 1
     assert {d.span.start_pos.line for d in result.diagnostics if d.span} == {built}
     assert result.read == (1, 0)
+
+
+BUILT_BEFORE = """\
+import unittest
+
+import pytest
+from transformers import LlamaConfig
+
+CONFIG = {"hidden_size": 100, "num_attention_heads": 12}  # a module name: importable, judged
+
+
+def test_only_in_the_block():
+    config_dict = {"hidden_size": 128, "num_attention_heads": 12}
+    with pytest.raises(ValueError):
+        build(config_dict)
+
+
+def test_callable_form():
+    config = LlamaConfig(hidden_size=130, num_attention_heads=12)
+    pytest.raises(ValueError, build, config)
+    pytest.raises(ValueError, LlamaConfig, hidden_size=132, num_attention_heads=12)
+
+
+class Case(unittest.TestCase):
+    def test_method(self):
+        config = {"hidden_size": 134, "num_attention_heads": 12}
+        with self.assertRaises(ValueError):
+            build(config)
+        self.assertRaises(ValueError, LlamaConfig, hidden_size=138, num_attention_heads=12)
+
+
+def test_read_outside_too():
+    config_dict = {"hidden_size": 140, "num_attention_heads": 12}
+    print(config_dict)
+    with pytest.raises(ValueError):
+        build(config_dict)
+
+
+def test_updated_outside():
+    config_dict = {"hidden_size": 142, "num_attention_heads": 12}
+    config_dict["vocab_size"] = 8
+    with pytest.raises(ValueError):
+        build(config_dict)
+
+
+def test_read_by_a_closure():
+    config_dict = {"hidden_size": 146, "num_attention_heads": 12}
+    helper = lambda: build(config_dict)
+    with pytest.raises(ValueError):
+        build(config_dict)
+    helper()
+
+
+def test_global():
+    global shared
+    shared = {"hidden_size": 150, "num_attention_heads": 12}
+    with pytest.raises(ValueError):
+        build(shared)
+
+
+def test_never_read():
+    unused = {"hidden_size": 154, "num_attention_heads": 12}
+    with pytest.raises(ValueError):
+        build(other)
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_config_read_only_where_a_raise_is_expected_is_not_judged(fast: bool) -> None:
+    """A config assigned to a local name that is read only inside ``pytest.raises`` /
+    ``assertRaises`` (blocks or callable forms) is the test's invalid input; one read anywhere
+    else, or one a module, a closure or a ``global`` can see, is judged (both readings)."""
+    from dimlint.lint.python_front import lint_python
+
+    result = lint_python("test_x.py", BUILT_BEFORE.encode(), Selection(), fast=fast)
+    judged = {int(d.message.split()[1]) for d in result.diagnostics if d.code == "DL101" and d.span}
+    assert judged == {100, 140, 142, 146, 150, 154}

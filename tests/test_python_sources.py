@@ -221,7 +221,8 @@ def test_function_parameters_and_reassigned_locals_are_not_constants() -> None:
 
 def test_locals_assigned_once_are_resolved() -> None:
     """torchtitan's style: sizes as locals of a function, assembled in the returned config;
-    the finding points at the use, the fix edits the local's definition."""
+    the finding points at the literal the one config reads (the user edits it there), and
+    the fix edits it."""
     text = (
         "def _1b():\n"
         "    dim = 2048\n"
@@ -230,7 +231,28 @@ def test_locals_assigned_once_are_resolved() -> None:
         "    return Model.Config(dim=dim, n_layers=16,\n"
         "                        n_heads=n_heads, n_kv_heads=n_kv_heads)\n"
     )
-    assert found(text, select=("DL102",)) == [("DL102", 6, 53)]
+    assert found(text, select=("DL102",)) == [("DL102", 4, 18)]
+
+
+def test_a_literal_one_place_reads_holds_the_finding_a_shared_one_does_not() -> None:
+    """fairseq's test style (``embed_dim = 773`` … ``MultiheadAttention(embed_dim=embed_dim,
+    …)``): a local or constant only one config or layer reads is where the finding sits; one
+    several layers read stays correct for the others, so the finding sits on the use that
+    breaks (and the fix still edits the literal)."""
+    text = (
+        "import torch.nn as nn\n"
+        "D_MODEL = 1000\n"
+        "def test_pruning_heads():\n"
+        "    embed_dim = 773\n"
+        "    num_heads = 12\n"
+        "    dummy = torch.randn(32, 2, embed_dim)\n"
+        "    mha = nn.MultiheadAttention(embed_dim=embed_dim, num_heads=num_heads)\n"
+        "class Block(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        self.a = nn.MultiheadAttention(D_MODEL, 8)\n"
+        "        self.b = nn.MultiheadAttention(D_MODEL, 6)\n"
+    )
+    assert found(text, select=("DL101",)) == [("DL101", 4, 17), ("DL101", 11, 40)]
 
 
 def test_reassigned_and_global_names_are_not_constants() -> None:
@@ -376,3 +398,27 @@ def test_files_without_configs_yield_nothing(source: str) -> None:
     result = lint_bytes("model.py", source.encode(), Selection())
     assert result.diagnostics == []
     assert result.skipped
+
+
+def test_hidden_dim_is_the_width_beside_heads_and_no_other_width() -> None:
+    """bd3lms' ``PretrainedConfig`` subclass (and levanter's ``LlamaConfig(hidden_dim=…)``)
+    name the model width ``hidden_dim``: read so, and named so; beside a ``dim`` (Mistral's
+    ``ModelArgs``) ``hidden_dim`` is the FFN and the width is ``dim``."""
+    bd3lm = (
+        "import transformers\n"
+        "class BD3LMConfig(transformers.PretrainedConfig):\n"
+        '    model_type = "bd3lm"\n'
+        "    def __init__(self, vocab_size: int = 50304, hidden_dim: int = 833,\n"
+        "                 n_blocks: int = 12, n_heads: int = 12, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+    )
+    (error,) = [d for d in lint(bd3lm) if d.code == "DL101"]
+    assert error.span is not None
+    line = bd3lm.splitlines()[3]
+    assert (error.span.start_pos.line, error.span.start_pos.column) == (4, line.index("833") + 1)
+    assert error.message.startswith("hidden_dim 833 is not divisible by n_heads 12")
+    levanter = "from levanter.models.llama import LlamaConfig\n"
+    levanter += "c = LlamaConfig(hidden_dim=4100, num_heads=32, num_layers=2)\n"
+    assert ("DL101", 2, 28) in found(levanter)
+    mistral = "m = ModelArgs(dim=4096, hidden_dim=14337, n_heads=32, n_layers=2)\n"
+    assert not [d for d in lint(mistral) if d.code == "DL101"]

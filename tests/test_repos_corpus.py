@@ -346,9 +346,11 @@ def _hits(
 ) -> bool:
     """A finding of ``codes`` at ``line``, or one whose fix edits ``line``, or (for a function
     local such as ``local``) one on a use of a local name in the lines after it, in the config
-    the function returns: a finding on a name points at its use, and its fix (when one is safe)
-    edits the definition, where the defect was planted."""
+    the function returns (a local several configs read: the finding points at its use), or one
+    on the literal of another local of the function (the rule's anchor, the width ``dim``
+    beside the planted heads: a local one config reads holds the finding at its literal)."""
     result = lint_bytes(str(path), text.encode(), Selection())
+    lines = text.splitlines()
     for d in result.diagnostics:
         if d.code not in codes or d.span is None:
             continue
@@ -356,6 +358,9 @@ def _hits(
             return True
         used = local is not None and text[d.span.start : d.span.end].isidentifier()
         if used and 0 < d.span.start_pos.line - line < 80:
+            return True
+        beside = _LOCAL_LITERAL.fullmatch(lines[d.span.start_pos.line - 1])
+        if local is not None and beside and abs(d.span.start_pos.line - line) < 20:
             return True
         edits = d.fix.edits if d.fix is not None else ()
         if any(e.span.start_pos.line == line for e in edits):
@@ -368,6 +373,7 @@ def _replace(text: str, match: re.Match[str], group: str, new: str) -> tuple[str
     return text[:start] + new + text[end:], text.count("\n", 0, start) + 1
 
 
+_LOCAL_LITERAL = re.compile(r" {4,}[A-Za-z_]\w* = \d+")
 _LOCAL_HEADS = re.compile(r"(?m)^ {4,}n_heads = (?P<value>\d+)$")
 _LOCAL_KV = re.compile(r"(?m)^ {4,}n_kv_heads = (?P<value>\d+)$")
 

@@ -87,3 +87,59 @@ def test_placeholders_are_not_read_and_each_branch_is_a_model() -> None:
 
 def test_a_script_without_model_arguments_is_skipped() -> None:
     assert _lint("#!/bin/sh\npip install -e .\n").skipped is not None
+
+
+CASES = """\
+#!/bin/bash
+# the arguments of the script, parsed in a case of its own (no model sizes)
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --model-size) MODEL_SIZE=$2; shift 2 ;;
+        *) shift ;;
+    esac
+done
+case "${MODEL_SIZE}" in
+    # Megatron-LM's examples/mamba/train.sh writes its sizes so
+    "800M")
+        HIDDEN_SIZE=1024
+        NUM_ATTENTION_HEADS=16
+        ;;
+    "8B"|8b)
+        HIDDEN_SIZE=4100
+        NUM_ATTENTION_HEADS=32
+        ;;
+    13B) HIDDEN_SIZE=5120; NUM_ATTENTION_HEADS=40;;
+    70B)
+        if [ "$LONG" = 1 ]; then
+            SEQ=8192
+        fi;;
+    *)
+        echo "unknown size"; exit 1
+        ;;
+esac
+torchrun pretrain_mamba.py --num-layers 24 --hidden-size ${HIDDEN_SIZE} \\
+    --num-attention-heads ${NUM_ATTENTION_HEADS}
+"""
+
+
+def test_each_case_arm_is_a_model() -> None:
+    """``case … esac`` arms are read as ``if``/``elif`` branches are: only one runs, so each
+    arm setting sizes is a model of its own, found and fixed at its literal; an arm that sets
+    none (70B here, the argument parser's arms) is no model."""
+    result = _lint(CASES)
+    assert result.read == (3, 0)  # 800M, 8B and the one-line 13B arm
+    found = {(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span}
+    line = CASES[: CASES.index("HIDDEN_SIZE=4100")].count("\n") + 1
+    assert ("DL101", line) in found
+    assert {line for _, line in found} == {line}
+    (fix,) = [d.fix for d in result.diagnostics if d.code == "DL101"]
+    assert fix is not None
+    assert fix.edits[0].span.start_pos.line == line
+    # the one-line arm's literal, planted, is found where it is written
+    planted = CASES.replace("13B) HIDDEN_SIZE=5120", "13B) HIDDEN_SIZE=5130")
+    lines = {d.span.start_pos.line for d in _lint(planted).diagnostics if d.code == "DL101"}
+    assert planted[: planted.index("5130")].count("\n") + 1 in lines
+    # a one-line ``case … esac`` is no statement of arms: the variable stays ambiguous
+    one_line = "case $S in a) H=4100;; b) H=4096;; esac\npython t.py --num-layers 2"
+    one_line += " --hidden-size $H --num-attention-heads 32\n"
+    assert any("assigned more than once" in note for note in _lint(one_line).notes)

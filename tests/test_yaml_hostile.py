@@ -4,8 +4,14 @@ non-finite numbers are DL003, aliases are bounded in work, absurd sizes are not 
 from __future__ import annotations
 
 import codecs
+import io
 import time
+import tracemalloc
+from pathlib import Path
 
+import pytest
+
+from dimlint.cli import main
 from dimlint.diagnostics import Applicability, Edit, Fix
 from dimlint.fix.apply import fix_file
 from dimlint.lint.pipeline import lint_bytes
@@ -212,3 +218,51 @@ def test_a_derived_gated_width_is_placed_and_quoted_as_written() -> None:
     assert finding.span is not None
     assert finding.span.start_pos.line == 6
     assert "mlp_ratio 2.7 (× d_model 4096 = 11059, gated: 5529 per branch)" in finding.message
+
+
+def test_chained_aliases_are_bounded_in_memory() -> None:
+    """The alias bomb of issue 20 (chained anchors of a long key) once built key paths until
+    ~11 GB: the work cap bounds the memory too, not only the time."""
+    key = "k" * 1000
+    lines = [f"a0: &a0 {{{key}: 1}}"]
+    for index in range(1, 9):
+        lines.append(f"a{index}: &a{index} {{{key}: [{', '.join([f'*a{index - 1}'] * 8)}]}}")
+    text = "\n".join([*lines, "hidden_size: 4096", "num_attention_heads: 32", ""])
+    tracemalloc.start()
+    try:
+        result = _lint(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [d.code for d in result.diagnostics] == ["DL001"]
+    assert peak < 64 * 2**20, peak
+
+
+def test_a_parallel_size_written_as_an_expression_is_not_a_layout() -> None:
+    """``tensor_model_parallel_size: 10**30`` as the issue writes it: a string, no layout."""
+    text = "model:\n  hidden_size: 4096\n" + HEADS + "  tensor_model_parallel_size: 10**30\n"
+    assert _found(text) == []
+
+
+HOSTILE = {
+    "bool.yaml": "model:\n  hidden_size: !!bool 1\n" + HEADS,
+    "timestamp.yaml": "model:\n  hidden_size: !!timestamp x\n" + HEADS,
+    "int.yaml": 'model:\n  hidden_size: !!int ""\n' + HEADS,
+    "inf.yaml": "model:\n  d_model: 4096\n  n_heads: 32\n  n_layers: 2\n  mlp_ratio: .inf\n",
+    "base60.yaml": "model:\n  hidden_size: " + ":".join(["1"] * 20_000) + "\n" + HEADS,
+}
+
+
+@pytest.mark.parametrize("output", ["full", "concise", "json", "github", "sarif"])
+def test_hostile_values_print_in_every_output_format(tmp_path: Path, output: str) -> None:
+    """The tagged, non-finite and 20,000-part base-60 values reached "a bug in dimlint" or made
+    the message printer raise: each is one DL003, printed by every output format."""
+    for name, text in HOSTILE.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check", str(tmp_path), "--no-config", "--output-format", output], out, err)
+    assert code == 1, err.getvalue()
+    printed = out.getvalue() + err.getvalue()
+    assert "bug" not in printed.lower()
+    assert "Traceback" not in printed
+    assert printed.count("DL003") >= len(HOSTILE)

@@ -205,3 +205,91 @@ def test_megatron_uneven_pipeline_splits_are_legal() -> None:
     )
     assert _found(args + accounted) == []  # (6 + 2) layers over 4 × 2 stages
     assert _found(args + "  --pipeline-model-parallel-layout: Et*2|(tt|)*2|tmL\n") == []
+
+
+def test_oc_select_reads_the_key_it_selects() -> None:
+    """``${oc.select:key,default}`` is the key's value where the file has the key (located at
+    its definition, as a plain reference); without the key, in a file checked alone, nothing is
+    guessed: the key may be set by a config this file is composed into."""
+    text = (
+        "shared:\n  width: 4100\n"
+        "model:\n  hidden_size: ${oc.select:shared.width,4096}\n  num_attention_heads: 32\n"
+        "  num_layers: ${oc.select:shared.depth,24}\n"
+    )
+    assert ("DL101", 2, 10) in _found(text)
+    document, _ = yamlfile.load("m.yaml", text.encode())
+    assert document is not None
+    assert type(document.value["model"]["num_layers"]).__name__ == "Unresolved"
+    assert any("its default 24 applies only where no other" in n for n in document.notes)
+
+
+def test_oc_select_default_in_a_whole_composition_is_fixed_in_place(tmp_path: Path) -> None:
+    """In a composition that gave up nothing, a key absent is absent: ``oc.select`` takes its
+    default, found at the default's characters; the fix edits the default, not the resolver."""
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model/small.yaml").write_text("num_attention_heads: 32\nnum_layers: 2\n")
+    primary = tmp_path / "config.yaml"
+    primary.write_text(
+        "defaults:\n  - _self_\n  - model: small\n"
+        "model:\n  hidden_size: ${oc.select:model.width, 4100}\n"
+        "  vocab_size: ${oc.select:model.missing,${.fallback}}\n  fallback: 32000\n"
+    )
+    document = yamlfile.load(str(primary), primary.read_bytes())[0]
+    assert document is not None
+    assert document.value["model"]["hidden_size"] == 4100
+    assert document.value["model"]["vocab_size"] == 32000
+    span = document.value_span("/model/hidden_size")
+    assert span is not None
+    assert (span.start_pos.line, span.start_pos.column) == (5, 41)
+    out, err = io.StringIO(), io.StringIO()
+    main(["check", str(primary), "--no-config", "--fix", "--unsafe-fixes"], out, err)
+    assert "hidden_size: ${oc.select:model.width, 4096}\n" in primary.read_text()
+    # the same group option composed under a primary that gives something up is not complete
+    primary.write_text(primary.read_text().replace("model: small", "model: absent"))
+    document = yamlfile.load(str(primary), primary.read_bytes())[0]
+    assert document is not None
+    assert type(document.value["model"]["vocab_size"]).__name__ == "Unresolved"
+
+
+def test_other_resolvers_are_never_guessed_and_named_in_the_note() -> None:
+    text = (
+        "model:\n  hidden_size: 4100\n  num_attention_heads: ${oc.env:HEADS,32}\n"
+        "  num_layers: ${eval:'2*12'}\n  vocab_size: ${mul:${.a},2}\n  a: 8\n"
+        "  intermediate_size: x${.a}\n"
+    )
+    document, _ = yamlfile.load("m.yaml", text.encode())
+    assert document is not None
+    notes = "\n".join(document.notes)
+    for resolver in ("oc.env", "eval", "mul"):
+        assert f"the resolver {resolver} runs when the config is loaded" in notes
+    assert "an interpolation with text around it" in notes
+    assert not [d for d in _lint(text).diagnostics if d.code == "DL101"]
+
+
+def test_messages_name_each_key_as_the_file_writes_it() -> None:
+    """A dialect's key translated to its common name is still named as written: levanter's and
+    open_lm's ``hidden_dim``, maxtext's ``base_emb_dim``, Megatron's ``--hidden-size`` (in a
+    test YAML and in a launch script), in messages and fix titles alike."""
+    cases = {
+        "lev.yaml": "model:\n  type: llama\n  hidden_dim: 4100\n  num_heads: 32\n  num_layers: 2\n",
+        "open_lm.json": '{"hidden_dim": 4100, "n_heads": 32, "n_layers": 2, "seq_len": 2048}\n',
+        "maxtext.yml": "base_emb_dim: 4100\nbase_num_query_heads: 32\nbase_num_decoder_layers: 2\n",
+        "megatron.yaml": "MODEL_ARGS:\n  --hidden-size: 4100\n  --num-attention-heads: 32\n"
+        "  --num-layers: 2\n",
+        "run.sh": "torchrun pretrain_gpt.py --hidden-size 4100 --num-attention-heads 32"
+        " --num-layers 2\n",
+    }
+    written = {
+        "lev.yaml": "hidden_dim",
+        "open_lm.json": "hidden_dim",
+        "maxtext.yml": "base_emb_dim",
+        "megatron.yaml": "--hidden-size",
+        "run.sh": "--hidden-size",
+    }
+    for name, text in cases.items():
+        result = lint_bytes(name, text.encode(), Selection())
+        (finding,) = [d for d in result.diagnostics if d.code == "DL201"]
+        assert finding.message.startswith(f"{written[name]} 4100 "), (name, finding.message)
+        assert "hidden_size" not in finding.message, name
+        assert finding.fix is not None, name
+        assert f"set {written[name]} 4100 → 4096" in finding.fix.message, finding.fix.message

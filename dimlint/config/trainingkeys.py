@@ -31,6 +31,23 @@ MEGATRON_MLA_NAMES = {"qk_head_dim": "qk_nope_head_dim", "qk_pos_emb_head_dim": 
 #: ``hidden_dim`` is the width, and ``Params`` takes ``head_dim = dim // n_heads`` rounded down
 #: (``model.py``): a width the heads do not divide runs with a narrower attention.
 OPEN_LM_KEYS = frozenset({"hidden_dim", "n_layers", "n_heads", "seq_len"})
+#: Width keys whose presence makes ``hidden_dim`` the FFN (Mistral's ``dim``/``hidden_dim``).
+WIDTH_KEYS = ("hidden_size", "d_model", "dim", "n_embd", "model_dim", "embed_dim", "emb_dim")
+#: Head-count keys beside which a lone ``hidden_dim`` is the model width.
+HEAD_KEYS = ("num_heads", "n_heads", "num_attention_heads", "n_head")
+
+
+def hidden_dim_is_width(keys: Any) -> bool:
+    """levanter's and open_lm's configs, bd3lms' and mdlm's ``PretrainedConfig`` subclasses
+    (``hidden_dim`` beside ``n_heads``, no other width key): ``hidden_dim`` is the model width.
+    Beside a ``dim`` (Mistral's ``params.json``, Meta's ``FeedForward``) it is the FFN."""
+    return (
+        "hidden_dim" in keys
+        and not any(key in keys for key in WIDTH_KEYS)
+        and any(key in keys for key in HEAD_KEYS)
+    )
+
+
 #: open_lm's Mamba configs: ``d_model``, ``n_layer``, ``seq_len`` (no heads: a recurrence).
 OPEN_LM_MAMBA_KEYS = frozenset({"d_model", "n_layer", "seq_len"})
 

@@ -43,7 +43,7 @@ VALUE_RULES = frozenset({"DL003", "DL004"})
 class Pending:
     """A finding waiting to be located: the members its pointers stand for."""
 
-    __slots__ = ("anchor", "brace", "finding", "members", "pins")
+    __slots__ = ("anchor", "brace", "finding", "members", "pins", "readers")
 
     def __init__(
         self,
@@ -52,6 +52,7 @@ class Pending:
         anchor: cst.CSTNode,
         brace: bool,
         pins: tuple[str, ...] = (),
+        readers: dict[int, int] | None = None,
     ) -> None:
         self.finding = finding
         self.members = members
@@ -61,13 +62,27 @@ class Pending:
         #: Pointers of values read from module constants, which its fix assumes unchanged
         #: (see :func:`dimlint.lint.python_locate.resolve_fix`).
         self.pins = pins if finding.fix is not None else ()
+        #: How many places of the file's configs and layers read each literal (by node id):
+        #: a finding sits on a literal only one place reads (see :func:`sole_literal`).
+        self.readers = readers if readers is not None else {}
+
+    def sole_literal(self, member: Member) -> cst.CSTNode | None:
+        """The literal ``member`` stands for when no other config or layer of the file reads it
+        (``embed_dim = 773`` … ``Model(embed_dim=embed_dim)``); None when it is written at the
+        use itself, or shared (``D_MODEL`` in several layers: the finding stays on the use that
+        breaks, the fix still edits the literal)."""
+        edit = member.value.edit
+        if edit is None or edit is member.use or self.readers.get(id(edit), 0) != 1:
+            return None
+        return edit
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.finding.code, self.finding.message)
 
     def without_fix(self) -> Pending:
-        return Pending(self.finding._replace(fix=None), self.members, self.anchor, self.brace)
+        finding = self.finding._replace(fix=None)
+        return Pending(finding, self.members, self.anchor, self.brace, readers=self.readers)
 
     def replaced_values(self) -> dict[int, Any]:
         """The literals its fix rewrites (by node id) and their new values."""
@@ -182,6 +197,16 @@ def collect(
         candidates.append(module_config)
     candidates += extractor.site_candidates(lambda call: id(call) in layer_calls)
     found: list[Pending] = []
+    readers: dict[int, int] = {}  # literal → how many places read it (filled as they are read)
+    seen: set[tuple[int, int]] = set()
+
+    def read(members: dict[str, Member]) -> None:
+        for member in members.values():
+            edit = member.value.edit
+            if edit is not None and (id(edit), id(member.use)) not in seen:
+                seen.add((id(edit), id(member.use)))
+                readers[id(edit)] = readers.get(id(edit), 0) + 1
+
     checker = _CandidateChecker(path, enabled, selection, rounding)
     if tally is not None:
         tally["configs"] = sum(1 for c in candidates if _states_a_dimension(c))
@@ -190,16 +215,18 @@ def collect(
         specs = checker.specs_of(candidate)
         if models is not None and _states_a_dimension(candidate) and specs.specs:
             models.append(list(specs.specs))
+        read(specs.members)
         for spec, finding in checker.new_findings(candidate, specs):
             constants = spec_pins(finding, spec, specs.members)
-            found.append(
-                Pending(finding, specs.members, candidate.anchor, candidate.brace, constants)
-            )
+            anchor, brace = candidate.anchor, candidate.brace
+            found.append(Pending(finding, specs.members, anchor, brace, constants, readers))
     for site, kind in layer_calls.values():
         layer = pylayers.layer_site(site.node, kind, site.frames, evaluator)
+        read(layer.members)
         constants = layer_pins(layer.members)
         for finding in check_layer(path, layer.layer, enabled):
-            found.append(Pending(finding, layer.members, site.node.func, False, constants))
+            anchor = site.node.func
+            found.append(Pending(finding, layer.members, anchor, False, constants, readers))
     return found
 
 

@@ -1,8 +1,9 @@
 """Turn pending Python findings into diagnostics: where each points, and its fix as edits.
 
 A pointer names a member. The finding points at the member's *use* — the expression written at
-that place (a ``Name`` when the value comes from a module constant), or its key when the value is
-a whole dict (a sub-config) — and the fix rewrites the member's *edit* literal, which for a
+that place (a ``Name`` when the value comes from a constant or a local shared by several configs
+or layers), the literal itself when it is the only place reading it, or its key when the value
+is a whole dict (a sub-config) — and the fix rewrites the member's *edit* literal, which for a
 constant is at the constant's definition. The JSON locator (:func:`dimlint.lint.pipeline._locate`)
 does
 not fit because of that split, and because a key rename writes an identifier
@@ -30,19 +31,23 @@ def _member(item: Pending, pointer: str | None) -> Member | None:
     return item.members.get(pointer) if pointer else None
 
 
-def _where(member: Member | None) -> cst.CSTNode | None:
-    """A finding points at the value written there; at the key when the value is a whole dict."""
+def _where(item: Pending, member: Member | None) -> cst.CSTNode | None:
+    """A finding points at the value written there — or at the literal a name there stands
+    for when nothing else in the file reads it (``embed_dim = 773`` …
+    ``Model(embed_dim=embed_dim)``: at 773, where the user changes it, as a YAML reference's
+    finding sits at its definition); at the key when the value is a whole dict."""
     if member is None:
         return None
     if member.value.members and member.key_node is not None:
         return member.key_node
-    return member.use
+    sole = item.sole_literal(member)
+    return sole if sole is not None else member.use
 
 
 def nodes_of(item: Pending) -> Iterable[cst.CSTNode]:
     """The nodes whose positions the finding and its fix need."""
     yield item.anchor
-    place = _where(_member(item, item.finding.anchor))
+    place = _where(item, _member(item, item.finding.anchor))
     if place is not None:
         yield place
     fix = item.finding.fix
@@ -67,7 +72,7 @@ def diagnostic(
 ) -> Diagnostic:
     """The located finding; its JSON pointer is synthetic, so the diagnostic carries none."""
     finding = item.finding
-    place = _where(_member(item, finding.anchor))
+    place = _where(item, _member(item, finding.anchor))
     offsets = located.of(place) if place is not None else None
     if offsets is None:
         start, end = located.of(item.anchor) or (0, 0)

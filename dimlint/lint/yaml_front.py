@@ -106,6 +106,8 @@ def lint_document(
     codes = enabled - NOT_FOR_YAML
     notes: list[str] = []
     built = [_spec(path, _known(section, notes), family) for section in found]
+    for spec, _ in built:
+        _as_written(spec, document.spelled)
     specs = [spec for spec, _ in built]
     result.notes = [
         note
@@ -142,6 +144,19 @@ def lint_document(
         result.diagnostics = unique(result.diagnostics)
     result.diagnostics.sort(key=lambda d: d.sort_key)
     return result
+
+
+def _as_written(spec: ModelSpec, spelled: dict[str, str]) -> None:
+    """Name each value a dialect translated by the key the file writes (``hidden_dim``, not
+    ``hidden_size``; ``--hidden-size`` in a launch script): messages and fix titles quote the
+    spec's keys, and the user looks for the key they wrote."""
+    if not spelled:
+        return
+    for name, value in list(vars(spec).items()):
+        if isinstance(value, Located) and value.pointer in spelled:
+            written = spelled[value.pointer]
+            if written != value.key:
+                setattr(spec, name, Located(value.value, written, value.pointer, value.origin))
 
 
 def _known(section: Section, notes: list[str] | None = None) -> Section:

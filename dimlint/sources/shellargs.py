@@ -7,11 +7,13 @@ into the same document the YAML reader gives (a mapping of ``--name`` keys, each
 where it is written), so the YAML front end and its Megatron dialect judge them alike.
 
 Scripts choose sizes in ``if``/``elif``/``else`` branches (``if [ $MODEL_SIZE = 7B ]; then
-HIDDEN=4096 …``, or a ``MODEL_ARGS="--hidden-size 1024 …"`` per branch): each branch is read as
-its own model. What is not certain is not read: a variable assigned more than once outside such
-branches (or in ``case`` arms), assigned from another command or computed, an argument given
-twice with different values. Those become :class:`~dimlint.config.values.Unresolved` and are said
-under ``--verbose``. ``${VAR:-4096}`` reads as its written default.
+HIDDEN=4096 …``, or a ``MODEL_ARGS="--hidden-size 1024 …"`` per branch) or in the arms of a
+``case "$MODEL_SIZE" in 7B) … ;; esac``: each branch or arm that writes a size is read as its
+own model (an arm that copies an argument, ``--hidden) HIDDEN=$2;;``, writes none). What is not
+certain is not read: a variable assigned more than once outside such branches, assigned from
+another command or computed, an argument given twice with different values. Those become
+:class:`~dimlint.config.values.Unresolved` and are said under ``--verbose``. ``${VAR:-4096}``
+reads as its written default.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from dimlint.sources.yamlfile import YamlDocument
 _ARGUMENT = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?:(?:[ \t]|\\\n)+|=)?")
 #: The value token after an argument: a quoted or bare word.
 _VALUE = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[^\s\\;|&)\"']+")
-#: ``NAME=value`` (optionally ``export``ed) at the start of a line.
-_ASSIGNMENT = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=(\S*)")
+#: ``NAME=value`` (optionally ``export``ed) at the start of a line, or after a ``;`` or a
+#: ``case`` pattern's ``)`` (``7B) HIDDEN=4096;;``).
+_ASSIGNMENT = re.compile(r"(?m)(?:^|;|\))[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=([^\s;]*)")
 #: ``$NAME``, ``${NAME}`` or ``${NAME:-default}``.
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|([A-Za-z_]\w*))$")
 _NUMBER = re.compile(r"[0-9]+")
@@ -46,10 +49,11 @@ def may_have_model(data: bytes) -> bool:
 def load(path: str, text: str) -> YamlDocument:
     """The arguments of the script as a document (values located where they are written).
 
-    The arguments outside any ``if`` are the document's top level. Each branch of an outermost
-    ``if``/``elif``/``else`` chain that sets model sizes (``HIDDEN=4096`` for the sizes the
-    arguments name, or ``--hidden-size 1024`` of its own) is one more model, a member named by
-    its condition: the arguments outside with the branch's variables, plus the branch's own."""
+    The arguments outside any ``if`` or ``case`` are the document's top level. Each branch of an
+    outermost ``if``/``elif``/``else`` chain, and each arm of an outermost ``case``, that sets
+    model sizes (``HIDDEN=4096`` for the sizes the arguments name, or ``--hidden-size 1024`` of
+    its own) is one more model, a member named by its condition: the arguments outside with the
+    branch's variables, plus the branch's own."""
     assignments: dict[str, list[tuple[str, int]]] = {}
     for match in _ASSIGNMENT.finditer(text):
         assignments.setdefault(match.group(1), []).append((match.group(2), match.start(2)))
@@ -75,7 +79,10 @@ def load(path: str, text: str) -> YamlDocument:
         local = {name: places for name, places in local.items() if places}
         own = [m for m in occurrences if where(m.start()) == index]
         used = {
-            name for m in outside if (name := _variable_of(text, m)) is not None and name in local
+            name
+            for m in outside
+            if (name := _variable_of(text, m)) is not None
+            and any(_numeric(written) for written, _ in local.get(name, ()))
         }
         if not used and not any(m.group(1) in MODEL_ARGUMENTS for m in own):
             continue
@@ -138,33 +145,69 @@ def where_key(keys: dict[str, tuple[int, int]], pointer: str) -> int:
     return keys[pointer][0] if pointer in keys else -1
 
 
-#: A line that opens, continues or closes an ``if`` chain.
-_BRANCH = re.compile(r"(?m)^[ \t]*(if|elif|else|fi)\b(.*)$")
+#: A line that opens, continues or closes an ``if`` chain or a ``case`` statement, and the
+#: ``;;`` (``;&``, ``;;&``) that ends a ``case`` arm.
+_BRANCH = re.compile(
+    r"(?m)^[ \t]*(if|elif|else|fi|esac)\b(.*)$"
+    r"|^[ \t]*(case)[ \t]+(\S+)[ \t]+in\b(.*)$"
+    r"|(;;&?|;&)"
+)
+#: A ``case`` arm's pattern, from where the previous arm ended: ``7B)``, ``"13B"|13b)``,
+#: ``(*)``, with blank and comment lines before it.
+_PATTERN = re.compile(r"(?:\s|#[^\n]*)*\(?([^()\n;#]*)\)")
+#: Branches and arms past which a script's models are not read one by one.
+MAX_BRANCHES = 32
 
 
 def _branches(text: str) -> list[tuple[str, int, int]]:
-    """(label, start, end) of each branch of the outermost ``if`` chains (a one-line ``if …;
-    fi`` is not a chain)."""
+    """(label, start, end) of each branch of the outermost ``if`` chains and of each arm of the
+    outermost ``case`` statements (a one-line ``if …; fi`` or ``case … esac`` is neither): the
+    parts of a script only one of which runs."""
     found: list[tuple[str, int, int]] = []
-    depth = 0
+    nesting: list[str] = []  # "if" and "case", innermost last
     current: tuple[str, int] | None = None
+    subject = ""
+
+    def arm(after: int) -> tuple[str, int] | None:
+        pattern = _PATTERN.match(text, after)
+        if pattern is None or pattern.group(1).strip() in ("", "esac"):
+            return None
+        return _label("case", f"{subject} {pattern.group(1).strip()})"), pattern.end()
+
     for match in _BRANCH.finditer(text):
-        word, rest = match.group(1), match.group(2)
-        if word == "if" and re.search(r"\bfi\s*(?:#.*)?$", rest):
-            continue
-        if word == "if":
-            depth += 1
-            if depth == 1:
-                current = (_label("if", rest), match.end())
-        elif word in ("elif", "else") and depth == 1 and current is not None:
-            found.append((current[0], current[1], match.start()))
-            current = (_label(word, rest), match.end())
-        elif word == "fi" and depth > 0:
-            if depth == 1 and current is not None:
+        word = match.group(1) or match.group(3) or match.group(6)
+        if word in ("if", "case"):
+            rest = match.group(2) if word == "if" else match.group(5)
+            closing = r"\bfi" if word == "if" else r"\besac"
+            if re.search(rf"{closing}\s*(?:;.*|#.*)?$", rest):
+                continue  # opened and closed on one line
+            nesting.append(word)
+            if len(nesting) == 1:
+                if word == "if":
+                    current = (_label("if", rest), match.end())
+                else:
+                    subject = match.group(4)
+                    current = arm(match.end())
+        elif word in ("elif", "else"):
+            if nesting == ["if"] and current is not None:
                 found.append((current[0], current[1], match.start()))
-                current = None
-            depth -= 1
-    return found[:32]
+                current = (_label(word, match.group(2)), match.end())
+        elif word in ("fi", "esac"):
+            if nesting and nesting[-1] == ("if" if word == "fi" else "case"):
+                if len(nesting) == 1 and current is not None:
+                    found.append((current[0], current[1], match.start()))
+                current = None if len(nesting) == 1 else current
+                nesting.pop()
+                terminator = match.group(2).find(";;")  # ``fi;;``: the arm ends here too
+                if nesting == ["case"] and terminator >= 0:
+                    if current is not None:
+                        found.append((current[0], current[1], match.start(2) + terminator))
+                    current = arm(match.start(2) + terminator + 2)
+        elif nesting == ["case"] and not _commented(text, match.start()):  # an arm's end
+            if current is not None:
+                found.append((current[0], current[1], match.start()))
+            current = arm(match.end())
+    return found[:MAX_BRANCHES]
 
 
 def _label(word: str, condition: str) -> str:
@@ -181,6 +224,16 @@ def _variable_of(text: str, match: re.Match[str]) -> str | None:
         return None
     variable = _VARIABLE.fullmatch(token.group(0).strip("\"'"))
     return (variable.group(1) or variable.group(3)) if variable else None
+
+
+def _numeric(written: str) -> bool:
+    """Whether an assignment writes a number (``4096``, ``"4096"``, ``${HIDDEN:-4096}``): a
+    branch that only copies an argument (``--hidden) HIDDEN=$2;;``) sets no size."""
+    literal = written.strip("\"'")
+    inner = _VARIABLE.fullmatch(literal)
+    if inner is not None and inner.group(2) is not None:
+        literal = inner.group(2)
+    return _NUMBER.fullmatch(literal) is not None
 
 
 def _commented(text: str, offset: int) -> bool:

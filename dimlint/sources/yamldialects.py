@@ -29,7 +29,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dimlint.config.pointers import escape_pointer_token
-from dimlint.config.trainingkeys import MEGATRON_MLA_NAMES
+from dimlint.config.trainingkeys import (
+    HEAD_KEYS,
+    MEGATRON_MLA_NAMES,
+    WIDTH_KEYS,
+    hidden_dim_is_width,
+)
 
 if TYPE_CHECKING:
     from dimlint.sources.yamlfile import YamlDocument
@@ -62,9 +67,8 @@ MAXTEXT_RENAMES = {
     "base_num_decoder_layers": "num_hidden_layers",
     "base_moe_mlp_dim": "moe_intermediate_size",
 }
-#: Width keys whose presence makes ``hidden_dim`` the FFN (Mistral's ``dim``/``hidden_dim``).
-_WIDTH_KEYS = ("hidden_size", "d_model", "dim", "n_embd", "model_dim", "embed_dim", "emb_dim")
-_HEAD_KEYS = ("num_heads", "n_heads", "num_attention_heads", "n_head")
+_WIDTH_KEYS = WIDTH_KEYS
+_HEAD_KEYS = HEAD_KEYS
 
 
 def translate(document: YamlDocument) -> None:
@@ -132,11 +136,7 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
         activations = node.get("mlp_activations")
         if isinstance(activations, list) and len(activations) >= 2:
             added["gated_linear_unit"] = "mlp_activations"
-    if (
-        "hidden_dim" in node
-        and not any(key in node for key in _WIDTH_KEYS)
-        and any(key in node for key in _HEAD_KEYS)
-    ):
+    if hidden_dim_is_width(node):
         added["hidden_size"] = "hidden_dim"
     _attention_layers(document, pointer, node)
     for common, written in added.items():

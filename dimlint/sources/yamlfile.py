@@ -72,6 +72,7 @@ class YamlDocument:
         "has_duplicates",
         "notes",
         "path",
+        "spelled",
         "text",
         "value",
     )
@@ -97,6 +98,9 @@ class YamlDocument:
         self.foreign: dict[str, tuple[YamlDocument, int, int]] = {}
         #: Those files, in the order they were composed (their text for reports).
         self.composed_from: list[YamlDocument] = []
+        #: A dialect key's common pointer → the key as the file writes it (``/hidden_size`` →
+        #: ``hidden_dim``): messages name what the user wrote.
+        self.spelled: dict[str, str] = {}
         self._values = values
         self._keys = keys
         self._line_starts: list[int] | None = None
@@ -130,7 +134,10 @@ class YamlDocument:
         return self._values, self._keys
 
     def alias(self, pointer: str, target: str) -> None:
-        """Make ``pointer`` (a dialect key's common name) located where ``target`` is written."""
+        """Make ``pointer`` (a dialect key's common name) located where ``target`` is written,
+        and named as it is written there."""
+        written = target.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        self.spelled.setdefault(pointer, written)
         for table in (self._values, self._keys):
             found = table.get(target)
             if found is not None:
@@ -204,7 +211,7 @@ def load(
     if "${" in text or "???" in text:
         from dimlint.sources.yamlrefs import resolve
 
-        resolve(value, builder.values, builder.notes)
+        resolve(value, builder.values, builder.notes, text)
     document = YamlDocument(path, text, value, builder.values, builder.keys, bom)
     document.notes = builder.notes
     return document, None
@@ -230,7 +237,8 @@ def _composed(
         or "???" in text
         or any("${" in d.text or "???" in d.text for d in composed.documents)
     ):
-        resolve(composed.value, composed.values, notes)
+        # a composition that gave up nothing is the whole config: a key it lacks is absent
+        resolve(composed.value, composed.values, notes, text, complete=not composed.notes)
     values = {p: (o.start, o.end) for p, o in composed.values.items() if o.document is None}
     keys = {p: (o.start, o.end) for p, o in composed.keys.items() if o.document is None}
     document = YamlDocument(path, text, composed.value, values, keys, bom)

@@ -32,7 +32,9 @@ from typing import Any
 
 import libcst as cst
 
+from dimlint.sources.python import refused
 from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
+from dimlint.sources.python.refused import RAISING, expects_raise
 from dimlint.sources.python.scan import (
     ENTER_RAISING,
     LEAVE_RAISING,
@@ -41,7 +43,6 @@ from dimlint.sources.python.scan import (
     Frames,
     Scan,
     Site,
-    expects_raise,
 )
 
 
@@ -464,6 +465,11 @@ def _walk(
                 push((value, frames))
             continue
         if kind in special:
+            if kind is ast.Call and _raising_call(node):  # pytest.raises(E, Config, width=…)
+                push((LEAVE_RAISING, frames))
+                _push(stack, (*node.args, *node.keywords), frames)
+                push((ENTER_RAISING, frames))
+                continue
             if kind is ast.Call or kind is ast.Dict:
                 if not raising:
                     sites.append((node, frames))
@@ -552,12 +558,21 @@ def _walk(
 
 
 def _raising_with(node: ast.With | ast.AsyncWith) -> bool:
-    """``with pytest.raises(...)`` (see :data:`dimlint.sources.python.scan.RAISING`)."""
+    """``with pytest.raises(...)`` (see :data:`dimlint.sources.python.refused.RAISING`)."""
     for item in node.items:
         call = item.context_expr
         if call.__class__ is ast.Call and expects_raise(_dotted(call.func)):
             return True
     return False
+
+
+def _raising_call(node: ast.Call) -> bool:
+    """A call that expects its arguments to raise (``self.assertRaises(E, f, config)``)."""
+    function = node.func
+    kind = function.__class__
+    if kind is ast.Attribute:
+        return function.attr in RAISING  # type: ignore[attr-defined]
+    return kind is ast.Name and function.id in RAISING  # type: ignore[attr-defined]
 
 
 def _push(stack: list[tuple[Any, Frames]], children: Any, frames: Frames) -> None:
@@ -663,6 +678,9 @@ def read(tree: ast.Module, text: str) -> tuple[Scan, _Converter]:
     result.module = new_frame("module")
     found: list[tuple[Any, Frames]] = []
     _walk(result, tree, new_frame, found)
+    if refused.may_refuse(text):
+        dropped = refused.in_ast(tree, text)
+        found = [site for site in found if id(site[0]) not in dropped]
     relevance = _Relevance(result)
     result.sites = [
         Site(convert(node), frames)

@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 import libcst as cst
 
+from dimlint.sources.python.refused import expects_raise, in_cst
+
 FrameKind = Literal["module", "function", "class"]
 
 
@@ -218,17 +220,9 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
             scan.transformers_names[local] = imported
 
 
-#: The calls that say the block they open must raise (``with pytest.raises(ValueError):``):
-#: a config built in there is one the test expects to be refused, not a config to check.
-RAISING = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
 #: Stack markers around such a block's body (the walk is depth first: everything between
 #: them is inside the block).
 ENTER_RAISING, LEAVE_RAISING = object(), object()
-
-
-def expects_raise(name: str | None) -> bool:
-    """Whether a ``with`` item's call (``pytest.raises``, ``self.assertRaises``) names one."""
-    return name is not None and name.rsplit(".", 1)[-1] in RAISING
 
 
 def _raising_with(node: cst.With) -> bool:
@@ -244,6 +238,7 @@ def scan(module: cst.Module) -> Scan:
     root = result.module
     stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(module.body)]
     raising = 0
+    seen_raising = False
     while stack:
         node, frames = stack.pop()
         if node is ENTER_RAISING or node is LEAVE_RAISING:
@@ -251,10 +246,17 @@ def scan(module: cst.Module) -> Scan:
             continue
         frame = frames[-1] if frames else root
         kind = node.__class__
+        if kind is cst.Call and expects_raise(dotted_name(node.func)):
+            seen_raising = True  # pytest.raises(E, Config, width=…): its arguments must raise
+            stack.append((LEAVE_RAISING, frames))
+            stack.extend((arg, frames) for arg in reversed(node.args))
+            stack.append((ENTER_RAISING, frames))
+            continue
         if kind is cst.Call or kind is cst.Dict:
             if not raising:
                 result.sites.append(Site(node, frames))
         elif kind is cst.With and _raising_with(node):
+            seen_raising = True
             stack.extend([(LEAVE_RAISING, frames), (node.body, frames), (ENTER_RAISING, frames)])
             stack.extend((item, frames) for item in reversed(node.items))
             continue
@@ -316,4 +318,7 @@ def scan(module: cst.Module) -> Scan:
                 comp = comp.inner_for_in
             frames = (*frames, inner)
         _push_children(stack, node, frames)
+    if seen_raising:  # a config built before the block and read only in there
+        dropped = in_cst(module)
+        result.sites = [site for site in result.sites if id(site.node) not in dropped]
     return result

@@ -21,6 +21,9 @@ from, so that findings and fixes land on the source text. What differs from JSON
   finding through a value that is a literal.
 * **Inherited values** (defaults of the class a call overrides, a parent class's fields) are
   marked as defaults: anchors and fixes then go to what the candidate itself states.
+* **``hidden_dim`` as the width** (levanter's ``LlamaConfig(hidden_dim=…)``, bd3lms' and
+  mdlm's ``PretrainedConfig`` subclasses: ``hidden_dim`` beside ``n_heads`` and no other width
+  key), as the YAML reader reads it (:func:`dimlint.config.trainingkeys.hidden_dim_is_width`).
 * **nanoGPT's dialect** (``GPTConfig`` with ``n_layer``, ``n_head``, ``n_embd``, ``block_size``
   and ``bias``; the candidate's framework ``nanogpt``): ``block_size`` is the positions table,
   and the model is nanoGPT's ``GPT`` — model type :data:`NANOGPT_TYPE`, which
@@ -37,7 +40,7 @@ from dimlint.config.geometry import llama_ffn
 from dimlint.config.normalize import INT_FIELDS, field_keys, specs_for_document
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import INT_FIELD_NAMES, READ_ONLY, Located, ModelSpec
-from dimlint.config.trainingkeys import MEGATRON_MLA_NAMES
+from dimlint.config.trainingkeys import MEGATRON_MLA_NAMES, hidden_dim_is_width
 from dimlint.records import Record
 from dimlint.sources.python.configs import ALL_DIMENSION_KEYS, Candidate
 from dimlint.sources.python.values import UNKNOWN, Member, Value, is_number
@@ -139,6 +142,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         renames.update(X_TRANSFORMERS_NAMES)
     if candidate.framework == "nanogpt":
         renames.update(NANOGPT_NAMES)
+    if hidden_dim_is_width(keys):  # levanter, bd3lms/mdlm: ``hidden_dim`` is the width
+        renames["hidden_dim"] = "hidden_size"
     for key, member in members.items():
         raw_key = renames.get(key, key) if renames.get(key) not in keys else key
         if raw_key != key:
