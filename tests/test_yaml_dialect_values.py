@@ -112,6 +112,20 @@ def test_a_gated_intermediate_size_outside_neox_is_the_branch_width() -> None:
     assert _width_named(_messages("m.yml", text), "intermediate_size") == {10001}
 
 
+def test_megatron_ffn_hidden_size_beside_a_hyphenated_key_is_the_branch_width() -> None:
+    """FlagScale's ``model:`` sections hold Megatron arguments, a few spelled with hyphens:
+    ``ffn_hidden_size`` is not gpt-neox's key, so it stays the per-branch width (found on held-out
+    batch 3: 8960 read as a 2986-wide gpt-neox branch, a false DL403 over tp 4)."""
+    text = (
+        "model:\n  num_layers: 4\n  hidden_size: 1536\n  num_attention_heads: 12\n"
+        "  ffn_hidden_size: {size}\n  swiglu: true\n  untie-embeddings-and-output-weights: false\n"
+        "system:\n  tensor_model_parallel_size: 4\n"
+    )
+    assert _messages("flagscale.yaml", text.format(size=8960)) == {}
+    found = _messages("flagscale.yaml", text.format(size=8962))  # 2240.5 per rank
+    assert _width_named(found, "ffn_hidden_size") == {8962}
+
+
 @pytest.mark.parametrize("key", ["pipe-parallel-size", "pipe_parallel_size"])
 def test_neox_pipe_parallel_size_is_a_pipeline_target(key: str) -> None:
     text = NEOX.format(size=27648, activation="gelu") + f"{key}: 3\n"

@@ -53,6 +53,11 @@ _ACTIVATION_KEYS = ("activation", "activation_type", "activation_func", "hidden_
 _NEOX_MARKERS = frozenset(
     {"attention_config", "pos_emb", "gpt_j_residual", "no_weight_tying", "mlp_multiple_of"}
 )
+#: gpt-neox's name of the MLP width (``NeoXArgs.intermediate_size``). It has no
+#: ``ffn_hidden_size``: a section that writes Megatron's name means Megatron's per-branch width,
+#: even beside a hyphenated key (FlagScale's ``model:`` sections hold Megatron arguments and
+#: spell a few with hyphens, ``untie-embeddings-and-output-weights``).
+_NEOX_FFN_KEYS = frozenset({"intermediate_size", "intermediate-size"})
 
 
 #: A Hydra defaults list: the file may compose a model from files that state its dimensions.
@@ -243,7 +248,13 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
     if obj.keys() >= OPEN_LM_KEYS:
         _open_lm_head_width(spec)
     derived: Derived | None = None
-    if spec.gated_mlp and spec.ffn is not None and spec.ffn.in_file and _is_neox(obj):
+    if (
+        spec.gated_mlp
+        and spec.ffn is not None
+        and spec.ffn.in_file
+        and spec.ffn.key in _NEOX_FFN_KEYS
+        and _is_neox(obj)
+    ):
         written = spec.ffn
         spec.ffn = _neox_gated_ffn(obj, written)
         if written.pointer is not None:
