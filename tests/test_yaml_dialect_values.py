@@ -189,3 +189,37 @@ def test_safari_attention_heads_count_only_where_layers_are_attention(
     result = lint_bytes("exp.yaml", SAFARI.format(layers=layers).encode(), Selection())
     found = [(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span]
     assert (("DL101", 3) in found) is judged
+
+
+# --- FlagScale: the stage split stated beside the parallel sizes, not beside the model --------
+
+FLAGSCALE = """\
+system:
+  tensor_model_parallel_size: 1
+  pipeline_model_parallel_size: {pp}
+{split}
+model:
+  num_layers: {layers}
+  hidden_size: 2048
+  num_attention_heads: 16
+"""
+
+
+@pytest.mark.parametrize(
+    ("pp", "layers", "split", "refused"),
+    [
+        (2, 27, "", True),
+        # DeepSeek-V3-lite in FlagScale: 13 layers on the first stage, 14 on the last
+        (2, 27, "  decoder_first_pipeline_num_layers: 13", False),
+        (2, 27, "  num_layers_in_last_pipeline_stage: 14", False),
+        # FlagScale's heterogeneous training: each stage's layers by hand
+        (3, 8, "  hetero:\n    enable_hetero: true\n    hetero_pipeline_layer_split: [2, 4, 2]", False),
+        (3, 8, "  logging:\n    log_interval: 1", True),
+    ],
+)
+def test_a_stage_split_stated_in_another_section_allows_an_uneven_split(
+    pp: int, layers: int, split: str, refused: bool
+) -> None:
+    text = FLAGSCALE.format(pp=pp, layers=layers, split=split)
+    found = _messages("flagscale.yaml", text)
+    assert ("DL405" in found) is refused, found

@@ -112,6 +112,7 @@ def lint_document(
     notes: list[str] = []
     built = [_spec(path, _known(section, notes), family) for section in found]
     specs = [spec for spec, _ in built]
+    _with_stage_split(specs, document.value)
     result.notes = [
         note
         for note in document.notes
@@ -327,6 +328,20 @@ def _gated(obj: dict[str, Any]) -> bool | None:
             name = value.lower().removeprefix("fast-").replace("_", "-")
             return name in GATED_ACTIVATIONS or name.replace("-", "_") in GATED_ACTIVATIONS
     return None
+
+
+def _with_stage_split(specs: list[ModelSpec], value: Any) -> None:
+    """Give each section the pipeline split the file states elsewhere (FlagScale's
+    ``system: decoder_first_pipeline_num_layers: 13`` beside ``pipeline_model_parallel_size``,
+    the model's ``num_layers: 27`` in ``model:``): the pp checks read it from the spec."""
+    from dimlint.deploy.engines import SPLIT_KEYS
+    from dimlint.sources.yamlmodels import first_stated
+
+    stated = first_stated(value, SPLIT_KEYS)
+    for spec in specs:
+        missing = {key: v for key, v in stated.items() if key not in spec.raw}
+        if missing:
+            spec.raw = {**spec.raw, **missing}
 
 
 def _with_file_target(selection: Selection, sizes: dict[str, ParallelSize]) -> Deployment | None:
