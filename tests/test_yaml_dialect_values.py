@@ -223,3 +223,48 @@ def test_a_stage_split_stated_in_another_section_allows_an_uneven_split(
     text = FLAGSCALE.format(pp=pp, layers=layers, split=split)
     found = _messages("flagscale.yaml", text)
     assert ("DL405" in found) is refused, found
+
+
+# --- TencentPretrain: heads_num, layers_num, feedforward_size, local_kv_heads_num ------------
+
+TENCENT = """\
+{{
+  "emb_size": {width},
+  "feedforward_size": 11008,
+  "hidden_size": {width},
+  "hidden_act": "silu",
+  "heads_num": 32,{kv}
+  "layers_num": 32,
+  "encoder": "transformer",
+  "feed_forward": "gated"
+}}
+"""
+
+
+def _lines(name: str, text: str) -> dict[str, set[int]]:
+    found: dict[str, set[int]] = {}
+    for d in lint_bytes(name, text.encode(), Selection()).diagnostics:
+        found.setdefault(d.code, set()).add(d.span.start_pos.line if d.span else 0)
+    return found
+
+
+def test_tencentpretrain_json_is_read_with_its_names() -> None:
+    """TencentPretrain's model JSON (held-out batch 3: 62 files skipped as "not a model
+    config"): ``local_kv_heads_num`` must divide ``heads_num`` (``MultiHeadedAttention``'s
+    assert), found where it is written."""
+    name = "models/llama/7b_config.json"
+    result = lint_bytes(name, TENCENT.format(width=4096, kv="").encode(), Selection())
+    assert result.read == (1, 0) and not result.diagnostics
+    found = _lines(name, TENCENT.format(width=4096, kv='\n  "local_kv_heads_num": 5,'))
+    assert found.get("DL102") == {7}
+
+
+def test_tencentpretrain_rounds_the_head_width_down() -> None:
+    """``hidden_size // heads_num``: a width the heads do not divide runs with a narrower
+    attention, so it is no DL101 error."""
+    text = TENCENT.format(width=4100, kv="")
+    assert lint_bytes("models/x/b_config.json", text.encode(), Selection()).read == (1, 0)
+    assert "DL101" not in _lines("models/x/b_config.json", text)
+    # the same sizes under the common names are judged as transformers builds them
+    common = text.replace("heads_num", "num_attention_heads").replace("layers_num", "num_layers")
+    assert "DL101" in _lines("models/x/b_config.json", common)

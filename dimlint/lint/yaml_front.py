@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 from dimlint.checks import all_rules
 from dimlint.config.normalize import GATED_ACTIVATIONS, field_keys, normalize
 from dimlint.config.spec import Located, ModelSpec
-from dimlint.config.trainingkeys import OPEN_LM_KEYS, embedding_rows, is_recurrent
+from dimlint.config.trainingkeys import (
+    OPEN_LM_KEYS,
+    TENCENT_KEYS,
+    embedding_rows,
+    is_recurrent,
+)
 from dimlint.diagnostics import Diagnostic, Position, Span
 from dimlint.lint.pointer_locate import locate
 from dimlint.lint.results import FileResult
@@ -43,7 +48,8 @@ NOT_FOR_YAML = frozenset({"DL004", "DL005"})
 _DIMENSION_KEY = re.compile(
     rb"(?m)(?:^|[{,])[\s\"']*(?:--)?(?:base_)?(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|"
     rb"emb_dim|model_dim|hidden_dim|num[_-]attention[_-]heads|n_heads?|num_heads|"
-    rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers)"
+    rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers|heads_num|"
+    rb"layers_num)"
     rb"[\"']?\s*:"
 )
 #: Megatron/NeMo/gpt-neox spell a gated MLP as a flag or an activation name.
@@ -246,8 +252,8 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
         spec.recurrent = is_recurrent({}, family, False)
     if spec.gated_mlp is None:
         spec.gated_mlp = _gated(obj)
-    if obj.keys() >= OPEN_LM_KEYS:
-        _open_lm_head_width(spec)
+    if obj.keys() >= OPEN_LM_KEYS or obj.keys() >= TENCENT_KEYS:
+        _rounded_head_width(spec)
     derived: Derived | None = None
     if (
         spec.gated_mlp
@@ -278,8 +284,9 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
     return spec, derived
 
 
-def _open_lm_head_width(spec: ModelSpec) -> None:
-    """open_lm's head width, ``dim // n_heads`` rounded down (``Params``): its 87M config
+def _rounded_head_width(spec: ModelSpec) -> None:
+    """open_lm's and TencentPretrain's head width, the width over the heads rounded down
+    (open_lm's ``Params``, TencentPretrain's ``hidden_size // heads_num``): open_lm's 87M config
     (``hidden_dim`` 488, 12 heads) runs with heads 40 wide, an attention 480 wide; DL101's
     crash is not what happens."""
     hidden, heads = spec.hidden, spec.heads
