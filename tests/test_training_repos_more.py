@@ -1,8 +1,9 @@
 """Config files of the training repositories gathered for issue 20, item 5, kept with their
 sources in ``tests/data/training_repos_more/SOURCES.tsv`` (repository, commit, path, and the half
 each repository fell in: a hash of its name decided, before anything was read, whether dimlint
-was tuned on it or only measured; ``held-out-2`` is a second batch gathered after the first
-half's fixes and measured before any change). Only YAML, JSON and launch scripts are kept (the
+was tuned on it or only measured; ``held-out-2`` and ``held-out-3`` are batches gathered after the
+earlier fixes and measured before any change; ``BATCH3.md`` records the third's list, chosen
+before it was fetched, and its measurements). Only YAML, JSON and launch scripts are kept (the
 Python files the repositories' measurement read stay out of the suite and of ruff). The folders
 keep each repository's relative paths, so a Hydra tree composes as it does in its repository.
 
@@ -127,7 +128,9 @@ def test_the_third_batchs_false_errors_stay_gone_for_their_reason() -> None:
     hetero = flagscale / (
         "tests/functional_tests/test_cases/hetero_train/aquila/conf/train/tp2pp1_tp4pp1_tp2pp1.yaml"
     )
-    llava = flagscale / "tests/functional_tests/test_cases/train/llava_onevision/conf/train/tp4.yaml"
+    llava = flagscale / (
+        "tests/functional_tests/test_cases/train/llava_onevision/conf/train/tp4.yaml"
+    )
     findings, err = _run(str(deepseek), str(hetero), str(llava), str(DATA / "THUDM__CodeGeeX"))
     assert not [f for f in findings if f["severity"] in ("error", "warning")]
     for path in (deepseek, hetero, llava):
