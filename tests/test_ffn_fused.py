@@ -65,3 +65,27 @@ def test_rules_and_counting_agree_on_fused_families() -> None:
     from dimlint.memory.parameters.remote import REMOTE
 
     assert {name for name, family in REMOTE.items() if family.fused_ffn} == FUSED_FFN_TYPES
+
+
+#: T5-11B (google-t5/t5-11b): the inner widths scaled, the residual kept at 1024.
+T5_11B = {
+    "model_type": "t5",
+    "d_model": 1024,
+    "d_kv": 128,
+    "num_heads": 128,
+    "d_ff": 65536,
+    "num_layers": 24,
+    "vocab_size": 32128,
+    "feed_forward_proj": "relu",
+}
+
+
+def test_an_ffn_sized_against_a_wider_attention_is_judged_so() -> None:
+    """T5-3B and T5-11B: ``d_ff`` 16384 and 65536 over ``d_model`` 1024 (16 and 64 ×) are 4 ×
+    their attention's inner width (32 and 128 heads of 128): no DL301 (held-out batch 3's
+    TencentPretrain T5 configs, and transformers' own); a typo is still one."""
+    assert "DL301" not in codes(T5_11B)
+    assert "DL301" not in codes({**T5_11B, "num_heads": 32, "d_ff": 16384})
+    assert "DL301" in codes({**T5_11B, "d_ff": 655360})
+    # without a stated head width the inner width is the residual's: 64 × stays a finding
+    assert "DL301" in codes({k: v for k, v in T5_11B.items() if k != "d_kv"})

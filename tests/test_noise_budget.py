@@ -110,3 +110,22 @@ def test_a_deepspeed_template_is_skipped_in_a_walk(tmp_path: Path) -> None:
     err = io.StringIO()
     assert main(["check", str(tmp_path), "--verbose"], io.StringIO(), err) == 0
     assert "a template with placeholders to fill in (GBSIZE)" in err.getvalue()
+
+
+def test_a_stream_of_json_values_is_skipped_in_a_walk(tmp_path: Path) -> None:
+    """An Ascend tuning bank (CodeGeeX's ``repository_*_matmul.json``): records one after
+    another, one of whose keys is ``model_type``; a walk does not fail the repository for it,
+    naming the file still reports it, and a model config with trailing garbage stays DL001."""
+    record = '{\n  "shape": {"op_type": "matmul", "model_type": "%d"},\n  "cost_time": 40\n}\n'
+    bank = tmp_path / "bank" / "repository_matmul.json"
+    bank.parent.mkdir()
+    bank.write_text("".join(record % n for n in range(3)))
+    broken = tmp_path / "model" / "params.json"
+    broken.parent.mkdir()
+    broken.write_text('{"model_type": "llama", "hidden_size": 4096}\n"hidden_size": 1}\n')
+    err = io.StringIO()
+    out = io.StringIO()
+    assert main(["check", str(tmp_path), "--verbose", "--output-format", "json"], out, err) == 1
+    assert "a stream of 3 concatenated JSON values" in err.getvalue()
+    assert {Path(f["file"]).name for f in json.loads(out.getvalue())} == {"params.json"}
+    assert main(["check", str(bank)], io.StringIO(), io.StringIO()) == 1

@@ -237,3 +237,20 @@ def test_noqa_of_the_primary_does_not_suppress_a_composed_finding(tmp_path: Path
     assert [(Path(str(f["file"])).name, f["code"]) for f in findings if f["code"] == "DL101"] == [
         ("a.yaml", "DL101")
     ]
+
+
+def test_a_layout_finding_through_a_primary_is_reported_once(tmp_path: Path) -> None:
+    """FlagScale's trees (held-out batch 3): the group file states the parallel sizes beside
+    its model, the primary composes it under ``train``; the DL405 found from each names the
+    sizes' pointers in its own terms, and the run reports it once."""
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train/big.yaml").write_text(
+        "system:\n  pipeline_model_parallel_size: 3\n"
+        "model:\n  num_layers: 8\n  hidden_size: 512\n  num_attention_heads: 8\n"
+    )
+    (tmp_path / "train.yaml").write_text("defaults:\n  - _self_\n  - train: big\n")
+    found, _, _ = _check(str(tmp_path / "train.yaml"))
+    (composed,) = [f for f in found if f["code"] == "DL405"]
+    assert "/train/system/pipeline_model_parallel_size" in str(composed["message"])
+    found, _, _ = _check(str(tmp_path))
+    assert [f["line"] for f in found if f["code"] == "DL405"] == [4]

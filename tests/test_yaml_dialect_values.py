@@ -112,6 +112,20 @@ def test_a_gated_intermediate_size_outside_neox_is_the_branch_width() -> None:
     assert _width_named(_messages("m.yml", text), "intermediate_size") == {10001}
 
 
+def test_megatron_ffn_hidden_size_beside_a_hyphenated_key_is_the_branch_width() -> None:
+    """FlagScale's ``model:`` sections hold Megatron arguments, a few spelled with hyphens:
+    ``ffn_hidden_size`` is not gpt-neox's key, so it stays the per-branch width (found on held-out
+    batch 3: 8960 read as a 2986-wide gpt-neox branch, a false DL403 over tp 4)."""
+    text = (
+        "model:\n  num_layers: 4\n  hidden_size: 1536\n  num_attention_heads: 12\n"
+        "  ffn_hidden_size: {size}\n  swiglu: true\n  untie-embeddings-and-output-weights: false\n"
+        "system:\n  tensor_model_parallel_size: 4\n"
+    )
+    assert _messages("flagscale.yaml", text.format(size=8960)) == {}
+    found = _messages("flagscale.yaml", text.format(size=8962))  # 2240.5 per rank
+    assert _width_named(found, "ffn_hidden_size") == {8962}
+
+
 @pytest.mark.parametrize("key", ["pipe-parallel-size", "pipe_parallel_size"])
 def test_neox_pipe_parallel_size_is_a_pipeline_target(key: str) -> None:
     text = NEOX.format(size=27648, activation="gelu") + f"{key}: 3\n"
@@ -175,3 +189,104 @@ def test_safari_attention_heads_count_only_where_layers_are_attention(
     result = lint_bytes("exp.yaml", SAFARI.format(layers=layers).encode(), Selection())
     found = [(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span]
     assert (("DL101", 3) in found) is judged
+
+
+# --- FlagScale: the stage split stated beside the parallel sizes, not beside the model --------
+
+FLAGSCALE = """\
+system:
+  tensor_model_parallel_size: 1
+  pipeline_model_parallel_size: {pp}
+{split}
+model:
+  num_layers: {layers}
+  hidden_size: 2048
+  num_attention_heads: 16
+"""
+
+
+@pytest.mark.parametrize(
+    ("pp", "layers", "split", "refused"),
+    [
+        (2, 27, "", True),
+        # DeepSeek-V3-lite in FlagScale: 13 layers on the first stage, 14 on the last
+        (2, 27, "  decoder_first_pipeline_num_layers: 13", False),
+        (2, 27, "  num_layers_in_last_pipeline_stage: 14", False),
+        # FlagScale's heterogeneous training: each stage's layers by hand
+        (3, 8, "  hetero:\n    hetero_pipeline_layer_split: [2, 4, 2]", False),
+        (3, 8, "  logging:\n    log_interval: 1", True),
+    ],
+)
+def test_a_stage_split_stated_in_another_section_allows_an_uneven_split(
+    pp: int, layers: int, split: str, refused: bool
+) -> None:
+    text = FLAGSCALE.format(pp=pp, layers=layers, split=split)
+    found = _messages("flagscale.yaml", text)
+    assert ("DL405" in found) is refused, found
+
+
+# --- TencentPretrain: heads_num, layers_num, feedforward_size, local_kv_heads_num ------------
+
+TENCENT = """\
+{{
+  "emb_size": {width},
+  "feedforward_size": 11008,
+  "hidden_size": {width},
+  "hidden_act": "silu",
+  "heads_num": 32,{kv}
+  "layers_num": 32,
+  "encoder": "transformer",
+  "feed_forward": "gated"
+}}
+"""
+
+
+def _lines(name: str, text: str) -> dict[str, set[int]]:
+    found: dict[str, set[int]] = {}
+    for d in lint_bytes(name, text.encode(), Selection()).diagnostics:
+        found.setdefault(d.code, set()).add(d.span.start_pos.line if d.span else 0)
+    return found
+
+
+def test_tencentpretrain_json_is_read_with_its_names() -> None:
+    """TencentPretrain's model JSON (held-out batch 3: 62 files skipped as "not a model
+    config"): ``local_kv_heads_num`` must divide ``heads_num`` (``MultiHeadedAttention``'s
+    assert), found where it is written."""
+    name = "models/llama/7b_config.json"
+    result = lint_bytes(name, TENCENT.format(width=4096, kv="").encode(), Selection())
+    assert result.read == (1, 0)
+    assert not result.diagnostics
+    found = _lines(name, TENCENT.format(width=4096, kv='\n  "local_kv_heads_num": 5,'))
+    assert found.get("DL102") == {7}
+
+
+def test_tencentpretrain_rounds_the_head_width_down() -> None:
+    """``hidden_size // heads_num``: a width the heads do not divide runs with a narrower
+    attention, so it is no DL101 error."""
+    text = TENCENT.format(width=4100, kv="")
+    assert lint_bytes("models/x/b_config.json", text.encode(), Selection()).read == (1, 0)
+    assert "DL101" not in _lines("models/x/b_config.json", text)
+    # the same sizes under the common names are judged as transformers builds them
+    common = text.replace("heads_num", "num_attention_heads").replace("layers_num", "num_layers")
+    assert "DL101" in _lines("models/x/b_config.json", common)
+
+
+@pytest.mark.parametrize(
+    ("extra", "found"),
+    [
+        ("", True),
+        # ALBERT's factorization: a Linear(emb_size, hidden_size) joins them
+        (',\n  "factorized_embedding_parameterization": true', False),
+        # a recurrent encoder takes emb_size as its input width
+        (',\n  "encoder_kind": "x"', True),
+    ],
+)
+def test_tencentpretrain_embedding_width_must_be_the_hidden_width(extra: str, found: bool) -> None:
+    """A planted ``emb_size`` (held-out batch 3: the 58 transformer configs' first width key):
+    TencentPretrain feeds the embedding to the first layer as it is, so it must be
+    ``hidden_size`` wide unless factorized; found on ``emb_size``'s line."""
+    text = TENCENT.format(width=4096, kv="").replace('"emb_size": 4096', '"emb_size": 4161')
+    text = text.replace('"gated"\n}', f'"gated"{extra}\n}}')
+    assert (_lines("models/llama/7b_config.json", text).get("DL607") == {2}) is found
+    lstm = text.replace('"encoder": "transformer"', '"encoder": "lstm"')
+    assert "DL607" not in _lines("models/rnn/lstm_config.json", lstm)

@@ -10,6 +10,7 @@ from dimlint.checks import (  # noqa: F401
     budget,
     checkpoint,
     consistency,
+    embedding,
     ffn,
     inputs,
     keys,

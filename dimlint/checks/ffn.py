@@ -42,6 +42,16 @@ def _width_label(spec: ModelSpec, ffn: int) -> str:
     return f"{key} {ffn}"
 
 
+def _attention_width(spec: ModelSpec) -> int:
+    """The attention's inner width (heads × a stated head width), 0 when not stated. T5 scaled
+    its 3B and 11B models by widening the inner dimensions only: ``d_model`` 1024 with 32 and
+    128 heads of 128 and ``d_ff`` 16384 and 65536, each 4 × the attention width (64 and 16 ×
+    ``d_model``): the FFN is sized against the inner width there, not against the residual."""
+    if spec.head_dim is None or not spec.head_dim.in_file or spec.heads is None:
+        return 0
+    return spec.heads.value * spec.head_dim.value
+
+
 @rule(
     "DL301",
     "ffn-ratio",
@@ -56,7 +66,8 @@ def check_ffn_ratio(spec: ModelSpec) -> Iterator[Finding]:
     gated = _gated(spec)
     low, high = GATED_RANGE if gated else PLAIN_RANGE
     ratio = ffn / hidden
-    if low <= ratio <= high:
+    inner = _attention_width(spec)
+    if low <= ratio <= high or (inner > hidden and low <= ffn / inner <= high):
         return
     kind = "gated (SwiGLU/GeGLU)" if gated else "plain"
     usual = (

@@ -51,6 +51,23 @@ def hidden_dim_is_width(keys: Any) -> bool:
 #: open_lm's Mamba configs: ``d_model``, ``n_layer``, ``seq_len`` (no heads: a recurrence).
 OPEN_LM_MAMBA_KEYS = frozenset({"d_model", "n_layer", "seq_len"})
 
+#: TencentPretrain's (and UER-py's) model JSON (``models/*/…_config.json``, read into the
+#: training script's ``args``): ``heads_num`` and ``layers_num`` name its dialect.
+#: ``tencentpretrain/layers/transformer.py`` takes ``attention_head_size`` when stated, else
+#: ``hidden_size // heads_num`` rounded down (a width the heads do not divide runs with a
+#: narrower attention, as open_lm's does), and ``local_kv_heads_num`` KV heads, which
+#: ``MultiHeadedAttention`` asserts divide ``heads_num``.
+TENCENT_KEYS = frozenset({"heads_num", "layers_num"})
+#: TencentPretrain's names → the common ones (``feedforward_size`` is each branch of its
+#: ``feed_forward: "gated"`` MLP: ``GatedFeedForward`` has two ``hidden → feedforward`` Linears).
+TENCENT_RENAMES = {
+    "heads_num": "num_attention_heads",
+    "layers_num": "num_hidden_layers",
+    "feedforward_size": "intermediate_size",
+    "local_kv_heads_num": "num_key_value_heads",
+    "attention_head_size": "head_dim",
+}
+
 #: Keys whose value is the number of embedding rows (not the tokenizer's vocabulary).
 ROW_KEYS = ("embedding_size", "padded_vocab_size")
 #: Keys whose value is the multiple the embedding rows are rounded up to.

@@ -402,12 +402,23 @@ def pp_refusals(engine: Engine, spec: ModelSpec, pp: int) -> list[Refusal]:
 
 
 #: Megatron arguments that place layers on stages by hand: any of them makes an uneven split legal.
-_LAYOUT_KEYS = (
+#: FlagScale (a Megatron-LM fork) adds ``hetero_pipeline_layer_split``, the layers of each stage
+#: of a heterogeneous run (``[2, 4, 2]`` over pp 3).
+LAYOUT_KEYS = (
     "num_layers_in_first_pipeline_stage",
     "num_layers_in_last_pipeline_stage",
     "decoder_first_pipeline_num_layers",
     "decoder_last_pipeline_num_layers",
     "pipeline_model_parallel_layout",
+    "hetero_pipeline_layer_split",
+)
+#: Every argument :func:`pp_refusals` reads about how layers are split over stages (what a
+#: training YAML may state beside the parallel sizes rather than beside the model's keys).
+SPLIT_KEYS = (
+    *LAYOUT_KEYS,
+    "account_for_embedding_in_pipeline_split",
+    "account_for_loss_in_pipeline_split",
+    "num_virtual_stages_per_pipeline_rank",
 )
 
 
@@ -416,7 +427,7 @@ def _uneven_split(spec: ModelSpec, layers: int, pp: int) -> bool:
     stated layout or first/last stage size, or ``account_for_embedding/loss_in_pipeline_split``
     counting the embedding and loss as a layer each (with virtual stages: over pp × vp)."""
     raw = spec.raw
-    if any(raw.get(key) not in (None, False) for key in _LAYOUT_KEYS):
+    if any(raw.get(key) not in (None, False) for key in LAYOUT_KEYS):
         return True
     extra = sum(
         raw.get(key) is True

@@ -237,15 +237,20 @@ def _has_model_section(value: dict[str, Any]) -> bool:
 
 
 def _training_config(value: dict[str, Any]) -> bool:
-    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens, or
-    open_lm's model keys: its ``hidden_dim`` is the width, not Mistral's FFN)."""
+    """A training config (no ``model_type``, ``architectures``; framework keys or hyphens,
+    open_lm's model keys: its ``hidden_dim`` is the width, not Mistral's FFN, or
+    TencentPretrain's ``heads_num``/``layers_num``)."""
     if "model_type" in value or "architectures" in value:
         return False
-    from dimlint.config.trainingkeys import OPEN_LM_KEYS, OPEN_LM_MAMBA_KEYS
+    from dimlint.config.trainingkeys import OPEN_LM_KEYS, OPEN_LM_MAMBA_KEYS, TENCENT_KEYS
 
     keys = value.keys()
     if keys >= OPEN_LM_KEYS or (keys >= OPEN_LM_MAMBA_KEYS and "dim" not in keys):
         return True
+    if keys >= TENCENT_KEYS or any(
+        isinstance(member, dict) and member.keys() >= TENCENT_KEYS for member in value.values()
+    ):
+        return True  # TencentPretrain's model JSON (CLIP's towers: ``stream_0``, ``stream_1``)
     return bool(_TRAINING_KEYS & keys) or any("-" in key for key in value)
 
 

@@ -185,6 +185,7 @@ def collect(
     evaluator = Evaluator(scan, overrides)
     extractor = pyconfigs.Extractor(scan, evaluator)
     extractor.named = functools.partial(pynamed.lookup, path)
+    extractor.in_tests = pyconfigs.is_test_module(path)
     layer_calls = {
         id(site.node): (site, kind)
         for site in scan.sites

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from dimlint.diagnostics import Diagnostic
@@ -46,6 +47,10 @@ class FileResult:
         self.models: list[list[ModelSpec]] = []
 
 
+#: The origin :func:`dimlint.lint.yaml_front` appends to a parallel-layout finding's message.
+_ORIGIN = re.compile(r" \[parallel sizes from [^\]]*\]$")
+
+
 def unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The findings of a run with each reported once: a value a Hydra defaults list composes
     into several configs is found from each of them and from its own file; the copy with a
@@ -54,7 +59,10 @@ def unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for diagnostic in diagnostics:
         start = diagnostic.span.start if diagnostic.span is not None else None
-        key = (diagnostic.code, diagnostic.path, start, diagnostic.message)
+        # a parallel-layout finding names the pointers of the sizes it judged, which differ
+        # between the group file and the primary that composes it: still one finding
+        message = _ORIGIN.sub("", diagnostic.message)
+        key = (diagnostic.code, diagnostic.path, start, message)
         index = kept.get(key)
         if index is None:
             kept[key] = len(found)

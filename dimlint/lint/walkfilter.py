@@ -5,11 +5,14 @@ A repository holds JSON files with comments (``.devcontainer/devcontainer.json``
 repository for them (DL001 at error level) would make ``dimlint check .`` unusable, so a file met
 by a walk that does not parse is reported only when it is a model config by name
 (``config.json``) or by what can be read of it (a model key such as ``"hidden_size"`` appears in
-its text). A file named on the command line keeps its DL001: the user asked for that file.
+its text), and not a stream of several JSON values one after another (JSON Lines, an Ascend
+tuning bank: whatever keys its records hold, no framework reads it as one config). A file named
+on the command line keeps its DL001: the user asked for that file.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -36,6 +39,12 @@ def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
         return None
     if os.path.basename(path) == "config.json":
         return None
+    values = _stream_length(data) if path.endswith(".json") else 0
+    if values > 1:
+        return (
+            f"a stream of {values} concatenated JSON values (JSON Lines, a log, a tuning bank),"
+            " not a config"
+        )
     placeholder = _PLACEHOLDER.search(data)
     if placeholder is not None:
         word = placeholder.group(1).decode("ascii")
@@ -48,6 +57,34 @@ def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
         f"not valid {kind}{comment if kind == 'JSON' else ''} and not a model config:"
         f" {result.diagnostics[0].message}"
     )
+
+
+#: How many values a stream is read to (a stream is a stream after two; the cap bounds the work).
+_STREAM_VALUES = 64
+
+
+def _stream_length(data: bytes) -> int:
+    """How many JSON values the text holds one after another (an Ascend tuning bank, a JSON
+    Lines log saved as ``.json``: ``{…}{…}`` or one object a line), counted up to
+    :data:`_STREAM_VALUES`; 0 when any part is not JSON (then the file is a broken config or
+    someone else's syntax, which the rest of :func:`not_ours` judges)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return 0
+    decoder = json.JSONDecoder()
+    count, at = 0, 0
+    while count < _STREAM_VALUES:
+        while at < len(text) and text[at] in " \t\r\n":
+            at += 1
+        if at == len(text):
+            return count
+        try:
+            _, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return 0
+        count += 1
+    return count
 
 
 def _not_a_config(path: str, result: FileResult) -> str | None:

@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 from dimlint.checks import all_rules
 from dimlint.config.normalize import GATED_ACTIVATIONS, field_keys, normalize
 from dimlint.config.spec import Located, ModelSpec
-from dimlint.config.trainingkeys import OPEN_LM_KEYS, embedding_rows, is_recurrent
+from dimlint.config.trainingkeys import (
+    OPEN_LM_KEYS,
+    TENCENT_KEYS,
+    embedding_rows,
+    is_recurrent,
+)
 from dimlint.diagnostics import Diagnostic, Position, Span
 from dimlint.lint.pointer_locate import locate
 from dimlint.lint.results import FileResult
@@ -43,7 +48,8 @@ NOT_FOR_YAML = frozenset({"DL004", "DL005"})
 _DIMENSION_KEY = re.compile(
     rb"(?m)(?:^|[{,])[\s\"']*(?:--)?(?:base_)?(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|"
     rb"emb_dim|model_dim|hidden_dim|num[_-]attention[_-]heads|n_heads?|num_heads|"
-    rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers)"
+    rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers|heads_num|"
+    rb"layers_num)"
     rb"[\"']?\s*:"
 )
 #: Megatron/NeMo/gpt-neox spell a gated MLP as a flag or an activation name.
@@ -53,6 +59,11 @@ _ACTIVATION_KEYS = ("activation", "activation_type", "activation_func", "hidden_
 _NEOX_MARKERS = frozenset(
     {"attention_config", "pos_emb", "gpt_j_residual", "no_weight_tying", "mlp_multiple_of"}
 )
+#: gpt-neox's name of the MLP width (``NeoXArgs.intermediate_size``). It has no
+#: ``ffn_hidden_size``: a section that writes Megatron's name means Megatron's per-branch width,
+#: even beside a hyphenated key (FlagScale's ``model:`` sections hold Megatron arguments and
+#: spell a few with hyphens, ``untie-embeddings-and-output-weights``).
+_NEOX_FFN_KEYS = frozenset({"intermediate_size", "intermediate-size"})
 
 
 #: A Hydra defaults list: the file may compose a model from files that state its dimensions.
@@ -109,6 +120,7 @@ def lint_document(
     for spec, _ in built:
         _as_written(spec, document.spelled)
     specs = [spec for spec, _ in built]
+    _with_stage_split(specs, document.value)
     result.notes = [
         note
         for note in document.notes
@@ -255,10 +267,16 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
         spec.recurrent = is_recurrent({}, family, False)
     if spec.gated_mlp is None:
         spec.gated_mlp = _gated(obj)
-    if obj.keys() >= OPEN_LM_KEYS:
-        _open_lm_head_width(spec)
+    if obj.keys() >= OPEN_LM_KEYS or obj.keys() >= TENCENT_KEYS:
+        _rounded_head_width(spec)
     derived: Derived | None = None
-    if spec.gated_mlp and spec.ffn is not None and spec.ffn.in_file and _is_neox(obj):
+    if (
+        spec.gated_mlp
+        and spec.ffn is not None
+        and spec.ffn.in_file
+        and spec.ffn.key in _NEOX_FFN_KEYS
+        and _is_neox(obj)
+    ):
         written = spec.ffn
         spec.ffn = _neox_gated_ffn(obj, written)
         if written.pointer is not None:
@@ -281,8 +299,9 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
     return spec, derived
 
 
-def _open_lm_head_width(spec: ModelSpec) -> None:
-    """open_lm's head width, ``dim // n_heads`` rounded down (``Params``): its 87M config
+def _rounded_head_width(spec: ModelSpec) -> None:
+    """open_lm's and TencentPretrain's head width, the width over the heads rounded down
+    (open_lm's ``Params``, TencentPretrain's ``hidden_size // heads_num``): open_lm's 87M config
     (``hidden_dim`` 488, 12 heads) runs with heads 40 wide, an attention 480 wide; DL101's
     crash is not what happens."""
     hidden, heads = spec.hidden, spec.heads
@@ -331,6 +350,20 @@ def _gated(obj: dict[str, Any]) -> bool | None:
             name = value.lower().removeprefix("fast-").replace("_", "-")
             return name in GATED_ACTIVATIONS or name.replace("-", "_") in GATED_ACTIVATIONS
     return None
+
+
+def _with_stage_split(specs: list[ModelSpec], value: Any) -> None:
+    """Give each section the pipeline split the file states elsewhere (FlagScale's
+    ``system: decoder_first_pipeline_num_layers: 13`` beside ``pipeline_model_parallel_size``,
+    the model's ``num_layers: 27`` in ``model:``): the pp checks read it from the spec."""
+    from dimlint.deploy.engines import SPLIT_KEYS
+    from dimlint.sources.yamlmodels import first_stated
+
+    stated = first_stated(value, SPLIT_KEYS)
+    for spec in specs:
+        missing = {key: v for key, v in stated.items() if key not in spec.raw}
+        if missing:
+            spec.raw = {**spec.raw, **missing}
 
 
 def _with_file_target(selection: Selection, sizes: dict[str, ParallelSize]) -> Deployment | None:

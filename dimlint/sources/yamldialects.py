@@ -15,6 +15,9 @@ Each dialect here names the same dimensions as the common keys, in its own words
   ``mlp_activations: [silu, linear]`` (two entries) is a gated MLP.
 * **safari / hyena-dna** (``attn_cfg: {num_heads: 8}`` beside ``attn_layer_idx``): the heads
   of the flash-attn blocks the listed layers are, read where they are written.
+* **TencentPretrain / UER-py** (``heads_num``, ``layers_num``, ``feedforward_size``,
+  ``local_kv_heads_num``, ``attention_head_size``; ``feed_forward: "gated"``): its JSON model
+  configs, read as a training config (see :data:`dimlint.config.trainingkeys.TENCENT_KEYS`).
 * **levanter / open_lm** (``hidden_dim`` beside ``num_heads``/``n_heads`` and no other width
   key): ``hidden_dim`` is the model width. Where a ``dim`` is stated (Mistral's
   ``params.json``), ``hidden_dim`` is the FFN and nothing is translated.
@@ -32,6 +35,8 @@ from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.trainingkeys import (
     HEAD_KEYS,
     MEGATRON_MLA_NAMES,
+    TENCENT_KEYS,
+    TENCENT_RENAMES,
     WIDTH_KEYS,
     hidden_dim_is_width,
 )
@@ -136,6 +141,12 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
         activations = node.get("mlp_activations")
         if isinstance(activations, list) and len(activations) >= 2:
             added["gated_linear_unit"] = "mlp_activations"
+    if node.keys() >= TENCENT_KEYS:
+        for key, common in TENCENT_RENAMES.items():
+            if key in node:
+                added[common] = key
+        if node.get("feed_forward") == "gated":
+            added["gated_linear_unit"] = "feed_forward"
     if hidden_dim_is_width(node):
         added["hidden_size"] = "hidden_dim"
     _attention_layers(document, pointer, node)

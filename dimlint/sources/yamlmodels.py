@@ -116,6 +116,17 @@ def parallel_sizes(value: Any) -> dict[str, ParallelSize]:
     return found
 
 
+def first_stated(value: Any, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The first value of each of ``keys`` anywhere in the document, outermost first (a
+    training YAML states how its layers split over pipeline stages beside the parallel sizes,
+    FlagScale's ``system:`` section, not beside the model's keys)."""
+    found: dict[str, Any] = {}
+    for _, key, child, _ in _members(value):
+        if key in keys and key not in found:
+            found[key] = child
+    return found
+
+
 def _members(value: Any) -> Iterator[tuple[str, str, Any, str]]:
     """(pointer, key, value, parent key) of every mapping member, breadth first."""
     pending: list[tuple[str, Any, str, int]] = [("", value, "", 0)]

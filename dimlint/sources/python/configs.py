@@ -65,6 +65,12 @@ CONFIG_CLASS_SUFFIXES = ("Config", "Configuration", "Args", "Arguments", "HParam
 MEGATRON_MODULES = ("megatron.", "nemo.")
 #: x-transformers' layer stacks, whose keywords (``dim``, ``depth``, ``heads``) are a model.
 X_LAYER_STACKS = frozenset({"Decoder", "Encoder", "CrossAttender", "AttentionLayers"})
+#: Attribute bags a test builds to stand in for a config (``SimpleNamespace(hidden_size=…,
+#: layer_types=[…])`` returned by a mocked ``AutoConfig.from_pretrained``): in a test module they
+#: hold what the code under test should see, and no framework ever builds a model from them.
+TEST_DOUBLES = frozenset(
+    {"SimpleNamespace", "Namespace", "Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock"}
+)
 #: Keywords that make a call or dict a config when two of these groups are present.
 DIMENSION_GROUPS = tuple(field_keys(field) for field in ("hidden", "heads", "layers"))
 ALL_DIMENSION_KEYS = frozenset(
@@ -128,6 +134,17 @@ class Candidate:
         #: The training framework whose config class this is ("megatron" for megatron-core's
         #: ``TransformerConfig`` family and NeMo's subclasses), by what the file imports.
         self.framework: str | None = None
+
+
+def is_test_module(path: str) -> bool:
+    """Whether ``path`` names a test module by pytest's and unittest's conventions."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or any(part in ("tests", "test") for part in parts[:-1])
+    )
 
 
 def has_dimensions(keys: Any) -> bool:
@@ -211,6 +228,9 @@ class Extractor:
         self._consumed: set[int] = set()
         #: Looks up a named table entry (``from_name``'s base) by receiver and name.
         self.named: Callable[[str, str], dict[str, Any] | None] | None = None
+        #: Whether the module is a test module (``test_*.py``, ``*_test.py``, under ``tests/``),
+        #: where :data:`TEST_DOUBLES` are stand-ins, not configs.
+        self.in_tests = False
 
     # --- module-level assignment files ------------------------------------------------------
 
@@ -446,6 +466,8 @@ class Extractor:
             candidate = Candidate("call", f"{last}(...)", node.func, own)
             candidate.framework = framework
             return candidate
+        if last in TEST_DOUBLES and self.in_tests:
+            return None
         if has_dimensions(sized_keys(own)):
             candidate = Candidate("call", f"{last}(...)", node.func, own)
             candidate.framework = framework
