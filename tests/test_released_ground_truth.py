@@ -20,10 +20,12 @@ pytest.importorskip("transformers")
 pytest.importorskip("torch")
 
 #: The exact share each half reached when this test was written (a floor against regressions,
-#: far from the 97% the issue asks for: see the closing note's per-type table): tune 66/77,
-#: held-out 65/92, with six configs from outside the corpus (``extra.tsv``) added after the
-#: held-out half was measured.
-FLOORS = {"tune": 0.85, "held_out": 0.70}
+#: far from the 97% the issue asks for: see the closing note's per-type table). First 214
+#: configs (208 from the corpus, six from ``extra.tsv``): tune 66/77, held-out 65/92 (floors
+#: 0.85 and 0.70). With 148 more from outside the corpus (``extra.tsv``, split by the same
+#: hash before any was measured, 57 model types the first 214 lacked): tune 100/142 (70.4%),
+#: held-out 97/160 (60.6%); the new configs alone 34/65 and 32/68.
+FLOORS = {"tune": 0.70, "held_out": 0.60}
 
 
 @pytest.fixture(scope="module", params=["tune", "held_out"])
