@@ -378,6 +378,67 @@ def _flat_text_fields(
 _SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
 
 
+def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
+    """Why a sub-config of another model type than the template's cannot be counted by it (a
+    vision-encoder-decoder whose decoder is GPT-2, not the default BERT), or None: the
+    template reads fields of its sub-model's config class (``decoder.type_vocab_size``), and a
+    stated sub-model whose class lacks one the declared sub-model class has is another model.
+    (Only such fields tell: a class may build another sub-model type by default than the one
+    its table declares, RF-DETR's DINOv2 backbone.)"""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return None
+    paths = set(learned.get("defaults", {})) | set(learned.get("declared", {}))
+    for key, default_type in record.sub_configs.items():
+        sub = raw.get(key)
+        stated = sub.get("model_type") if isinstance(sub, dict) else None
+        if not isinstance(stated, str) or not stated or stated in (default_type, model_type):
+            continue
+        expected = architectures.lookup(default_type)
+        if expected is None:
+            continue
+        read = {path.split(".", 1)[1] for path in paths if path.startswith(f"{key}.")}
+        other = architectures.lookup(stated)
+        known = architectures.base_fields()
+        if other is not None:
+            known = known | other.fields | set(other.aliases)
+        missing = sorted((read & expected.fields) - known)
+        if missing:
+            return (
+                f"{key}.model_type = {stated}: the template was learned with {default_type}"
+                f" ({key}.{missing[0]} is not a field of {stated})"
+            )
+    return None
+
+
+def _unexamined_flag(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
+    """Why a stated boolean field of the config class that the generator never varied (not in
+    the row's ``examined``) and that differs from the class default may change the tensors
+    (ERNIE's ``use_task_id`` adds task-type embeddings), or None."""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return None
+    known = set(learned.get("examined", [])) | set(learned.get("defaults", {}))
+    known |= set(learned.get("declared", {})) | architectures.base_fields() | _RUNTIME_FLAGS
+    for key, value in raw.items():
+        if (
+            isinstance(value, bool)
+            and key in record.fields
+            and key not in known
+            and record.defaults.get(key) is not None
+            and value != record.defaults.get(key)
+        ):
+            return f"{key} = {value} was never varied when {model_type}'s template was learned"
+    return None
+
+
+#: Boolean fields that choose runtime behaviour, never a tensor (the generator skips them too).
+_RUNTIME_FLAGS = frozenset(
+    {"use_cache", "output_attentions", "output_hidden_states", "return_dict", "torchscript",
+     "use_return_dict", "is_decoder", "gradient_checkpointing"}
+)  # fmt: skip
+
+
 def class_for(learned: dict[str, Any], architecture: str) -> str | None:
     """The class whose template applies: the one ``architectures`` names, else the class
     the generator learned from (the causal LM or conditional-generation class)."""
@@ -425,13 +486,19 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     labels = labels_of(raw)
     label_axes: dict[str, list[int]] = record.get("labels", {})
     if "num_labels" not in record:
-        seen = _learned_labels(tensors_json)
+        seen = _learned_labels(tensors_json, learned.get("defaults", {}))
         if seen is not None and seen != labels and _has_label_head(learned, class_name):
             why = f"{class_name}'s head was learned with {seen} labels, not {labels}"
             return Refusal(why, True)
     unknown = _unknown_number(raw, model_type, learned)
     if unknown is not None:
         return Refusal(f"{unknown} is not a field of {model_type}'s config class", True)
+    other = _other_sub_config(raw, model_type, learned)
+    if other is not None:
+        return Refusal(other, True)
+    flag = _unexamined_flag(raw, model_type, learned)
+    if flag is not None:
+        return Refusal(flag, True)
     legacy = _legacy_key(raw, model_type, learned.get("examined", []), class_name)
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
@@ -467,6 +534,16 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             # A tensor that exists only under a flag was seen in one build: its constant shape
             # (Cohere's per-head q/k norms: [64, 128]) says nothing about other sizes.
             return Refusal(f"{name} exists only under {conditions[0][0]} and was seen once", True)
+        toggled = [path for path, wanted in conditions if defaults.get(path) != wanted]
+        constant = [dim for dim in dims if not any(factors for _, _, factors in dim)]
+        if toggled and constant and not _all_defaults(values, defaults):
+            # Nor does a constant axis of a tensor only the flipped flag builds (Falcon's
+            # ``new_decoder_architecture`` fused QKV, 13632 rows at the default width).
+            return Refusal(
+                f"{name} exists only under {toggled[0]} = {values.get(toggled[0])} and one of"
+                " its sizes was seen in that one build only",
+                True,
+            )
         linearized = _linearized(values, defaults, count_expression, dims)
         if linearized is not None:
             return Refusal(f"{name}'s learned shape {linearized}", True)
@@ -517,16 +594,19 @@ def labels_of(raw: dict[str, Any]) -> int:
     return stated if isinstance(stated, int) and not isinstance(stated, bool) else 2
 
 
-_HEAD = re.compile(r"^(classifier|score|classification_head\.out_proj|logits)\.weight$")
+_HEAD = re.compile(
+    r"^(classifier(\.\*|\.\d+)?|score|classification_head\.out_proj|logits)\.weight$"
+)
 
 
-def _learned_labels(tensors_json: list[Any]) -> int | None:
-    """The label count a row learned before heads were sized by labels: the constant first
-    axis of its classifier weight (None: no such head)."""
+def _learned_labels(tensors_json: list[Any], defaults: Mapping[str, Any]) -> int | None:
+    """The label count a row learned before heads were sized by labels: the first axis of its
+    classifier weight in the default build (None: no such head). The fit may have explained
+    that axis by a field that happened to equal the label count (ALBERT's 2 labels as
+    ``type_vocab_size``); its default value is still what the build had."""
     for name, _count, dims, *_ in tensors_json:
-        if _HEAD.search(str(name)) and dims and not any(f for _, _, f in dims[0]):
-            numerator, denominator, _ = dims[0][0]
-            return int(numerator // denominator)
+        if _HEAD.search(str(name)) and dims:
+            return evaluate_expression(dims[0], defaults)
     return None
 
 

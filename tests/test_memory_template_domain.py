@@ -1,0 +1,104 @@
+"""A template answers only inside what it learned (issue 19): cases found on released configs.
+
+Each case is a released config that a template once counted as exact although transformers
+builds another model (see ``tests/data/released_configs``): the template must now refuse with
+the reason, so ``mem`` labels its count an estimate. The same config inside the learned domain
+still gets the template's tensors, so these tests fail if the guard refuses everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dimlint.memory import templates
+from dimlint.memory.templates import Refusal, learned_tensors
+
+pytestmark = pytest.mark.skipif(not templates.row("albert"), reason="no shapes table")
+
+
+def _labels(count: int) -> dict[str, str]:
+    return {str(index): f"LABEL_{index}" for index in range(count)}
+
+
+def _refusal(raw: dict[str, Any], architecture: str) -> str:
+    found = learned_tensors(raw, architecture)
+    assert isinstance(found, Refusal), f"{architecture} counted outside its learned domain"
+    return found.reason
+
+
+def _counted(raw: dict[str, Any], architecture: str) -> int:
+    found = learned_tensors(raw, architecture)
+    assert isinstance(found, list), found
+    return sum(tensor.numel for tensor in found)
+
+
+def test_head_learned_with_a_field_equal_to_the_label_count() -> None:
+    # ALBERT's classifier axis was fitted as type_vocab_size (2, like the default labels).
+    raw = {"model_type": "albert", "architectures": ["AlbertForSequenceClassification"]}
+    assert _counted({**raw, "id2label": _labels(2)}, "AlbertForSequenceClassification") > 0
+    reason = _refusal({**raw, "id2label": _labels(7)}, "AlbertForSequenceClassification")
+    assert "learned with 2 labels, not 7" in reason
+
+
+def test_head_behind_a_flatten_is_a_label_head() -> None:
+    # ResNet's head is ``classifier.1`` (after a Flatten): 1000 ImageNet labels, learned at 2.
+    raw = {"model_type": "resnet", "architectures": ["ResNetForImageClassification"]}
+    reason = _refusal({**raw, "id2label": _labels(1000)}, "ResNetForImageClassification")
+    assert "not 1000" in reason
+
+
+def test_sub_config_of_another_model_type() -> None:
+    # ViT-GPT2 captioning: the template's decoder is the default BERT, this one is GPT-2.
+    raw = {
+        "model_type": "vision-encoder-decoder",
+        "encoder": {"model_type": "vit"},
+        "decoder": {"model_type": "gpt2", "add_cross_attention": True},
+    }
+    reason = _refusal(raw, "VisionEncoderDecoderModel")
+    assert reason.startswith("decoder.model_type = gpt2: the template was learned with bert")
+    bert = {**raw, "decoder": {"model_type": "bert", "add_cross_attention": True}}
+    found = learned_tensors(bert, "VisionEncoderDecoderModel")
+    assert not (isinstance(found, Refusal) and "model_type" in found.reason)
+
+
+def test_boolean_the_generator_never_varied() -> None:
+    # ERNIE 3.0's use_task_id adds task-type embeddings no build of the template had.
+    raw = {"model_type": "ernie", "architectures": ["ErnieForMaskedLM"]}
+    assert _counted({**raw, "use_task_id": False}, "ErnieForMaskedLM") > 0
+    reason = _refusal({**raw, "use_task_id": True}, "ErnieForMaskedLM")
+    assert reason.startswith("use_task_id = True was never varied")
+
+
+@pytest.mark.parametrize(
+    ("raw", "architecture", "flag"),
+    [
+        # Falcon-180B: the new-architecture fused QKV was seen at the default width only.
+        (
+            {"model_type": "falcon", "new_decoder_architecture": True, "hidden_size": 14848,
+             "num_attention_heads": 232, "num_kv_heads": 8, "num_hidden_layers": 80},
+            "FalconForCausalLM",
+            "new_decoder_architecture",
+        ),
+        # DeBERTa-v3: relative embeddings (sized by position_buckets) seen in one build only.
+        (
+            {"model_type": "deberta-v2", "relative_attention": True, "position_buckets": 256,
+             "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
+             "intermediate_size": 4096, "position_biased_input": False},
+            "DebertaV2Model",
+            "relative_attention",
+        ),
+    ],
+)  # fmt: skip
+def test_constant_axis_of_a_tensor_only_a_flipped_flag_builds(
+    raw: dict[str, Any], architecture: str, flag: str
+) -> None:
+    reason = _refusal(raw, architecture)
+    assert f"exists only under {flag} = True" in reason
+    assert "seen in that one build only" in reason
+
+
+def test_flipped_flag_at_the_default_sizes_still_counts() -> None:
+    # At the learned width the one build is the model: the template still answers.
+    assert _counted({"model_type": "falcon", "new_decoder_architecture": True}, "") > 0
