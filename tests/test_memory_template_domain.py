@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from dimlint.memory import templates
-from dimlint.memory.templates import Refusal, learned_tensors
+from dimlint.memory.parameters import templates
+from dimlint.memory.parameters.templates import Refusal, learned_tensors
 
 pytestmark = pytest.mark.skipif(not templates.row("albert"), reason="no shapes table")
 
