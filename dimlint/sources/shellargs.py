@@ -26,7 +26,9 @@ from dimlint.config.values import Unresolved
 from dimlint.sources.yamlfile import YamlDocument
 
 #: A model argument of Megatron: ``--name value`` or ``--name=value`` (a flag has no value).
-_ARGUMENT = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?:(?:[ \t]|\\\n)+|=)?")
+#: Forks spell the names with underscores (epfLLM's Megatron-LLM: ``--hidden_size 4096``, which
+#: its ``arguments.py`` defines); the dialect reads both spellings alike.
+_ARGUMENT = re.compile(r"(?<![\w-])--([a-z][a-z0-9_-]*)(?:(?:[ \t]|\\\n)+|=)?")
 #: The value token after an argument: a quoted or bare word.
 _VALUE = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[^\s\\;|&)\"']+")
 #: ``NAME=value`` (optionally ``export``ed) at the start of a line, or after a ``;`` or a
@@ -42,8 +44,21 @@ MODEL_ARGUMENTS = ("hidden-size", "num-attention-heads", "num-layers")
 
 
 def may_have_model(data: bytes) -> bool:
-    """Whether the script names at least two of Megatron's model-size arguments."""
-    return sum(f"--{name}".encode() in data for name in MODEL_ARGUMENTS) >= 2
+    """Whether the script names at least two of Megatron's model-size arguments (in either
+    spelling: ``--hidden-size`` or ``--hidden_size``)."""
+    return (
+        sum(any(f"--{n}".encode() in data for n in _spellings(name)) for name in MODEL_ARGUMENTS)
+        >= 2
+    )
+
+
+def _spellings(name: str) -> tuple[str, str]:
+    """An argument's name with hyphens (Megatron-LM) and with underscores (its forks)."""
+    return name, name.replace("-", "_")
+
+
+def _model_argument(name: str) -> bool:
+    return name.replace("_", "-") in MODEL_ARGUMENTS
 
 
 def load(path: str, text: str) -> YamlDocument:
@@ -84,7 +99,7 @@ def load(path: str, text: str) -> YamlDocument:
             if (name := _variable_of(text, m)) is not None
             and any(_numeric(written) for written, _ in local.get(name, ()))
         }
-        if not used and not any(m.group(1) in MODEL_ARGUMENTS for m in own):
+        if not used and not any(_model_argument(m.group(1)) for m in own):
             continue
         chosen = {
             name: local.get(name, [p for p in places if where(p[1]) is None])
@@ -97,7 +112,8 @@ def load(path: str, text: str) -> YamlDocument:
     if any(isinstance(member, dict) for member in value.values()):
         # the sizes are the branches' models: the top level is no model of its own
         for name in MODEL_ARGUMENTS:
-            value.pop(f"--{name}", None)
+            for spelling in _spellings(name):
+                value.pop(f"--{spelling}", None)
     document = YamlDocument(path, text, value, values, keys)
     document.notes = notes
     return document

@@ -115,11 +115,15 @@ def _attention_layers(document: YamlDocument, pointer: str, node: dict[str, Any]
 def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
     added: dict[str, str] = {}  # common key → written key
     if any(isinstance(key, str) and key.startswith("--") for key in node):
-        gqa = node.get("--group-query-attention") is True
-        mla = node.get("--multi-latent-attention") is True
+        flags = {
+            k.replace("_", "-") for k, item in node.items() if item is True and isinstance(k, str)
+        }
+        gqa = "--group-query-attention" in flags  # spelled --group_query_attention by forks
+        mla = "--multi-latent-attention" in flags
         if mla:
             for key, default in MEGATRON_MLA_DEFAULTS.items():
-                if default is not None:  # Megatron's own default, no place in the file
+                # Megatron's own default, no place in the file (in neither spelling)
+                if default is not None and key.replace("-", "_") not in node:
                     node.setdefault(key, default)
         for key in list(node):
             if not key.startswith("--"):
@@ -127,7 +131,7 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
             name = key[2:].replace("-", "_")
             if name == "num_query_groups" and not gqa:
                 continue  # Megatron ignores the groups without --group-query-attention
-            if key in MEGATRON_MLA_DEFAULTS and not mla:
+            if key.replace("_", "-") in MEGATRON_MLA_DEFAULTS and not mla:
                 continue  # and the latent sizes without --multi-latent-attention
             added[MEGATRON_RENAMES.get(name, name)] = key
     for key, common in MLA_RENAMES.items():
