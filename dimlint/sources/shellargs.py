@@ -76,6 +76,8 @@ def load(path: str, text: str) -> YamlDocument:
     places = sum(len(found) for found in assignments.values())
     # a branch re-reads the arguments outside it: bounded work on a hostile script
     branches = _branches(text) if len(occurrences) + places <= MAX_BRANCH_WORK else []
+    if not branches and len(occurrences) + places <= MAX_BRANCH_WORK:
+        branches = _commands(text, occurrences)
 
     def where(offset: int) -> int | None:
         return next((i for i, (_, s, e) in enumerate(branches) if s <= offset < e), None)
@@ -224,6 +226,29 @@ def _branches(text: str) -> list[tuple[str, int, int]]:
                 found.append((current[0], current[1], match.start()))
             current = arm(match.end())
     return found[:MAX_BRANCHES]
+
+
+#: A logical line that assigns a quoted string or an array (``GPT_ARGS="--num-layers 24 \\``,
+#: ``ARGS=(``): arguments every command that names the variable shares, not a command.
+_STRING_ASSIGNMENT = re.compile(r"\s*(?:export\s+)?[A-Za-z_]\w*=[\"'(]")
+
+
+def _commands(text: str, occurrences: list[re.Match[str]]) -> list[tuple[str, int, int]]:
+    """(label, start, end) of each command line (continuations joined) that writes model
+    arguments of its own, when a script runs two or more (a training run and its resume, an
+    evaluation in two steps): each is a model, so that one command's sizes are not
+    "given more than once with different values" beside the other's. One such command gives
+    none: its arguments are the script's top level, as before."""
+    spans: list[tuple[str, int, int]] = []
+    for match in re.finditer(r"(?:[^\n\\]|\\.|\\\n)+", text):
+        start, end = match.span()
+        if _STRING_ASSIGNMENT.match(text, start) or match.group(0).lstrip()[:1] in ("#", "-"):
+            # a variable's arguments, a line of an array or of a quoted string: no command
+            continue
+        if any(start <= m.start() < end and _model_argument(m.group(1)) for m in occurrences):
+            line = text.count("\n", 0, start) + 1
+            spans.append((f"command at line {line}", start, end))
+    return spans[:MAX_BRANCHES] if len(spans) >= 2 else []
 
 
 def _label(word: str, condition: str) -> str:
