@@ -129,3 +129,27 @@ def test_a_stream_of_json_values_is_skipped_in_a_walk(tmp_path: Path) -> None:
     assert "a stream of 3 concatenated JSON values" in err.getvalue()
     assert {Path(f["file"]).name for f in json.loads(out.getvalue())} == {"params.json"}
     assert main(["check", str(bank)], io.StringIO(), io.StringIO()) == 1
+
+
+def test_a_cookiecutter_python_template_is_skipped_in_a_walk(tmp_path: Path) -> None:
+    """transformers' add-new-model scaffolding (vendored in microsoft/LoRA, held-out batch 4):
+    Jinja markup makes it Python only once rendered; a walk skips it with a --verbose note,
+    naming it keeps DL001, and a broken Python file without markup (an f-string's escaped
+    ``{{x}}`` is none) stays DL001 in a walk."""
+    folder = tmp_path / "cookiecutter-template-{{cookiecutter.modelname}}"
+    folder.mkdir()
+    template = folder / "configuration_{{cookiecutter.lowercase_modelname}}.py"
+    template.write_text(
+        "from transformers import PretrainedConfig\n\n"
+        "class {{cookiecutter.camelcase_modelname}}Config(PretrainedConfig):\n"
+        "    def __init__(self, hidden_size=768, num_attention_heads=12):\n"
+        "        super().__init__()\n"
+    )
+    broken = tmp_path / "model.py"
+    broken.write_text('NAME = f"{{x}}"\nconfig = LlamaConfig(hidden_size=4096\n')
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", str(tmp_path), "--verbose", "--output-format", "json"], out, err) == 1
+    reported = json.loads(out.getvalue())
+    assert [(Path(f["file"]).name, f["code"]) for f in reported] == [("model.py", "DL001")]
+    assert "a template (Jinja markup {{cookiecutter.camelcase_modelname}})" in err.getvalue()
+    assert _codes(template) == ["DL001"]

@@ -364,6 +364,17 @@ def test_a_dict_finding_on_the_whole_config_points_at_its_brace() -> None:
     assert found(text, select=("DL604",)) == [("DL604", 5, 5)]
 
 
+def test_a_rope_factor_without_a_type_is_transformers_concern_only() -> None:
+    """gpt-fast's ``transformer_configs`` (held-out batch 4): its own ``apply_rope_scaling``
+    reads the factors, transformers never sees the dict, so no rope_type is missing; the same
+    dict handed to a transformers class is refused by it."""
+    rope = "rope_scaling=dict(factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0)"
+    table = f"configs = {{'8b': dict(n_layer=32, n_head=32, dim=4096, {rope})}}\n"
+    assert found(table, select=("DL604",)) == []
+    call = f"from transformers import LlamaConfig\nc = LlamaConfig(hidden_size=4096, {rope})\n"
+    assert [code for code, _, _ in found(call, select=("DL604",))] == ["DL604"]
+
+
 def test_dict_key_renames_keep_the_quote_style() -> None:
     text = "cfg = {'model_type': 'llama', 'hidden_size': 4096, 'num_attention_head': 32}\n"
     (diagnostic,) = lint(text, select=("DL004",))

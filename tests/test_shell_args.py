@@ -143,3 +143,39 @@ def test_each_case_arm_is_a_model() -> None:
     one_line = "case $S in a) H=4100;; b) H=4096;; esac\npython t.py --num-layers 2"
     one_line += " --hidden-size $H --num-attention-heads 32\n"
     assert any("assigned more than once" in note for note in _lint(one_line).notes)
+
+
+def test_underscore_spelled_arguments_are_megatrons_too() -> None:
+    """epfLLM's Megatron-LLM defines ``--hidden_size``, ``--num_attention_heads`` (held-out batch
+    4: 24 launch scripts skipped as having no model arguments); its
+    ``--group_query_attention`` switches the query groups on as Megatron-LM's hyphenated flag
+    does, and torchrun's ``--master_port`` is no ``--master`` argument."""
+    script = (
+        "torchrun --master_port 6000 finetune.py --num_layers 32 --hidden_size 4100 \\\n"
+        "    --num_attention_heads 32 --num_attention_heads_kv 8\n"
+    )
+    found = {(d.code, d.span.start_pos.line) for d in _lint(script).diagnostics if d.span}
+    assert ("DL101", 1) in found
+    groups = "--num_layers 32 --hidden_size 4096 --num_attention_heads 32 --num_query_groups 5"
+    assert not {d.code for d in _lint(groups + "\n").diagnostics} & {"DL102", "DL103"}
+    judged = {d.code for d in _lint(groups + " --group_query_attention\n").diagnostics}
+    assert "DL103" in judged or "DL102" in judged
+
+
+def test_each_command_of_a_script_is_a_model() -> None:
+    """A training run and its resume (bigcode's Megatron-LM functional tests, held-out batch 4):
+    a width written differently in the two commands was "given more than once with different
+    values" and read in neither; each command is its own model, judged at its own line, and
+    the arguments in a shared variable stay common to both."""
+    script = (
+        'COMMON="--num-attention-heads 8 \\\\\n    --seq-length 1024"\n'
+        "# python pretrain_gpt.py --hidden-size 7\n"
+        "python pretrain_gpt.py $COMMON --num-layers 12 \\\n    --hidden-size 577 --eval-iters 5\n"
+        "python pretrain_gpt.py $COMMON --num-layers 12 \\\n    --hidden-size 512 --load ckpt\n"
+    )
+    result = _lint(script)
+    assert result.read == (2, 0)
+    assert {(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span} >= {("DL101", 5)}
+    assert not [d for d in result.diagnostics if d.code == "DL101" and d.span.start_pos.line != 5]
+    one = "python pretrain_gpt.py --num-layers 12 --hidden-size 577 --num-attention-heads 8\n"
+    assert _lint(one).read == (1, 0)

@@ -1,11 +1,12 @@
 """Config files of the training repositories gathered for issue 20, item 5, kept with their
 sources in ``tests/data/training_repos_more/SOURCES.tsv`` (repository, commit, path, and the half
 each repository fell in: a hash of its name decided, before anything was read, whether dimlint
-was tuned on it or only measured; ``held-out-2`` and ``held-out-3`` are batches gathered after the
-earlier fixes and measured before any change; ``BATCH3.md`` records the third's list, chosen
-before it was fetched, and its measurements). Only YAML, JSON and launch scripts are kept (the
-Python files the repositories' measurement read stay out of the suite and of ruff). The folders
-keep each repository's relative paths, so a Hydra tree composes as it does in its repository.
+was tuned on it or only measured; ``held-out-2`` to ``held-out-4`` are batches gathered after the
+earlier fixes and measured before any change; ``BATCH3.md`` and ``BATCH4.md`` record the third's
+and the fourth's lists, chosen before they were fetched, and their measurements). Only YAML,
+JSON and launch scripts are kept (the Python files the repositories' measurement read stay out of
+the suite and of ruff). The folders keep each repository's relative paths, so a Hydra tree
+composes as it does in its repository.
 
 What the files must give: no false error (the two errors left are judged below), every file a
 config read from, defects planted in every style found at their line, and the false errors the
@@ -72,8 +73,10 @@ def _relative(file: object) -> str:
 def test_every_file_has_its_source_and_half() -> None:
     rows = _sources()
     stored = {p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if p.is_file()}
-    assert {row["file"] for row in rows} == stored - {"SOURCES.tsv", "BATCH3.md"}
-    assert {row["half"] for row in rows} == {"tune", "held-out", "held-out-2", "held-out-3"}
+    records = {name for name in stored if re.fullmatch(r"BATCH\d+\.md", name)}
+    assert {row["file"] for row in rows} == stored - {"SOURCES.tsv", *records}
+    halves = {"tune", "held-out", "held-out-2", "held-out-3", "held-out-4"}
+    assert {row["half"] for row in rows} == halves
     assert len({row["repository"] for row in rows}) >= 16
     for row in rows:
         assert re.fullmatch(r"[0-9a-f]{40}", row["commit"]), row
@@ -141,6 +144,29 @@ def test_the_third_batchs_false_errors_stay_gone_for_their_reason() -> None:
     text = deepseek.read_text(encoding="utf-8").replace("decoder_first_pipeline_num_layers", "x")
     refused = lint_bytes(str(deepseek), text.encode(), Selection()).diagnostics
     assert [d.code for d in refused if d.severity.label == "error"] == ["DL405"]
+
+
+def test_the_fourth_batchs_unread_styles_are_read() -> None:
+    """Held-out batch 4, measured untouched: OpenNMT-py's training YAML (``heads``,
+    ``transformer_ff``: 12 files without a model section), epfLLM's Megatron fork spelling its
+    arguments with underscores (24 scripts without model arguments), and bigcode's scripts that
+    run a training and its resume (a width given differently in each was read in neither).
+    Each is read now, with no error or warning."""
+    opennmt = DATA / "OpenNMT__OpenNMT-py"
+    epfl = DATA / "epfLLM__Megatron-LLM/examples"
+    resume = DATA / (
+        "bigcode-project__Megatron-LM/tests/functional_tests/test_scripts/gpt3/"
+        "pretrain_gpt3_distributed_resume_checkpoint_test.sh"
+    )
+    findings, err = _run(str(opennmt), str(epfl), str(resume))
+    assert not [f for f in findings if f["severity"] in ("error", "warning")]
+    files = [*opennmt.rglob("*.y*ml"), *epfl.rglob("*.sh")]
+    assert len(files) >= 30
+    for path in files:
+        assert f"{path}: read " in err, path
+        assert f"{path}: read 0" not in err, path
+        assert f"skipped {path}" not in err, path
+    assert f"{resume}: read 2 configs" in err
 
 
 def test_a_composed_experiment_reads_its_model_from_the_group_files(tmp_path: Path) -> None:
@@ -224,6 +250,11 @@ def test_planted_defects_found_at_their_line() -> None:
     missed_third = [file for file, _ in missed if file in third]
     assert len(planted_third) >= 100
     assert all("/albert/" in file for file in missed_third), missed_third
+    # the fourth (OpenNMT's YAML, underscore-spelled Megatron arguments, two-command scripts
+    # were its untouched misses): every one found
+    fourth = {row["file"] for row in _sources() if row["half"] == "held-out-4"}
+    assert len([path for path, _, _ in cases if _relative(path) in fourth]) >= 70
+    assert not [file for file, _ in missed if file in fourth]
 
 
 _MLA = "--multi-latent-attention"

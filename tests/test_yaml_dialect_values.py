@@ -290,3 +290,33 @@ def test_tencentpretrain_embedding_width_must_be_the_hidden_width(extra: str, fo
     assert (_lines("models/llama/7b_config.json", text).get("DL607") == {2}) is found
     lstm = text.replace('"encoder": "transformer"', '"encoder": "lstm"')
     assert "DL607" not in _lines("models/rnn/lstm_config.json", lstm)
+
+
+OPENNMT = """save_model: run/model
+encoder_type: transformer_lm
+decoder_type: transformer_lm
+dec_layers: 32
+heads: 32
+heads_kv: {kv}
+hidden_size: {width}
+word_vec_size: {width}
+transformer_ff: 11008
+pos_ffn_activation_fn: 'silu'
+batch_size: 896
+"""
+
+
+def test_opennmt_yaml_is_read_with_its_names() -> None:
+    """OpenNMT-py's training YAML (held-out batch 4: 12 files skipped as having no model
+    section): ``heads`` must divide ``hidden_size`` (``MultiHeadedAttention`` asserts it) and
+    ``heads_kv`` the heads; ``silu`` is its gated MLP (no DL301 on Llama-7B's 11008)."""
+    name = "templates/llama7B-finetune.yaml"
+    result = lint_bytes(name, OPENNMT.format(width=4096, kv=32).encode(), Selection())
+    assert result.read == (1, 0)
+    assert not result.diagnostics
+    found = _lines(name, OPENNMT.format(width=4161, kv=32))
+    assert found.get("DL101") == {7}
+    assert _lines(name, OPENNMT.format(width=4096, kv=5)).get("DL102") == {6}
+    # ``heads`` beside a width but none of OpenNMT's layer or FFN options is not its dialect
+    assert "DL101" not in _lines("x.yaml", "model:\n  hidden_size: 512\n  heads: 7\n")
+    assert "DL101" in _lines("x.yaml", "model:\n  hidden_size: 512\n  heads: 7\n  layers: 6\n")

@@ -125,6 +125,12 @@ _NEEDS_FACTOR = frozenset({"linear", "dynamic", "yarn", "llama3"})
 _LLAMA3_KEYS = ("low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
 
 
+def _read_by_transformers(spec: ModelSpec) -> bool:
+    """Whether the config is one transformers builds: it names its model type or
+    architectures (a bare table of sizes is some other framework's)."""
+    return spec.model_type is not None or "architectures" in spec.raw
+
+
 def _number(value: Any) -> float | None:
     """A number read as a float (None past a float's range: 10**400 is no rope factor)."""
     if isinstance(value, float):
@@ -152,7 +158,10 @@ def check_rope_scaling(spec: ModelSpec) -> Iterator[Finding]:
 
     kind = rope.get("rope_type", rope.get("type"))
     if kind is None:
-        if "factor" in rope:
+        # transformers' requirement, so only on a config transformers reads (a model type, or
+        # its architectures): gpt-fast's, torchtune's or Meta's own tables scale by the factor
+        # their code applies and have no rope_type to name
+        if "factor" in rope and _read_by_transformers(spec):
             yield Finding(
                 "DL604",
                 f"{name} has a factor but no rope_type (or type): transformers cannot tell"

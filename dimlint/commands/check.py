@@ -181,8 +181,9 @@ def _collect(
     roots = _roots(existing) if args.fix and not args.diff else ()
     for (path, selection), outcome in zip(jobs, lint_paths(jobs), strict=True):
         result, data = outcome
-        if path in walked and (result.document is None or result.skipped):
-            # a walked file that did not parse, or read but is no model config
+        if path in walked and (result.document is None or result.skipped or path.endswith(".py")):
+            # a walked file that did not parse (a Python one keeps a document), or read but is
+            # no model config
             from dimlint.lint.walkfilter import not_ours
 
             reason = not_ours(path, result, data)

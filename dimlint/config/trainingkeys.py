@@ -68,6 +68,32 @@ TENCENT_RENAMES = {
     "attention_head_size": "head_dim",
 }
 
+#: OpenNMT-py's training YAML (``config-transformer-base-1GPU.yml``, its Llama fine-tuning
+#: templates): the model's options sit at the top level beside the training ones, named its own
+#: way. ``heads`` beside ``transformer_ff`` (or beside ``hidden_size`` and a layer count) names
+#: it; ``MultiHeadedAttention`` asserts ``hidden_size % heads == 0`` and splits the KV
+#: projection into ``heads_kv`` heads; ``layers`` sets both stacks, else ``dec_layers`` is the
+#: decoder's (a ``transformer_lm`` has no encoder).
+OPENNMT_RENAMES = {
+    "heads": "num_attention_heads",
+    "heads_kv": "num_key_value_heads",
+    "transformer_ff": "intermediate_size",
+}
+OPENNMT_LAYERS = ("layers", "dec_layers", "enc_layers")
+#: ``pos_ffn_activation_fn`` values for which its ``PositionwiseFeedForward`` adds the gate
+#: projection ``w_3`` (a gated MLP: ``transformer_ff`` is each branch).
+OPENNMT_GATED = frozenset({"silu", "gated-gelu", "gated-silu"})
+
+
+def is_opennmt(obj: dict[str, Any]) -> bool:
+    """Whether a mapping holds OpenNMT-py's model options (see :data:`OPENNMT_RENAMES`)."""
+    if "heads" not in obj:
+        return False
+    return "transformer_ff" in obj or (
+        "hidden_size" in obj and any(key in obj for key in OPENNMT_LAYERS)
+    )
+
+
 #: Keys whose value is the number of embedding rows (not the tokenizer's vocabulary).
 ROW_KEYS = ("embedding_size", "padded_vocab_size")
 #: Keys whose value is the multiple the embedding rows are rounded up to.

@@ -6,8 +6,11 @@ repository for them (DL001 at error level) would make ``dimlint check .`` unusab
 by a walk that does not parse is reported only when it is a model config by name
 (``config.json``) or by what can be read of it (a model key such as ``"hidden_size"`` appears in
 its text), and not a stream of several JSON values one after another (JSON Lines, an Ascend
-tuning bank: whatever keys its records hold, no framework reads it as one config). A file named
-on the command line keeps its DL001: the user asked for that file.
+tuning bank: whatever keys its records hold, no framework reads it as one config). A walked
+Python file that does not parse and holds Jinja markup (``{% if … %}``, ``{{cookiecutter.name}}``:
+transformers' ``add-new-model`` cookiecutter scaffolding, vendored in many repositories) is a
+template, Python only once rendered. A file named on the command line keeps its DL001: the user
+asked for that file.
 """
 
 from __future__ import annotations
@@ -27,10 +30,18 @@ _DATA_FILES = (".json", ".yaml", ".yml")
 #: A bare upper-case word where a JSON value belongs (DeepSpeed's ``"train_batch_size": GBSIZE``
 #: in ``ds_config_*_TEMPLATE.json``, filled in by ``sed`` before a run): a template.
 _PLACEHOLDER = re.compile(rb"\"\s*:\s*([A-Z][A-Z0-9_]{2,})\s*[,}\r\n]")
+#: Jinja markup in a Python file: a statement tag (``{%- if cookiecutter.x == "True" %}``) or a
+#: dotted placeholder (``{{cookiecutter.modelname}}``); an f-string's escaped ``{{x}}`` has no dot.
+_JINJA = re.compile(
+    rb"\{%-?\s*(?:if|elif|else|endif|for|endfor|set|raw|endraw|block|endblock|macro|include)\b"
+    rb"|\{\{-?\s*([A-Za-z_]\w*(?:\.\w+)+)\s*-?\}\}"
+)
 
 
 def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
     """Why a walked file's parse failure is not reported (None: report it)."""
+    if path.endswith(".py") and data is not None:
+        return _python_template(result, data)
     if not path.endswith(_DATA_FILES) or data is None:
         return None
     if result.document is not None:
@@ -57,6 +68,17 @@ def not_ours(path: str, result: FileResult, data: bytes | None) -> str | None:
         f"not valid {kind}{comment if kind == 'JSON' else ''} and not a model config:"
         f" {result.diagnostics[0].message}"
     )
+
+
+def _python_template(result: FileResult, data: bytes) -> str | None:
+    """Why a walked Python file that does not parse is a template (None: it is not one)."""
+    if not result.diagnostics or any(d.code != "DL001" for d in result.diagnostics):
+        return None
+    markup = _JINJA.search(data)
+    if markup is None:
+        return None
+    shown = markup.group(0).decode("utf-8", "replace")
+    return f"a template (Jinja markup {shown}), Python only once rendered: not checked"
 
 
 #: How many values a stream is read to (a stream is a stream after two; the cap bounds the work).

@@ -26,7 +26,9 @@ from dimlint.config.values import Unresolved
 from dimlint.sources.yamlfile import YamlDocument
 
 #: A model argument of Megatron: ``--name value`` or ``--name=value`` (a flag has no value).
-_ARGUMENT = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?:(?:[ \t]|\\\n)+|=)?")
+#: Forks spell the names with underscores (epfLLM's Megatron-LLM: ``--hidden_size 4096``, which
+#: its ``arguments.py`` defines); the dialect reads both spellings alike.
+_ARGUMENT = re.compile(r"(?<![\w-])--([a-z][a-z0-9_-]*)(?:(?:[ \t]|\\\n)+|=)?")
 #: The value token after an argument: a quoted or bare word.
 _VALUE = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[^\s\\;|&)\"']+")
 #: ``NAME=value`` (optionally ``export``ed) at the start of a line, or after a ``;`` or a
@@ -42,8 +44,21 @@ MODEL_ARGUMENTS = ("hidden-size", "num-attention-heads", "num-layers")
 
 
 def may_have_model(data: bytes) -> bool:
-    """Whether the script names at least two of Megatron's model-size arguments."""
-    return sum(f"--{name}".encode() in data for name in MODEL_ARGUMENTS) >= 2
+    """Whether the script names at least two of Megatron's model-size arguments (in either
+    spelling: ``--hidden-size`` or ``--hidden_size``)."""
+    return (
+        sum(any(f"--{n}".encode() in data for n in _spellings(name)) for name in MODEL_ARGUMENTS)
+        >= 2
+    )
+
+
+def _spellings(name: str) -> tuple[str, str]:
+    """An argument's name with hyphens (Megatron-LM) and with underscores (its forks)."""
+    return name, name.replace("-", "_")
+
+
+def _model_argument(name: str) -> bool:
+    return name.replace("_", "-") in MODEL_ARGUMENTS
 
 
 def load(path: str, text: str) -> YamlDocument:
@@ -61,6 +76,8 @@ def load(path: str, text: str) -> YamlDocument:
     places = sum(len(found) for found in assignments.values())
     # a branch re-reads the arguments outside it: bounded work on a hostile script
     branches = _branches(text) if len(occurrences) + places <= MAX_BRANCH_WORK else []
+    if not branches and len(occurrences) + places <= MAX_BRANCH_WORK:
+        branches = _commands(text, occurrences)
 
     def where(offset: int) -> int | None:
         return next((i for i, (_, s, e) in enumerate(branches) if s <= offset < e), None)
@@ -84,7 +101,7 @@ def load(path: str, text: str) -> YamlDocument:
             if (name := _variable_of(text, m)) is not None
             and any(_numeric(written) for written, _ in local.get(name, ()))
         }
-        if not used and not any(m.group(1) in MODEL_ARGUMENTS for m in own):
+        if not used and not any(_model_argument(m.group(1)) for m in own):
             continue
         chosen = {
             name: local.get(name, [p for p in places if where(p[1]) is None])
@@ -97,7 +114,8 @@ def load(path: str, text: str) -> YamlDocument:
     if any(isinstance(member, dict) for member in value.values()):
         # the sizes are the branches' models: the top level is no model of its own
         for name in MODEL_ARGUMENTS:
-            value.pop(f"--{name}", None)
+            for spelling in _spellings(name):
+                value.pop(f"--{spelling}", None)
     document = YamlDocument(path, text, value, values, keys)
     document.notes = notes
     return document
@@ -208,6 +226,29 @@ def _branches(text: str) -> list[tuple[str, int, int]]:
                 found.append((current[0], current[1], match.start()))
             current = arm(match.end())
     return found[:MAX_BRANCHES]
+
+
+#: A logical line that assigns a quoted string or an array (``GPT_ARGS="--num-layers 24 \\``,
+#: ``ARGS=(``): arguments every command that names the variable shares, not a command.
+_STRING_ASSIGNMENT = re.compile(r"\s*(?:export\s+)?[A-Za-z_]\w*=[\"'(]")
+
+
+def _commands(text: str, occurrences: list[re.Match[str]]) -> list[tuple[str, int, int]]:
+    """(label, start, end) of each command line (continuations joined) that writes model
+    arguments of its own, when a script runs two or more (a training run and its resume, an
+    evaluation in two steps): each is a model, so that one command's sizes are not
+    "given more than once with different values" beside the other's. One such command gives
+    none: its arguments are the script's top level, as before."""
+    spans: list[tuple[str, int, int]] = []
+    for match in re.finditer(r"(?:[^\n\\]|\\.|\\\n)+", text):
+        start, end = match.span()
+        if _STRING_ASSIGNMENT.match(text, start) or match.group(0).lstrip()[:1] in ("#", "-"):
+            # a variable's arguments, a line of an array or of a quoted string: no command
+            continue
+        if any(start <= m.start() < end and _model_argument(m.group(1)) for m in occurrences):
+            line = text.count("\n", 0, start) + 1
+            spans.append((f"command at line {line}", start, end))
+    return spans[:MAX_BRANCHES] if len(spans) >= 2 else []
 
 
 def _label(word: str, condition: str) -> str:

@@ -18,6 +18,9 @@ Each dialect here names the same dimensions as the common keys, in its own words
 * **TencentPretrain / UER-py** (``heads_num``, ``layers_num``, ``feedforward_size``,
   ``local_kv_heads_num``, ``attention_head_size``; ``feed_forward: "gated"``): its JSON model
   configs, read as a training config (see :data:`dimlint.config.trainingkeys.TENCENT_KEYS`).
+* **OpenNMT-py** (``heads``, ``heads_kv``, ``transformer_ff``, ``layers``/``dec_layers``/
+  ``enc_layers``; ``pos_ffn_activation_fn: silu`` is its gated MLP): the top level of its
+  training YAML (see :data:`dimlint.config.trainingkeys.OPENNMT_RENAMES`).
 * **levanter / open_lm** (``hidden_dim`` beside ``num_heads``/``n_heads`` and no other width
   key): ``hidden_dim`` is the model width. Where a ``dim`` is stated (Mistral's
   ``params.json``), ``hidden_dim`` is the FFN and nothing is translated.
@@ -35,10 +38,14 @@ from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.trainingkeys import (
     HEAD_KEYS,
     MEGATRON_MLA_NAMES,
+    OPENNMT_GATED,
+    OPENNMT_LAYERS,
+    OPENNMT_RENAMES,
     TENCENT_KEYS,
     TENCENT_RENAMES,
     WIDTH_KEYS,
     hidden_dim_is_width,
+    is_opennmt,
 )
 
 if TYPE_CHECKING:
@@ -115,11 +122,15 @@ def _attention_layers(document: YamlDocument, pointer: str, node: dict[str, Any]
 def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
     added: dict[str, str] = {}  # common key → written key
     if any(isinstance(key, str) and key.startswith("--") for key in node):
-        gqa = node.get("--group-query-attention") is True
-        mla = node.get("--multi-latent-attention") is True
+        flags = {
+            k.replace("_", "-") for k, item in node.items() if item is True and isinstance(k, str)
+        }
+        gqa = "--group-query-attention" in flags  # spelled --group_query_attention by forks
+        mla = "--multi-latent-attention" in flags
         if mla:
             for key, default in MEGATRON_MLA_DEFAULTS.items():
-                if default is not None:  # Megatron's own default, no place in the file
+                # Megatron's own default, no place in the file (in neither spelling)
+                if default is not None and key.replace("-", "_") not in node:
                     node.setdefault(key, default)
         for key in list(node):
             if not key.startswith("--"):
@@ -127,7 +138,7 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
             name = key[2:].replace("-", "_")
             if name == "num_query_groups" and not gqa:
                 continue  # Megatron ignores the groups without --group-query-attention
-            if key in MEGATRON_MLA_DEFAULTS and not mla:
+            if key.replace("_", "-") in MEGATRON_MLA_DEFAULTS and not mla:
                 continue  # and the latent sizes without --multi-latent-attention
             added[MEGATRON_RENAMES.get(name, name)] = key
     for key, common in MLA_RENAMES.items():
@@ -147,6 +158,14 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
                 added[common] = key
         if node.get("feed_forward") == "gated":
             added["gated_linear_unit"] = "feed_forward"
+    if is_opennmt(node):
+        added.update({common: key for key, common in OPENNMT_RENAMES.items() if key in node})
+        layers = next(key for key in (*OPENNMT_LAYERS, "") if not key or key in node)
+        if layers:
+            added["num_hidden_layers"] = layers
+        activation = node.get("pos_ffn_activation_fn")
+        if isinstance(activation, str) and activation.lower() in OPENNMT_GATED:
+            added["gated_linear_unit"] = "pos_ffn_activation_fn"
     if hidden_dim_is_width(node):
         added["hidden_size"] = "hidden_dim"
     _attention_layers(document, pointer, node)

@@ -1,0 +1,47 @@
+#!/bin/bash
+
+GPUS_PER_NODE=8
+# Change for multinode config
+MASTER_ADDR=localhost
+MASTER_PORT=6000
+NNODES=1
+NODE_RANK=0
+WORLD_SIZE=$(($GPUS_PER_NODE*$NNODES))
+
+DATA_PATH=<Specify path and file prefix>_text_sentence
+VOCAB_FILE=<Specify path to vocab.txt>
+CHECKPOINT_PATH=<Specify path>
+
+DISTRIBUTED_ARGS="--nproc_per_node $GPUS_PER_NODE --nnodes $NNODES --node_rank $NODE_RANK --master_addr $MASTER_ADDR --master_port $MASTER_PORT"
+
+python -m torch.distributed.launch $DISTRIBUTED_ARGS \
+       pretrain_bert.py \
+       --tensor_model_parallel_size 2 \
+       --pipeline_model_parallel_size 2 \
+       --num_layers 24 \
+       --hidden_size 1024 \
+       --num_attention_heads 16 \
+       --micro_batch_size 2 \
+       --global_batch_size 16 \
+       --seq_length 512 \
+       --max_position_embeddings 512 \
+       --train_iters 1000000 \
+       --save $CHECKPOINT_PATH \
+       --load $CHECKPOINT_PATH \
+       --data_path $DATA_PATH \
+       --vocab_file $VOCAB_FILE \
+       --data_impl mmap \
+       --split 949,50,1 \
+       --distributed_backend nccl \
+       --lr 0.0001 \
+       --lr_decay_style linear \
+       --min_lr 1.0e-5 \
+       --lr_decay_iters 990000 \
+       --weight_decay 1e-2 \
+       --clip_grad 1.0 \
+       --lr_warmup_fraction .01 \
+       --log_interval 100 \
+       --save_interval 10000 \
+       --eval_interval 1000 \
+       --eval_iters 10 \
+       --fp16
