@@ -34,12 +34,13 @@ KV projection widths, ``f`` MLP width, ``a`` heads, ``s`` sequence):
   logits the forward returns ``u·V``, token ids and labels (16 bytes).
 
 Gradient checkpointing (``recompute="full"``, transformers' ``gradient_checkpointing_enable``)
-keeps only each layer's input ``u·h``; the backward pass then rebuilds one layer at a time, so the
-peak may be one layer's activations on top. Backward itself starts with two float32 ``b·s·V``
-loss gradients (:func:`loss_gradient_bytes`): the peak of the step is the larger of the two
-(:func:`dimlint.memory.estimates.training_activations`). A frozen base (LoRA) keeps less:
-:func:`frozen_base_savings`. ``selective`` recomputes
-the attention core (as Megatron's selective recomputation): no scores. Dropout masks (1 byte per
+keeps only each layer's input ``u·h``; the backward pass then rebuilds one layer at a time.
+Backward itself starts with two float32 ``b·s·V`` loss gradients (:func:`loss_gradient_bytes`);
+the peak of the step is the larger of those and the last layer's backward (rebuilt under full
+recomputation, with its backward's own gradients and temporaries:
+:mod:`dimlint.memory.backward_peak`), :func:`dimlint.memory.estimates.training_activations`.
+A frozen base (LoRA) keeps less: :func:`frozen_base_savings`. ``selective`` recomputes the
+attention core (as Megatron's selective recomputation): no scores. Dropout masks (1 byte per
 element where a dropout probability is non-zero) are not counted: released LLMs train without
 dropout. MoE layers: see :func:`_moe_bytes`.
 """
@@ -367,17 +368,6 @@ def loss_gradient_bytes(cfg: Cfg, *, batch: int, seq: int) -> int:
     forward and backward (``tests/test_memory_backward_peak.py``): the peak of a step without
     recomputation, and of one with full recomputation at a real model's vocabulary."""
     return 8 * cfg.vocab * batch * seq
-
-
-def recompute_peak_bytes(
-    cfg: Cfg, *, batch: int, seq: int, attention: str = DEFAULT_ATTENTION, unit: int = 2
-) -> int:
-    """Under full recomputation, what rebuilding the largest layer adds during backward."""
-    largest = layer_bytes(cfg, attention=attention, unit=unit).total(seq)
-    if moe_count(cfg):
-        moe = layer_bytes(cfg, attention=attention, unit=unit, moe=True).total(seq)
-        largest = max(largest, moe)
-    return math.ceil(batch * seq * largest)
 
 
 class FrozenBase(Record):

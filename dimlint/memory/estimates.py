@@ -34,9 +34,9 @@ from dimlint.memory.activations import (
     DEFAULT_ATTENTION,
     frozen_base_savings,
     loss_gradient_bytes,
-    recompute_peak_bytes,
     saved_activation_bytes,
 )
+from dimlint.memory.backward_peak import last_layer_peak
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.decoder_params import top_k
 from dimlint.memory.dtypes import dtype_bytes
@@ -257,8 +257,9 @@ def training_activations(
 ) -> int:
     """Activation bytes per GPU at the peak of a training step (an estimate): what autograd
     keeps after the forward pass plus the float32 loss gradients backward starts with
-    (:func:`~dimlint.memory.activations.loss_gradient_bytes`), or, under full recomputation,
-    the layer being rebuilt, whichever is larger.
+    (:func:`~dimlint.memory.activations.loss_gradient_bytes`), or the last layer's backward
+    (rebuilt under full recomputation: :func:`~dimlint.memory.backward_peak.last_layer_peak`),
+    whichever is larger.
 
     ``adapters`` (LoRA, QLoRA: what the adapters keep per token and layer) trains them on a
     frozen base, which keeps less (:func:`~dimlint.memory.activations.frozen_base_savings`)."""
@@ -275,7 +276,14 @@ def training_activations(
         if recompute != "full":
             kept += tokens * (cfg.layers * layer - frozen.first)
     peak = kept + loss_gradient_bytes(cfg, batch=batch, seq=seq)
-    if recompute == "full":
-        rebuilt = recompute_peak_bytes(cfg, batch=batch, seq=seq, attention=attention, unit=unit)
-        peak = max(peak, kept + rebuilt + tokens * layer)
-    return math.ceil(peak / max(1, tp))
+    last = last_layer_peak(
+        cfg,
+        kept=kept,
+        batch=batch,
+        seq=seq,
+        attention=attention,
+        unit=unit,
+        recompute=recompute,
+        adapters=layer,
+    )
+    return math.ceil(max(peak, last) / max(1, tp))
