@@ -61,6 +61,11 @@ from dimlint.records import Record
 ATTENTION_IMPLEMENTATIONS = ("sdpa", "flash", "eager")
 DEFAULT_ATTENTION = "sdpa"
 RECOMPUTE_MODES = ("none", "selective", "full")
+#: The attention mode :func:`layer_bytes` counts under selective recomputation: the attention
+#: core (scores, softmax, the kernel) inside a checkpoint, which keeps the core's inputs (q, k,
+#: v) and the output o_proj reads — measured with ``torch.utils.checkpoint`` around transformers'
+#: own SDPA and eager functions (``tests/test_memory_backward_peak.py``).
+SELECTIVE_CORE = "core"
 
 #: Model types whose transformers 5.24 modeling code refuses ``attn_implementation="sdpa"``
 #: (``_supports_sdpa = False``: Gemma-2's logit softcapping, GPT-OSS's sinks…); transformers
@@ -202,10 +207,13 @@ def _attention_bytes(cfg: Cfg, traits: Decoder, attention: str, unit: int) -> tu
     # q, k, v, output; log-sum-exp. GPT-2's k and v are views into the fused c_attn output
     # the query already keeps whole (split, view, transpose: no copy reaches the kernel)
     separate = 0 if cfg.model_type in QUERY_IN_FUSED_QKV else 2 * kv_w
-    kept += unit * (query + separate + q_w) + 4 * heads
+    # a checkpointed core (selective recomputation) keeps its inputs and the output o_proj
+    # reads, not the kernel's log-sum-exp or its own output beside a copy
+    core = attention == SELECTIVE_CORE
+    kept += unit * (query + separate + q_w) + (0 if core else 4 * heads)
     if cfg.model_type in FUSED_QKV_ALIVE:
         kept += unit * (q_w + kv_w)  # v is a view of the fused output, which stays whole
-    if 0 < _rotary_fraction(cfg) < 1 or cfg.model_type in OUTPUT_COPIED:
+    if not core and (0 < _rotary_fraction(cfg) < 1 or cfg.model_type in OUTPUT_COPIED):
         # partial rotary concatenates q (and Phi-3's q comes out of its fused projection): the
         # kernel's output is not in o_proj's layout, which reads a contiguous copy
         kept += unit * q_w
@@ -314,7 +322,7 @@ def saved_activation_bytes(
     positions = seq * _per_position(cfg, unit, recompute)
     if recompute == "full":
         return math.ceil(tokens * (cfg.layers * unit * cfg.hidden + outside) + positions)
-    mode = "flash" if recompute == "selective" else attention
+    mode = SELECTIVE_CORE if recompute == "selective" else attention
     dense = layer_bytes(cfg, attention=mode, unit=unit).total(seq)
     experts = moe_count(cfg)  # counted in closed form: 10**18 layers cost what 32 do
     per_token = dense * max(0, cfg.layers - experts)

@@ -109,6 +109,19 @@ def tied_gradient_bytes(cfg: Cfg, unit: int) -> int:
     return unit * cfg.vocab * cfg.hidden if cfg.tie else 0
 
 
+def embedding_backward_peak(cfg: Cfg, *, batch: int, seq: int, unit: int) -> int:
+    """The step's bytes when backward reaches a tied embedding, its last node: every layer's
+    tensors are freed, but the embedding's own weight gradient (``u·V·h``) is made while the
+    head's, held since the start of backward, still waits beside it (the two are then summed
+    into ``.grad``), with the returned logits, the ids and labels and the gradient of the
+    embedding's output (``u·h`` a token). Untied, the embedding's gradient goes straight to
+    ``.grad`` (a model state) and this is never the peak."""
+    if not cfg.tie:
+        return 0
+    tokens = batch * seq
+    return 2 * tied_gradient_bytes(cfg, unit) + tokens * (unit * (cfg.vocab + cfg.hidden) + 16)
+
+
 def _input_in_checkpoint(cfg: Cfg, traits: Decoder, unit: int) -> float:
     """Per token, what the rebuilt layer's first norm keeps that is the checkpoint's own input
     (counted with every layer's): LayerNorm keeps its input; RMSNorm its float32 copy, which in

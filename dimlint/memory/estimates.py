@@ -36,7 +36,7 @@ from dimlint.memory.activations import (
     loss_gradient_bytes,
     saved_activation_bytes,
 )
-from dimlint.memory.backward_peak import last_layer_peak
+from dimlint.memory.backward_peak import embedding_backward_peak, last_layer_peak
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.decoder_params import top_k
 from dimlint.memory.dtypes import dtype_bytes
@@ -259,7 +259,8 @@ def training_activations(
     keeps after the forward pass plus the float32 loss gradients backward starts with
     (:func:`~dimlint.memory.activations.loss_gradient_bytes`), or the last layer's backward
     (rebuilt under full recomputation: :func:`~dimlint.memory.backward_peak.last_layer_peak`),
-    whichever is larger.
+    or a tied embedding's backward (:func:`~dimlint.memory.backward_peak.embedding_backward_peak`),
+    whichever is largest.
 
     ``adapters`` (LoRA, QLoRA: what the adapters keep per token and layer) trains them on a
     frozen base, which keeps less (:func:`~dimlint.memory.activations.frozen_base_savings`)."""
@@ -286,4 +287,5 @@ def training_activations(
         recompute=recompute,
         adapters=layer,
     )
-    return math.ceil(max(peak, last) / max(1, tp))
+    embedding = embedding_backward_peak(cfg, batch=batch, seq=seq, unit=unit)
+    return math.ceil(max(peak, last, embedding) / max(1, tp))
