@@ -54,12 +54,19 @@ PAIRS = [
     for attention in ("sdpa", "eager")
     if (family, attention) not in (("gemma2", "sdpa"), ("gpt2", "eager"))
 ]
+#: Eager variants left out of the test for time (Qwen2's is Llama's code path, Gemma-3's six
+#: layers are the slowest case): measured in docs/training.md's table.
+SLOW = (("qwen2", "eager"), ("gemma3_text", "eager"))
 #: Families whose float32 code path is Llama's (checked on Llama).
 LLAMA_LIKE = ("qwen2", "qwen3", "mistral")
 #: (family, attention, recompute, dtype, vocabulary: None for the family's shrunk 512);
 #: attention ``selective-sdpa``/``selective-eager`` checkpoints that core (:func:`selective`).
 CASES = (
-    [(family, attention, "full", "bf16", None) for family, attention in PAIRS]
+    [
+        (family, attention, "full", "bf16", None)
+        for family, attention in PAIRS
+        if (family, attention) not in SLOW
+    ]
     + [
         (family, "eager" if family == "gemma2" else "sdpa", "full", "fp32", None)
         for family in FAMILIES
@@ -111,7 +118,14 @@ for _kind in ("sdpa", "eager"):
     transformers.AttentionInterface.register(f"selective-{_kind}", selective(_kind))
 
 
-def step_peak(config: dict[str, Any], attention: str, recompute: str, dtype: str) -> int:
+def step_peak(
+    config: dict[str, Any],
+    attention: str,
+    recompute: str,
+    dtype: str,
+    batch: int = BATCH,
+    seq: int = SEQ,
+) -> int:
     """The peak of live non-parameter, non-gradient bytes through one training step."""
     values = {k: v for k, v in config.items() if k != "model_type"}
     built = transformers.AutoConfig.for_model(config["model_type"], **values)
@@ -124,7 +138,7 @@ def step_peak(config: dict[str, Any], attention: str, recompute: str, dtype: str
     model.train()
     if recompute == "full":
         model.gradient_checkpointing_enable()
-    ids = torch.randint(0, built.vocab_size, (BATCH, SEQ))
+    ids = torch.randint(0, built.vocab_size, (batch, seq))
     return model_peak(model, ids)
 
 
@@ -134,7 +148,7 @@ def model_peak(model: Any, ids: Any) -> int:
     from torch.profiler import ProfilerActivity, profile
 
     with profile(
-        activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True, with_stack=True
+        activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True, with_stack=False
     ) as prof:
         output = model(input_ids=ids, labels=ids, use_cache=False)
         output.loss.backward()
@@ -179,5 +193,20 @@ def test_estimate_matches_the_peak_of_forward_and_backward(
     estimate = training_activations(
         cfg, batch=BATCH, seq=SEQ, attention=attention, recompute=recompute, dtype=dtype
     )
+    error = (estimate - measured) / measured
+    assert abs(error) <= TOLERANCE, f"{estimate:,} vs the step's peak {measured:,} ({error:+.2%})"
+
+
+@pytest.mark.parametrize("family", ["llama", "gemma2"])
+def test_selective_eager_core_rebuilt_at_a_longer_sequence(family: str) -> None:
+    """At 512 tokens an eager core's rebuild is the peak: its float32 probabilities, their
+    gradient and the softmax's input gradient (``3·4·a·s`` a token) in the last layer's
+    attention backward, which the loss gradients at 64 tokens hide."""
+    config = FAMILIES[family]
+    measured = step_peak(config, "selective-eager", "none", "bf16", batch=1, seq=512)
+    cfg = Cfg(specs_for_document("config.json", config)[0])
+    kept = training_activations(cfg, batch=1, seq=512, attention="eager", recompute="none")
+    estimate = training_activations(cfg, batch=1, seq=512, attention="eager", recompute="selective")
+    assert estimate < kept  # no a·s² scores kept for every layer
     error = (estimate - measured) / measured
     assert abs(error) <= TOLERANCE, f"{estimate:,} vs the step's peak {measured:,} ({error:+.2%})"

@@ -27,9 +27,12 @@ import math
 
 from dimlint.memory.activations import (
     FLOAT32_NORM_OUTPUT,
+    SELECTIVE_CORE,
+    _norm_bytes,
     _norm_kind,
     _outside_layers,
     _rotary_fraction,
+    _softcap,
     decoder_traits,
     layer_bytes,
 )
@@ -96,6 +99,22 @@ def stage_bytes(cfg: Cfg, *, unit: int, moe: bool, rebuilt: bool) -> float:
     post = _post_norm_stage(cfg, traits)
     freed = 8.0 * cfg.hidden + 4 if post else 0.0
     return max(post, _mlp_stage(cfg, traits, unit, moe, rebuilt) - freed)
+
+
+def _eager_core_stage(cfg: Cfg, traits: Decoder, unit: int, moe: bool, seq: int) -> float:
+    """Per token, under selective recomputation with an eager core, what the last layer's
+    attention backward holds once its MLP and the norms after the attention have freed their
+    saved tensors: the incoming gradient, the rebuilt core's float32 probabilities, their
+    gradient and the softmax's input gradient (``3·4·a·s``; the capped scores' ``tanh`` with a
+    softcap), a repeated k or v and the gradient of v (``2·u·a·d``)."""
+    parts = layer_bytes(cfg, attention=SELECTIVE_CORE, unit=unit, moe=moe)
+    first = _norm_bytes(_norm_kind(cfg, traits), cfg.hidden, unit, feeds_projection=True)
+    freed = parts.mlp + max(0.0, parts.norms - first)
+    heads = cfg.heads
+    scores = 3 * 4.0 * heads * seq
+    if _softcap(cfg, "attn_logit_softcapping"):
+        scores += unit * heads * seq
+    return unit * cfg.hidden + scores + 2 * unit * heads * cfg.head_dim - freed
 
 
 def _freed_head(cfg: Cfg, traits: Decoder, unit: int) -> float:
@@ -186,6 +205,8 @@ def last_layer_peak(
         if rebuilt:
             stage += layer_bytes(cfg, attention=attention, unit=unit, moe=is_moe).total(seq)
             stage += adapters - _input_in_checkpoint(cfg, traits, unit)
+        elif recompute == "selective" and attention == "eager":
+            stage = max(stage, _eager_core_stage(cfg, traits, unit, is_moe, seq))
         best = max(best, stage)
     total += tokens * best
     if rebuilt:
