@@ -106,7 +106,9 @@ def _eager_core_stage(cfg: Cfg, traits: Decoder, unit: int, moe: bool, seq: int)
     attention backward holds once its MLP and the norms after the attention have freed their
     saved tensors: the incoming gradient, the rebuilt core's float32 probabilities, their
     gradient and the softmax's input gradient (``3·4·a·s``; the capped scores' ``tanh`` with a
-    softcap), a repeated k or v and the gradient of v (``2·u·a·d``)."""
+    softcap); the gradient of the repeated v takes the place of the core's output, freed with
+    o_proj's backward, and the rebuilt repeated k waits for the scores' backward (a copy when
+    1 < k/v heads < heads; one k/v head expands as a view)."""
     parts = layer_bytes(cfg, attention=SELECTIVE_CORE, unit=unit, moe=moe)
     first = _norm_bytes(_norm_kind(cfg, traits), cfg.hidden, unit, feeds_projection=True)
     freed = parts.mlp + max(0.0, parts.norms - first)
@@ -114,7 +116,8 @@ def _eager_core_stage(cfg: Cfg, traits: Decoder, unit: int, moe: bool, seq: int)
     scores = 3 * 4.0 * heads * seq
     if _softcap(cfg, "attn_logit_softcapping"):
         scores += unit * heads * seq
-    return unit * cfg.hidden + scores + 2 * unit * heads * cfg.head_dim - freed
+    repeated = unit * heads * cfg.head_dim if 1 < cfg.kv_heads < heads else 0
+    return unit * cfg.hidden + scores + repeated - freed
 
 
 def _freed_head(cfg: Cfg, traits: Decoder, unit: int) -> float:
