@@ -2,9 +2,10 @@
 
 Backward runs the layers last to first; the first one it reaches is where the most is still
 alive (every earlier layer's saved tensors, or under full recomputation every layer's input), so
-the step's peak is the larger of the loss gradients
-(:func:`~dimlint.memory.activations.loss_gradient_bytes`) and this. Measured with the CPU
-allocator's trace (``tests/test_memory_backward_peak.py``), read tensor by tensor at the peak:
+the step's peak is the largest of the loss gradients
+(:func:`~dimlint.memory.activations.loss_gradient_bytes`), this and, with tied embeddings, the
+embedding's backward (:func:`embedding_backward_peak`). Measured with the CPU allocator's trace
+(``tests/test_memory_backward_peak.py``), read tensor by tensor at the peak:
 
 * **gone by then**: the loss's float32 log-probabilities (``4V`` a token), the final norm's
   saved tensors and Gemma-2's capped-logit ``tanh``; the logits the forward returned stay (the
@@ -19,6 +20,8 @@ allocator's trace (``tests/test_memory_backward_peak.py``), read tensor by tenso
   (:func:`~dimlint.memory.activations.layer_bytes`), its share of the SDPA window masks, and what
   every layer's checkpoint holds as inputs beside the hidden state: rotary cos and sin, and
   eager attention's additive ``[b, 1, s, s]`` masks (one per kind of layer: full, sliding).
+* **under selective recomputation with an eager core**, the last layer's rebuilt core in its
+  attention backward (:func:`_eager_core_stage`), the peak at longer sequences.
 """
 
 from __future__ import annotations
