@@ -153,13 +153,17 @@ def test_activations_sdpa_eager_and_recompute() -> None:
     sdpa = training_activations(cfg, batch=1, seq=S)  # sdpa is the default
     assert sdpa == S * (L * LAYER_SDPA + OUTSIDE + LOSS_GRADIENTS) + S * COS_SIN
     assert training_activations(cfg, batch=1, seq=S, attention="flash") == sdpa
-    assert training_activations(cfg, batch=1, seq=S, recompute="selective") == sdpa
+    # selective: the checkpointed attention core keeps q, k, v and its output, no log-sum-exp
+    selective = training_activations(cfg, batch=1, seq=S, recompute="selective")
+    assert selective == sdpa - S * L * 4 * A
     eager = training_activations(cfg, batch=1, seq=S, attention="eager")
     assert eager == sdpa + S * L * (EAGER - SDPA + SCORES)
     full = training_activations(cfg, batch=1, seq=S, recompute="full")
-    # each layer's bf16 input, then the larger of the loss gradients and one layer rebuilt
-    # during backward (no cos/sin kept)
-    assert full == S * (L * 2 * H + OUTSIDE) + S * max(LOSS_GRADIENTS, LAYER_SDPA)
+    # each layer's bf16 input, then the larger of the loss gradients and the last layer rebuilt
+    # during backward (its tensors, the incoming gradient 2H and the MLP's gradients 2·2F, the
+    # loss tensors and the final norm freed, the checkpoints' cos/sin)
+    rebuilt = L * 2 * H + 2 * V + 16 + LAYER_SDPA + 2 * H + 2 * 2 * F
+    assert full == max(S * (L * 2 * H + OUTSIDE + LOSS_GRADIENTS), S * (rebuilt + COS_SIN))
     assert training_activations(cfg, batch=1, seq=S, tp=8) == -(-sdpa // 8)
     two = training_activations(cfg, batch=2, seq=S)
     assert two == 2 * sdpa - S * COS_SIN  # cos/sin are shared by the batch

@@ -39,9 +39,9 @@ from dimlint.memory.training.activations import (
     DEFAULT_ATTENTION,
     frozen_base_savings,
     loss_gradient_bytes,
-    recompute_peak_bytes,
     saved_activation_bytes,
 )
+from dimlint.memory.training.backward_peak import embedding_backward_peak, last_layer_peak
 from dimlint.memory.weights import quantized_bytes_per_weight, weight_bytes
 from dimlint.records import Record
 
@@ -256,8 +256,10 @@ def training_activations(
 ) -> int:
     """Activation bytes per GPU at the peak of a training step (an estimate): what autograd
     keeps after the forward pass plus the float32 loss gradients backward starts with
-    (:func:`~dimlint.memory.training.activations.loss_gradient_bytes`), or, under full
-    recomputation, the layer being rebuilt, whichever is larger.
+    (:func:`~dimlint.memory.training.activations.loss_gradient_bytes`), or the last layer's backward
+    (rebuilt under full recomputation:
+    :func:`~dimlint.memory.training.backward_peak.last_layer_peak`), or a tied embedding's backward
+    (:func:`~dimlint.memory.training.backward_peak.embedding_backward_peak`), whichever is largest.
 
     ``adapters`` (LoRA, QLoRA: what the adapters keep per token and layer) trains them on a
     frozen base, which keeps less
@@ -275,7 +277,15 @@ def training_activations(
         if recompute != "full":
             kept += tokens * (cfg.layers * layer - frozen.first)
     peak = kept + loss_gradient_bytes(cfg, batch=batch, seq=seq)
-    if recompute == "full":
-        rebuilt = recompute_peak_bytes(cfg, batch=batch, seq=seq, attention=attention, unit=unit)
-        peak = max(peak, kept + rebuilt + tokens * layer)
-    return math.ceil(peak / max(1, tp))
+    last = last_layer_peak(
+        cfg,
+        kept=kept,
+        batch=batch,
+        seq=seq,
+        attention=attention,
+        unit=unit,
+        recompute=recompute,
+        adapters=layer,
+    )
+    embedding = embedding_backward_peak(cfg, batch=batch, seq=seq, unit=unit)
+    return math.ceil(max(peak, last, embedding) / max(1, tp))

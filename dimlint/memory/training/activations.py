@@ -34,14 +34,15 @@ KV projection widths, ``f`` MLP width, ``a`` heads, ``s`` sequence):
   logits the forward returns ``u·V``, token ids and labels (16 bytes).
 
 Gradient checkpointing (``recompute="full"``, transformers' ``gradient_checkpointing_enable``)
-keeps only each layer's input ``u·h``; the backward pass then rebuilds one layer at a time, so the
-peak may be one layer's activations on top. Backward itself starts with two float32 ``b·s·V``
-loss gradients (:func:`loss_gradient_bytes`): the peak of the step is the larger of the two
-(:func:`dimlint.memory.estimates.training_activations`). A frozen base (LoRA) keeps less:
-:func:`frozen_base_savings`. ``selective`` recomputes
-the attention core (as Megatron's selective recomputation): no scores. Dropout masks (1 byte per
-element where a dropout probability is non-zero) are not counted: released LLMs train without
-dropout. MoE layers: see :func:`_moe_bytes`.
+keeps only each layer's input ``u·h``; the backward pass then rebuilds one layer at a time.
+Backward itself starts with two float32 ``b·s·V`` loss gradients (:func:`loss_gradient_bytes`);
+the peak of the step is the larger of those and the last layer's backward (rebuilt under full
+recomputation, with its backward's own gradients and temporaries:
+:mod:`dimlint.memory.training.backward_peak`),
+:func:`dimlint.memory.estimates.training_activations`. A frozen base (LoRA) keeps less:
+:func:`frozen_base_savings`. ``selective`` recomputes the attention core (as Megatron's selective
+recomputation): no scores. Dropout masks (1 byte per element where a dropout probability is
+non-zero) are not counted: released LLMs train without dropout. MoE layers: see :func:`_moe_bytes`.
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ from dimlint.records import Record
 ATTENTION_IMPLEMENTATIONS = ("sdpa", "flash", "eager")
 DEFAULT_ATTENTION = "sdpa"
 RECOMPUTE_MODES = ("none", "selective", "full")
+#: The attention mode :func:`layer_bytes` counts under selective recomputation: the attention
+#: core (scores, softmax, the kernel) inside a checkpoint, which keeps the core's inputs (q, k,
+#: v) and the output o_proj reads — measured with ``torch.utils.checkpoint`` around transformers'
+#: own SDPA and eager functions (``tests/test_memory_backward_peak.py``).
+SELECTIVE_CORE = "core"
 
 #: Model types whose transformers 5.24 modeling code refuses ``attn_implementation="sdpa"``
 #: (``_supports_sdpa = False``: Gemma-2's logit softcapping, GPT-OSS's sinks…); transformers
@@ -201,10 +207,13 @@ def _attention_bytes(cfg: Cfg, traits: Decoder, attention: str, unit: int) -> tu
     # q, k, v, output; log-sum-exp. GPT-2's k and v are views into the fused c_attn output
     # the query already keeps whole (split, view, transpose: no copy reaches the kernel)
     separate = 0 if cfg.model_type in QUERY_IN_FUSED_QKV else 2 * kv_w
-    kept += unit * (query + separate + q_w) + 4 * heads
+    # a checkpointed core (selective recomputation) keeps its inputs and the output o_proj
+    # reads, not the kernel's log-sum-exp or its own output beside a copy
+    core = attention == SELECTIVE_CORE
+    kept += unit * (query + separate + q_w) + (0 if core else 4 * heads)
     if cfg.model_type in FUSED_QKV_ALIVE:
         kept += unit * (q_w + kv_w)  # v is a view of the fused output, which stays whole
-    if 0 < _rotary_fraction(cfg) < 1 or cfg.model_type in OUTPUT_COPIED:
+    if not core and (0 < _rotary_fraction(cfg) < 1 or cfg.model_type in OUTPUT_COPIED):
         # partial rotary concatenates q (and Phi-3's q comes out of its fused projection): the
         # kernel's output is not in o_proj's layout, which reads a contiguous copy
         kept += unit * q_w
@@ -313,7 +322,7 @@ def saved_activation_bytes(
     positions = seq * _per_position(cfg, unit, recompute)
     if recompute == "full":
         return math.ceil(tokens * (cfg.layers * unit * cfg.hidden + outside) + positions)
-    mode = "flash" if recompute == "selective" else attention
+    mode = SELECTIVE_CORE if recompute == "selective" else attention
     dense = layer_bytes(cfg, attention=mode, unit=unit).total(seq)
     experts = moe_count(cfg)  # counted in closed form: 10**18 layers cost what 32 do
     per_token = dense * max(0, cfg.layers - experts)
@@ -367,17 +376,6 @@ def loss_gradient_bytes(cfg: Cfg, *, batch: int, seq: int) -> int:
     forward and backward (``tests/test_memory_backward_peak.py``): the peak of a step without
     recomputation, and of one with full recomputation at a real model's vocabulary."""
     return 8 * cfg.vocab * batch * seq
-
-
-def recompute_peak_bytes(
-    cfg: Cfg, *, batch: int, seq: int, attention: str = DEFAULT_ATTENTION, unit: int = 2
-) -> int:
-    """Under full recomputation, what rebuilding the largest layer adds during backward."""
-    largest = layer_bytes(cfg, attention=attention, unit=unit).total(seq)
-    if moe_count(cfg):
-        moe = layer_bytes(cfg, attention=attention, unit=unit, moe=True).total(seq)
-        largest = max(largest, moe)
-    return math.ceil(batch * seq * largest)
 
 
 class FrozenBase(Record):
