@@ -19,7 +19,8 @@ gradients, MoE routed rows, Gemma's float32 post-norm backward, the tied head's 
 
 Covered: full recomputation at the toy vocabulary for every family of the forward oracle with
 each attention implementation it supports (bfloat16; float32 with transformers' default
-attention, Llama-like Qwen2/Qwen3/Mistral left to Llama), no recomputation, a real model's
+attention, Llama-like Qwen2/Qwen3/Mistral left to Llama; float16 on four families), no
+recomputation, a real model's
 vocabulary, and selective recomputation: the attention core (scores, softmax, the kernel)
 wrapped in ``torch.utils.checkpoint`` through transformers' ``AttentionInterface``, as
 Megatron's selective recomputation does (transformers has no such mode; Falcon calls its own
@@ -92,8 +93,15 @@ CASES = (
         ("mixtral", "selective-eager", "none", "bf16", None),
         ("gemma2", "selective-eager", "none", "bf16", None),
         ("gpt2", "selective-sdpa", "none", "fp32", None),
+        # float16 keeps what bfloat16 keeps (two bytes; softmax and loss upcast alike)
+        ("llama", "sdpa", "none", "fp16", None),
+        ("mixtral", "eager", "full", "fp16", None),
+        ("gemma2", "eager", "full", "fp16", None),
+        ("falcon", "sdpa", "full", "fp16", None),
     ]
 )
+#: The torch dtype of each precision the cases name.
+TORCH_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
 def selective(kind: str) -> Any:
@@ -133,7 +141,7 @@ def step_peak(
     model = transformers.AutoModelForCausalLM.from_config(
         built,
         attn_implementation=attention,
-        dtype=torch.bfloat16 if dtype == "bf16" else torch.float32,
+        dtype=getattr(torch, TORCH_DTYPES[dtype]),
     )
     model.train()
     if recompute == "full":
