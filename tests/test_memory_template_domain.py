@@ -102,3 +102,49 @@ def test_constant_axis_of_a_tensor_only_a_flipped_flag_builds(
 def test_flipped_flag_at_the_default_sizes_still_counts() -> None:
     # At the learned width the one build is the model: the template still answers.
     assert _counted({"model_type": "falcon", "new_decoder_architecture": True}, "") > 0
+
+
+def _plan(kinds: str) -> list[str]:
+    names = {"a": "full_attention", "s": "sliding_attention", "c": "conv", "l": "linear_attention"}
+    return [names[kind] for kind in kinds]
+
+
+def test_per_layer_plan_inside_a_sub_config() -> None:
+    # LFM2.5-VL: the text tower's conv layers (no lfm2 build had any) were counted as attention.
+    text = {"model_type": "lfm2", "num_hidden_layers": 6}
+    raw = {"model_type": "lfm2_vl", "text_config": {**text, "layer_types": _plan("ccacac")}}
+    reason = _refusal(raw, "Lfm2VlForConditionalGeneration")
+    assert reason.startswith("text_config.layer_types states 2 attention, 4 conv layers")
+    # The plan the class derives (all attention) is the one the template learned.
+    same = {"model_type": "lfm2_vl", "text_config": {**text, "layer_types": _plan("aaaaaa")}}
+    assert _counted(same, "Lfm2VlForConditionalGeneration") == _counted(
+        {"model_type": "lfm2_vl", "text_config": text}, "Lfm2VlForConditionalGeneration"
+    )
+
+
+def test_per_layer_plan_at_the_top_level() -> None:
+    raw = {"model_type": "lfm2", "num_hidden_layers": 4, "layer_types": _plan("caca")}
+    assert "2 attention, 2 conv" in _refusal(raw, "Lfm2ForCausalLM")
+
+
+def test_plan_equal_to_the_derived_one_is_learned() -> None:
+    # Qwen3-Next derives linear layers from full_attention_interval, a number it learned; the
+    # same plan stated is inside the domain, another split is not. Sliding and full attention
+    # layers share their weights (gpt-oss alternates them).
+    raw = {"model_type": "qwen3_next", "num_hidden_layers": 8}
+    derived = _counted(raw, "Qwen3NextForCausalLM")
+    stated = {**raw, "layer_types": _plan("lllallla")}
+    assert _counted(stated, "Qwen3NextForCausalLM") == derived
+    assert "8 attention" in _refusal({**raw, "layer_types": _plan("a" * 8)}, "Qwen3NextForCausalLM")
+    oss = {"model_type": "gpt_oss", "num_hidden_layers": 4}
+    assert _counted({**oss, "layer_types": _plan("sasa")}, "GptOssForCausalLM") == _counted(
+        oss, "GptOssForCausalLM"
+    )
+
+
+def test_attention_only_plan_for_a_template_learned_on_other_mixers() -> None:
+    # Granite-4-hybrid's default layers are all Mamba: an all-attention plan is another model.
+    raw = {"model_type": "granitemoehybrid", "num_hidden_layers": 4}
+    reason = _refusal({**raw, "layer_types": ["attention"] * 4}, "GraniteMoeHybridForCausalLM")
+    assert "attention layers only" in reason
+    assert "reads mamba_" in reason

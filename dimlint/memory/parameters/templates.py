@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from dimlint.config import architectures
+from dimlint.memory.parameters.template_plans import unlearned_plan
 from dimlint.records import Record
 
 #: ``dimlint/data``: two packages up from this module.
@@ -511,6 +512,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     for path, default in learned.get("lists", {}).items():
         if _stated_list(raw, path) not in (None, default):
             return Refusal(f"{path} differs from the only value learned ({default})", True)
+    plan = unlearned_plan(raw, model_type, learned)
+    if plan is not None:
+        return Refusal(plan, True)
     tensors: list[Tensor] = []
     for name, count_expression, dims, conditions, *pinned in tensors_json:
         if any(values.get(path) != wanted for path, wanted in conditions):
