@@ -127,15 +127,17 @@ def test_per_layer_plan_at_the_top_level() -> None:
     assert "2 attention, 2 conv" in _refusal(raw, "Lfm2ForCausalLM")
 
 
-def test_plan_equal_to_the_derived_one_is_learned() -> None:
-    # Qwen3-Next derives linear layers from full_attention_interval, a number it learned; the
-    # same plan stated is inside the domain, another split is not. Sliding and full attention
-    # layers share their weights (gpt-oss alternates them).
+def test_mixed_plan_the_template_learned() -> None:
+    # Qwen3-Next's default mixes linear and full attention layers: a template learned on that
+    # mix counts a stated plan with the same split; another split, or attention only, is
+    # outside. Sliding and full attention layers share their weights (gpt-oss alternates them).
     raw = {"model_type": "qwen3_next", "num_hidden_layers": 8}
     derived = _counted(raw, "Qwen3NextForCausalLM")
-    stated = {**raw, "layer_types": _plan("lllallla")}
-    assert _counted(stated, "Qwen3NextForCausalLM") == derived
-    assert "8 attention" in _refusal({**raw, "layer_types": _plan("a" * 8)}, "Qwen3NextForCausalLM")
+    assert _counted({**raw, "layer_types": _plan("lllallla")}, "Qwen3NextForCausalLM") == derived
+    other = _refusal({**raw, "layer_types": _plan("llaallla")}, "Qwen3NextForCausalLM")
+    assert other.startswith("layer_types states 3 attention, 5 linear layers")
+    only = _refusal({**raw, "layer_types": _plan("a" * 8)}, "Qwen3NextForCausalLM")
+    assert "attention layers only; the template reads linear_" in only
     oss = {"model_type": "gpt_oss", "num_hidden_layers": 4}
     assert _counted({**oss, "layer_types": _plan("sasa")}, "GptOssForCausalLM") == _counted(
         oss, "GptOssForCausalLM"
@@ -148,3 +150,21 @@ def test_attention_only_plan_for_a_template_learned_on_other_mixers() -> None:
     reason = _refusal({**raw, "layer_types": ["attention"] * 4}, "GraniteMoeHybridForCausalLM")
     assert "attention layers only" in reason
     assert "reads mamba_" in reason
+
+
+def test_list_learned_at_its_default_only() -> None:
+    # wav2vec2's feature encoder widths: all 512 by default, so rotating them changed nothing
+    # and no build learned another value.
+    raw = {"model_type": "wav2vec2", "vocab_size": 32}
+    assert _counted({**raw, "conv_dim": [512] * 7}, "Wav2Vec2ForCTC") > 0
+    reason = _refusal({**raw, "conv_dim": [256] * 6 + [512]}, "Wav2Vec2ForCTC")
+    assert reason.startswith("conv_dim = [256, 256")
+
+
+def test_index_list_selecting_as_many_layers() -> None:
+    # SAM's global-attention layers: which ones does not change the count, how many does.
+    raw = {"model_type": "sam_vision_model", "num_hidden_layers": 12}
+    same = _counted({**raw, "global_attn_indexes": [2, 5, 8, 11]}, "SamVisionModel")
+    assert _counted({**raw, "global_attn_indexes": [1, 4, 7, 10]}, "SamVisionModel") == same
+    reason = _refusal({**raw, "global_attn_indexes": [5, 11]}, "SamVisionModel")
+    assert reason.startswith("global_attn_indexes = [5, 11] differs")
