@@ -102,3 +102,69 @@ def test_constant_axis_of_a_tensor_only_a_flipped_flag_builds(
 def test_flipped_flag_at_the_default_sizes_still_counts() -> None:
     # At the learned width the one build is the model: the template still answers.
     assert _counted({"model_type": "falcon", "new_decoder_architecture": True}, "") > 0
+
+
+def _plan(kinds: str) -> list[str]:
+    names = {"a": "full_attention", "s": "sliding_attention", "c": "conv", "l": "linear_attention"}
+    return [names[kind] for kind in kinds]
+
+
+def test_per_layer_plan_inside_a_sub_config() -> None:
+    # LFM2.5-VL: the text tower's conv layers (no lfm2 build had any) were counted as attention.
+    text = {"model_type": "lfm2", "num_hidden_layers": 6}
+    raw = {"model_type": "lfm2_vl", "text_config": {**text, "layer_types": _plan("ccacac")}}
+    reason = _refusal(raw, "Lfm2VlForConditionalGeneration")
+    assert reason.startswith("text_config.layer_types states 2 attention, 4 conv layers")
+    # The plan the class derives (all attention) is the one the template learned.
+    same = {"model_type": "lfm2_vl", "text_config": {**text, "layer_types": _plan("aaaaaa")}}
+    assert _counted(same, "Lfm2VlForConditionalGeneration") == _counted(
+        {"model_type": "lfm2_vl", "text_config": text}, "Lfm2VlForConditionalGeneration"
+    )
+
+
+def test_per_layer_plan_at_the_top_level() -> None:
+    raw = {"model_type": "lfm2", "num_hidden_layers": 4, "layer_types": _plan("caca")}
+    assert "2 attention, 2 conv" in _refusal(raw, "Lfm2ForCausalLM")
+
+
+def test_mixed_plan_the_template_learned() -> None:
+    # Qwen3-Next's default mixes linear and full attention layers: a template learned on that
+    # mix counts a stated plan with the same split; another split, or attention only, is
+    # outside. Sliding and full attention layers share their weights (gpt-oss alternates them).
+    raw = {"model_type": "qwen3_next", "num_hidden_layers": 8}
+    derived = _counted(raw, "Qwen3NextForCausalLM")
+    assert _counted({**raw, "layer_types": _plan("lllallla")}, "Qwen3NextForCausalLM") == derived
+    other = _refusal({**raw, "layer_types": _plan("llaallla")}, "Qwen3NextForCausalLM")
+    assert other.startswith("layer_types states 3 attention, 5 linear layers")
+    only = _refusal({**raw, "layer_types": _plan("a" * 8)}, "Qwen3NextForCausalLM")
+    assert "attention layers only; the template reads linear_" in only
+    oss = {"model_type": "gpt_oss", "num_hidden_layers": 4}
+    assert _counted({**oss, "layer_types": _plan("sasa")}, "GptOssForCausalLM") == _counted(
+        oss, "GptOssForCausalLM"
+    )
+
+
+def test_attention_only_plan_for_a_template_learned_on_other_mixers() -> None:
+    # Granite-4-hybrid's default layers are all Mamba: an all-attention plan is another model.
+    raw = {"model_type": "granitemoehybrid", "num_hidden_layers": 4}
+    reason = _refusal({**raw, "layer_types": ["attention"] * 4}, "GraniteMoeHybridForCausalLM")
+    assert "attention layers only" in reason
+    assert "reads mamba_" in reason
+
+
+def test_list_learned_at_its_default_only() -> None:
+    # wav2vec2's feature encoder widths: all 512 by default, so rotating them changed nothing
+    # and no build learned another value.
+    raw = {"model_type": "wav2vec2", "vocab_size": 32}
+    assert _counted({**raw, "conv_dim": [512] * 7}, "Wav2Vec2ForCTC") > 0
+    reason = _refusal({**raw, "conv_dim": [256] * 6 + [512]}, "Wav2Vec2ForCTC")
+    assert reason.startswith("conv_dim = [256, 256")
+
+
+def test_index_list_selecting_as_many_layers() -> None:
+    # SAM's global-attention layers: which ones does not change the count, how many does.
+    raw = {"model_type": "sam_vision_model", "num_hidden_layers": 12}
+    same = _counted({**raw, "global_attn_indexes": [2, 5, 8, 11]}, "SamVisionModel")
+    assert _counted({**raw, "global_attn_indexes": [1, 4, 7, 10]}, "SamVisionModel") == same
+    reason = _refusal({**raw, "global_attn_indexes": [5, 11]}, "SamVisionModel")
+    assert reason.startswith("global_attn_indexes = [5, 11] differs")

@@ -25,22 +25,15 @@ pytest.importorskip("torch")
 #: 0.85 and 0.70). With 168 more from outside the corpus (``extra.tsv``, split by the same
 #: hash before any was measured; 65 model types the first 214 lacked): tune 102/153 (66.7%),
 #: held-out 99/166 (59.6%); the new configs alone 36/76 and 34/74. Eight of their nine false
-#: exacts are refused now (``tests/test_memory_template_domain.py``); the ninth is listed in
-#: :data:`KNOWN_FALSE_EXACTS`.
+#: exacts are refused now (``tests/test_memory_template_domain.py``); the ninth (LFM2.5-VL: conv
+#: layers in ``text_config.layer_types``, which no lfm2 build had) too, by the per-layer plan guard
+#: (``memory/parameters/template_plans.py``).
 FLOORS = {"tune": 0.66, "held_out": 0.59}
 
 #: Released configs still counted exact and wrong, with the cause: each is an expected failure
 #: of :func:`test_known_false_exact` (strict, so a fix must remove it from here) and the only
-#: exception :func:`test_no_false_exact` allows.
-KNOWN_FALSE_EXACTS = {
-    "held_out/tenstorrent__tt-metal__models__tt_transformers__model_params__LFM2.5-VL-1.6B"
-    "__config.json": (
-        "text_config.layer_types holds conv layers (10 of 16): the lfm2_vl (and lfm2) template"
-        " was learned from a default config whose layers are all full_attention, so a per-layer"
-        " list no rotation changes was never learned and every layer is counted as attention"
-        " (mem 1,533,651,184, transformers 1,596,625,904)"
-    ),
-}
+#: exception :func:`test_no_false_exact` allows. Empty: none is known.
+KNOWN_FALSE_EXACTS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module", params=["tune", "held_out"])

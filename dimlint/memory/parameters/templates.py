@@ -10,8 +10,10 @@ without importing transformers or torch.
 
 A template is only used when every field it reads has a value (stated, derived as the config
 class derives it, or the class default) and every field whose effect the generator could not
-learn (``fixed``) still has its default; otherwise :func:`template_tensors` returns None and the
-hand-written family recipes apply.
+learn (``fixed``) still has its default, and every stated list (a per-layer plan such as
+``text_config.layer_types``, a list of layer indices, per-stage widths) is one the template
+learned (:mod:`~dimlint.memory.parameters.template_plans`); otherwise :func:`template_tensors`
+returns None and the hand-written family recipes apply.
 
 Like ``architectures.json``, the file is one model type per line and only the row asked for is
 parsed, so looking up a template costs a fraction of a millisecond.
@@ -28,6 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from dimlint.config import architectures
+from dimlint.memory.parameters.template_plans import unlearned_list
 from dimlint.records import Record
 
 #: ``dimlint/data``: two packages up from this module.
@@ -558,6 +561,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         for axis in label_axes.get(name, ()):
             shape[axis] = labels
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
+    unlearned = unlearned_list(raw, model_type, learned, tensors)
+    if unlearned is not None:
+        return Refusal(unlearned, True)
     return tensors
 
 
