@@ -30,11 +30,6 @@ pytest.importorskip("torch")
 #: (``memory/parameters/template_plans.py``).
 FLOORS = {"tune": 0.66, "held_out": 0.59}
 
-#: Released configs still counted exact and wrong, with the cause: each is an expected failure
-#: of :func:`test_known_false_exact` (strict, so a fix must remove it from here) and the only
-#: exception :func:`test_no_false_exact` allows. Empty: none is known.
-KNOWN_FALSE_EXACTS: dict[str, str] = {}
-
 
 @pytest.fixture(scope="module", params=["tune", "held_out"])
 def half(request: pytest.FixtureRequest) -> tuple[str, list[truth.Outcome]]:
@@ -43,7 +38,7 @@ def half(request: pytest.FixtureRequest) -> tuple[str, list[truth.Outcome]]:
 
 def test_no_false_exact(half: tuple[str, list[truth.Outcome]]) -> None:
     _, results = half
-    false = [r for r in results if r.status == "FALSE-EXACT" and r.file not in KNOWN_FALSE_EXACTS]
+    false = [r for r in results if r.status == "FALSE-EXACT"]
     assert not false, "\n".join(
         f"{r.file}: transformers {r.truth}, mem {r.ours} labelled exact" for r in false
     )
@@ -62,24 +57,3 @@ def test_exact_share_floor(half: tuple[str, list[truth.Outcome]]) -> None:
     share = sum(r.status == "exact" for r in built) / len(built)
     print(f"\n{name}: {truth.summary(results)}\n{truth.table(results)}")
     assert share >= FLOORS[name]
-
-
-@pytest.mark.parametrize(
-    "row",
-    [
-        pytest.param(row, id=row["file"].split("/")[-1][:60], marks=pytest.mark.xfail(
-            strict=True, reason=KNOWN_FALSE_EXACTS[row["file"]]))
-        for row in truth.sources()
-        if row["file"] in KNOWN_FALSE_EXACTS
-    ],
-)  # fmt: skip
-def test_known_false_exact(row: dict[str, str]) -> None:
-    import transformers
-
-    transformers.logging.set_verbosity_error()  # type: ignore[no-untyped-call]
-    assert truth.outcome(row).status != "FALSE-EXACT"
-
-
-def test_known_false_exacts_are_in_the_population() -> None:
-    files = {row["file"] for row in truth.sources()}
-    assert set(KNOWN_FALSE_EXACTS) <= files
