@@ -152,25 +152,41 @@ def test_patch_positions_with_a_class_token() -> None:
     assert exact, notes
 
 
-def test_a_true_difference_holds_with_both_fields_moved() -> None:
+MOBILEBERT = {
+    "model_type": "mobilebert",
+    "architectures": ["MobileBertForMaskedLM"],
+    "vocab_size": 1024,
+    "hidden_size": 128,
+    "embedding_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "intermediate_size": 128,
+    "intra_bottleneck_size": 32,
+}
+
+
+@pytest.mark.parametrize("stated", [False, True])
+def test_a_true_difference_holds_with_both_fields_moved(stated: bool) -> None:
     """MobileBERT's MLM head: hidden_size - embedding_size rows (128 - 64 here; the default
-    is 512 - 128), a difference the generator checked with both fields moved at once. The
-    config states ``true_hidden_size`` as ``save_pretrained`` writes it (the class sets it to
-    the bottleneck width)."""
-    document = {
-        "model_type": "mobilebert",
-        "architectures": ["MobileBertForMaskedLM"],
-        "vocab_size": 1024,
-        "hidden_size": 128,
-        "embedding_size": 64,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "intermediate_size": 128,
-        "intra_bottleneck_size": 32,
-        "true_hidden_size": 32,
-    }
+    is 512 - 128), a difference the generator checked with both fields moved at once. Its
+    ``true_hidden_size`` is set by the class, undeclared: the bottleneck width while
+    ``use_bottleneck`` (derived so when left out; stated as ``save_pretrained`` writes it)."""
+    document = {**MOBILEBERT, **({"true_hidden_size": 32} if stated else {})}
     exact, notes = _agree(document)
     assert exact, notes
+
+
+def test_a_derivation_holds_only_under_its_flags() -> None:
+    """Without the bottleneck ``true_hidden_size`` is the width, not the bottleneck's: the
+    derivation learned with ``use_bottleneck`` on does not apply there (no value, so no
+    tensor that reads it is sized from it)."""
+    learned = templates.row("mobilebert")
+    assert learned is not None
+    on = templates._Values(dict(MOBILEBERT), learned)
+    off = templates._Values({**MOBILEBERT, "use_bottleneck": False}, learned)
+    assert on.get("true_hidden_size") == 32
+    assert off.get("true_hidden_size") is None
+    _agree({**MOBILEBERT, "use_bottleneck": False})
 
 
 def test_a_fused_projection_is_exact_with_several_fields_moved() -> None:

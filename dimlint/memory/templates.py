@@ -217,6 +217,10 @@ class _Values:
         if flag is not None:
             return flag
         if path in derived:
+            # a derivation fitted with some booleans at their default holds only there
+            conditions = self.learned.get("derived_when", {}).get(path, [])
+            if any(self.get(flag) != wanted for flag, wanted in conditions):
+                return None
             expression = derived[path]
             needed = {name for _, _, factors in expression for name, _ in factors}
             return evaluate_expression(expression, {name: self.get(name) for name in needed})

@@ -145,14 +145,22 @@ def _values(config: Any) -> dict[str, int]:
 
 def _derived(config: Any) -> set[str]:
     """Paths whose value ``__post_init__`` computes: declared ``None``, yet set (``head_dim``,
-    ``layer_types``), or a declared number the class replaced."""
+    ``layer_types``), a declared number the class replaced, or a number it sets without
+    declaring it (MobileBERT's ``true_hidden_size``)."""
     derived: set[str] = set()
     declared = _declared(type(config))
+    aliases = set(getattr(config, "attribute_map", {}) or {})
     for key, value in config.to_dict().items():
         if (
             key in declared
             and declared[key] != value
             and (declared[key] is None or _is_scalar(value))
+        ) or (
+            key not in declared
+            and key not in aliases
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+            and not _ID_FIELD.search(key)
         ):
             derived.add(key)
     for key, sub in _sub_configs(config).items():
@@ -868,13 +876,18 @@ def refresh(row: dict[str, Any], config: Any) -> None:
             for expression in fitted[2]:
                 used |= fields_of_json(expression)
             used |= {str(condition[0]) for condition in fitted[3]}
-    derivations = derive(config, sorted(used & derived), stated)
+    when: dict[str, list[list[object]]] = {}
+    derivations = derive(config, sorted(used & derived), stated, when)
     derivations.update(derive_fallbacks(plain, sorted(used & set(extras))))
     for expression in derivations.values():
         used |= fields_of_json(expression)
     row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
     row["declared"] = _declared_of(config, sorted(used))
     row["derived"] = derivations
+    if when:
+        row["derived_when"] = when
+    else:
+        row.pop("derived_when", None)
     row["examined"] = sorted(path for path in base_values if "." not in path)
     row["mentioned"] = mentioned(config)
     uniform = {
@@ -1030,14 +1043,43 @@ def _builds_text_from_flat_keys(config: Any) -> bool:
 
 
 def derive(
-    config: Any, paths: Sequence[str], extras: Mapping[str, int] | None = None
+    config: Any,
+    paths: Sequence[str],
+    extras: Mapping[str, int] | None = None,
+    when: dict[str, list[list[object]]] | None = None,
 ) -> dict[str, object]:
     """How ``__post_init__`` computes each derived field in ``paths`` (``head_dim`` from
     ``hidden_size // num_attention_heads``, ``num_key_value_heads`` from the heads): fitted
-    over configs with one other field changed. Only configs are built, no model."""
+    over configs with one other field changed. Only configs are built, no model. A field no
+    expression fits while a boolean moves is fitted without those configs, the booleans kept
+    at their default as its conditions (``when``: MobileBERT's ``true_hidden_size`` is
+    ``intra_bottleneck_size`` while ``use_bottleneck``)."""
     observations = [(path, _values(changed)) for path, changed in _changed(config, paths, extras)]
     derived = _derived(config) - set(extras or {})
-    return _fit_derivations(observations, _values(config), derived, paths)
+    base_values = _values(config)
+    derivations = _fit_derivations(observations, base_values, derived, paths)
+    declared = _declared(type(config))
+    for path in [p for p in derivations if "." not in p and p not in declared]:
+        if not fields_of_json(derivations[path]) or _negative(derivations[path]):
+            # A number the class sets undeclared and no perturbed field moves may follow
+            # something never perturbed (Reformer's depth: the length of ``attn_layers``);
+            # one with a negative term may be the tangent of a floor (PatchTSMixer's patches).
+            del derivations[path]
+    flags = {path for path, value in base_values.items() if isinstance(value, bool)}
+    held = [(path, values) for path, values in observations if path not in flags]
+    for path in paths:
+        if path in derivations or when is None:
+            continue
+        moved = sorted(
+            flag
+            for flag, values in observations
+            if flag in flags and values.get(path) != base_values.get(path)
+        )
+        fitted = _fit_derivations(held, base_values, derived, [path]) if moved else {}
+        if path in fitted:
+            derivations[path] = fitted[path]
+            when[path] = [[flag, base_values[flag]] for flag in moved]
+    return derivations
 
 
 def derive_fallbacks(config: Any, paths: Sequence[str]) -> dict[str, object]:
