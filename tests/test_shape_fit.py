@@ -74,6 +74,36 @@ def test_patch_positions_divide_by_a_square() -> None:
     assert from_json(to_json(expected)) == expected
 
 
+def test_patch_positions_and_a_class_token() -> None:
+    """CLIP's vision positions: (image_size / patch_size)² + 1 (the class token), the patch
+    halved as the generator perturbs it (224 // 64 would round down)."""
+    base = {"image_size": 224, "patch_size": 32, "hidden_size": 768}
+    points = _observations(
+        base,
+        [{"image_size": 448}, {"patch_size": 16}, {"hidden_size": 1536}],
+        lambda v: (v["image_size"] // v["patch_size"]) ** 2 + 1,
+    )
+    terms = fit(points)
+    assert terms is not None
+    assert evaluate_terms(terms, {**base, "image_size": 336, "patch_size": 14}) == 24**2 + 1
+    assert evaluate_terms(terms, {**base, "image_size": 560, "patch_size": 14}) == 40**2 + 1
+
+
+def test_tile_positions_scale_the_patch_positions() -> None:
+    """Mllama's gated tile positions: max_num_tiles · ((image / patch)² + 1) · hidden, the
+    tiles held (a fitted tangent ``a·hidden - b·hidden/image + …`` breaks when both move)."""
+    base = {"image_size": 448, "patch_size": 14, "hidden_size": 1280, "max_num_tiles": 4}
+    points = _observations(
+        base,
+        [{"image_size": 896}, {"patch_size": 7}, {"hidden_size": 2560}],
+        lambda v: 4 * ((v["image_size"] // v["patch_size"]) ** 2 + 1) * v["hidden_size"],
+    )
+    terms = fit(points)
+    assert terms is not None
+    moved = {**base, "image_size": 560, "hidden_size": 640}
+    assert evaluate_terms(terms, moved) == 4 * (40**2 + 1) * 640
+
+
 def test_sum_of_terms() -> None:
     """A fused QKV projection: (heads + 2 * kv_heads) * head_dim."""
     base = {"num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128}

@@ -12,6 +12,15 @@ remove tensors (biases, an untied head) become conditions. A field whose change 
 learned (the build fails, or the tensor layout changes in a way no expression explains) is
 listed as ``fixed``: a config that sets it to another value falls back to the hand recipes.
 
+Beyond the declared fields: names the modeling code reads with a fallback although the class
+declares none (Qwen3-MoE's ``head_dim``: :mod:`dimlint.tools.undeclared_reads`) are stated at
+that fallback and learned like fields (``undeclared``); a zero field that counts layers of a
+kind the default has none of is learned from 1 (``rebased``: DeepSeek-V2's
+``first_k_dense_replace``); an expression with a negative term is checked once with all its
+fields moved (``joint``: a true difference, not a tangent); legacy keys the class reads from
+its keyword arguments are recorded at the values it falls back to (``legacy``), and uniform
+default lists (``uniform``) so that another item lies outside the domain.
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 
@@ -29,6 +38,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import itertools
 import json
 import re
 import sys
@@ -36,10 +46,11 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dimlint.tools import provenance
+from dimlint.tools import provenance, undeclared_reads
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import fields_of, fit, to_json
 
@@ -135,14 +146,22 @@ def _values(config: Any) -> dict[str, int]:
 
 def _derived(config: Any) -> set[str]:
     """Paths whose value ``__post_init__`` computes: declared ``None``, yet set (``head_dim``,
-    ``layer_types``), or a declared number the class replaced."""
+    ``layer_types``), a declared number the class replaced, or a number it sets without
+    declaring it (MobileBERT's ``true_hidden_size``)."""
     derived: set[str] = set()
     declared = _declared(type(config))
+    aliases = set(getattr(config, "attribute_map", {}) or {})
     for key, value in config.to_dict().items():
         if (
             key in declared
             and declared[key] != value
             and (declared[key] is None or _is_scalar(value))
+        ) or (
+            key not in declared
+            and key not in aliases
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+            and not _ID_FIELD.search(key)
         ):
             derived.add(key)
     for key, sub in _sub_configs(config).items():
@@ -153,30 +172,83 @@ def _derived(config: Any) -> set[str]:
     return derived
 
 
-def _perturbed(config: Any, path: str, value: object, derived: set[str]) -> Any:
+def _perturbed(
+    config: Any,
+    path: str,
+    value: object,
+    derived: set[str],
+    extras: Mapping[str, int] | None = None,
+) -> Any:
     """A fresh config of the same class with one field changed (sub-config fields through a
-    dict of the sub-config's stated fields, so its own derived fields are recomputed)."""
-    config_class = type(config)
-    if "." not in path:
-        return config_class(**{path: value})
-    key, name = path.split(".", 1)
-    sub = getattr(config, key)
-    stated = {k: v for k, v in sub.to_dict().items() if f"{key}.{k}" not in derived or k == name}
-    stated[name] = value
-    return config_class(**{key: stated})
+    dict of the sub-config's stated fields, so its own derived fields are recomputed); the
+    undeclared names learning states (``extras``, see :func:`_stated_extras`) stay stated."""
+    return _perturbed_many(config, {path: value}, derived, extras)
 
 
-def _trials(value: int) -> Iterator[int]:
+def _perturbed_many(
+    config: Any,
+    changes: Mapping[str, object],
+    derived: set[str],
+    extras: Mapping[str, int] | None = None,
+) -> Any:
+    """:func:`_perturbed` with several fields changed at once."""
+    kwargs = _extra_kwargs(config, extras or {}, derived)
+    for path, value in changes.items():
+        if "." not in path:
+            kwargs[path] = value
+            continue
+        key, name = path.split(".", 1)
+        if not isinstance(kwargs.get(key), dict):
+            sub = getattr(config, key)
+            kwargs[key] = {
+                k: v for k, v in sub.to_dict().items() if f"{key}.{k}" not in derived or k == name
+            }
+        kwargs[key][name] = value
+    return type(config)(**kwargs)
+
+
+def _extra_kwargs(config: Any, extras: Mapping[str, int], derived: set[str]) -> dict[str, Any]:
+    """Keyword arguments stating ``extras`` (``head_dim``, ``text_config.head_dim``): top-level
+    names as themselves, a sub-config's as the dict of its stated fields with them added."""
+    kwargs: dict[str, Any] = {path: value for path, value in extras.items() if "." not in path}
+    for path, value in extras.items():
+        if "." not in path:
+            continue
+        key, name = path.split(".", 1)
+        if key not in kwargs:
+            sub = getattr(config, key)
+            kwargs[key] = {k: v for k, v in sub.to_dict().items() if f"{key}.{k}" not in derived}
+        kwargs[key][name] = value
+    return kwargs
+
+
+def _trials(value: int, others: Sequence[int] = ()) -> Iterator[int]:
+    """Values to change a field to, those that keep its divisibility by and of the config's
+    other numbers first (``others``): doubling a 32-wide patch of a 224-wide image makes
+    ``224 // 64`` round down, which no rational expression fits; halving it does not."""
     if isinstance(value, bool):
         yield not value
         return
     if value == 0:
         yield 1
         return
-    yield value * 2
+    trials = [value * 2]
     if value % 2 == 0 and value > 2:
-        yield value // 2
-    yield value + 1
+        trials.append(value // 2)
+    trials.append(value + 1)
+
+    def broken(trial: int) -> int:
+        return sum(
+            1
+            for other in others
+            if other > 1
+            and (
+                (other % value == 0 and other % trial != 0)
+                or (value % other == 0 and trial % other != 0)
+            )
+        )
+
+    yield from sorted(trials, key=broken)
 
 
 def _build(model_class: Any, config: Any) -> Any:
@@ -189,17 +261,23 @@ def _build(model_class: Any, config: Any) -> Any:
 class _Learned:
     """Observations of one model type: the default build and one build per changed field."""
 
-    def __init__(self, values: dict[str, int], groups: Groups) -> None:
+    def __init__(
+        self, values: dict[str, int], groups: Groups, extras: Mapping[str, int] | None = None
+    ) -> None:
         self.observations: list[tuple[str, dict[str, int], Groups]] = [("", values, groups)]
         self.fixed: set[str] = set()
         self.toggled: dict[str, tuple[int, Groups]] = {}
+        self.extras: dict[str, int] = dict(extras or {})
 
 
 def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: float) -> None:
     base_values, base_groups = learned.observations[0][1], learned.observations[0][2]
-    derived = _derived(config)
+    derived = _derived(config) - set(learned.extras)
     sizes = {size for shape, count in base_groups.values() for size in (*shape, count)}
-    for path, value in base_values.items():
+    numbers = _numbers(base_values)
+    # the stated undeclared names first: a field the budget leaves unlearned is ``fixed``
+    ordered = sorted(base_values.items(), key=lambda item: item[0] not in learned.extras)
+    for path, value in ordered:
         if path.rsplit(".", 1)[-1] in _INERT:
             continue
         if (
@@ -212,9 +290,9 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             learned.fixed.add(path)
             continue
         outcome: tuple[dict[str, int], Groups] | None = None
-        for trial in _trials(value):
+        for trial in _trials(value, [n for p, n in numbers.items() if p != path]):
             try:
-                changed = _perturbed(config, path, trial, derived)
+                changed = _perturbed(config, path, trial, derived, learned.extras)
                 model = _build(model_class, changed)
             except Exception:  # a value the class rejects: try the next one
                 continue
@@ -235,6 +313,11 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             learned.fixed.add(path)
 
 
+def _numbers(values: Mapping[str, int]) -> dict[str, int]:
+    """The integer (not boolean) fields among ``values``."""
+    return {path: v for path, v in values.items() if not isinstance(v, bool)}
+
+
 def _lists(config: Any) -> dict[str, list[object]]:
     """Every list of numbers or strings of ``config`` and its direct sub-configs, by path."""
     found: dict[str, list[object]] = {}
@@ -252,18 +335,20 @@ def _lists(config: Any) -> dict[str, list[object]]:
     return found
 
 
-def guard_lists(model_class: Any, config: Any, base: Groups) -> dict[str, list[object]]:
+def guard_lists(
+    model_class: Any, config: Any, base: Groups, extras: Mapping[str, int] | None = None
+) -> dict[str, list[object]]:
     """Lists whose order shapes the model (DeepSeek-V4's ``compress_ratios``, per-layer MoE
     or attention patterns that change tensors): rotating one by a place changes the tensors.
     A config that states another value for one of them falls back to the family recipes."""
     guarded: dict[str, list[object]] = {}
-    derived = _derived(config)
+    derived = _derived(config) - set(extras or {})
     for path, value in _lists(config).items():
         rotated = value[1:] + value[:1]
         if rotated == value:
             continue
         try:
-            model = _build(model_class, _perturbed(config, path, rotated, derived))
+            model = _build(model_class, _perturbed(config, path, rotated, derived, extras))
         except Exception:
             continue  # the class rejects the rotation: its value is validated, not free
         if _groups(model) != base:
@@ -304,7 +389,11 @@ def _fit_group(
 def _near(name: str, value: int, rows: Sequence[list[Any]], axis: int | None) -> object:
     """An expression for a size seen in one build only (a toggled tensor, a head): the fitted
     expression of the same default value on the tensor whose name shares the longest prefix
-    (``axis`` None: a layer count), else the constant."""
+    (``axis`` None: a layer count), else the constant. A name with no layer index is one
+    tensor: its count is 1 whatever field equals 1 at the default (DeepSeek-V2's
+    ``first_k_dense_replace``, learned at 1, is no count of its classification head)."""
+    if axis is None and "*" not in name:
+        return [[value, 1, []]]
     best: tuple[int, object] | None = None
     for row in rows:
         candidates = [(row[5], row[1])] if axis is None else list(zip(row[4], row[2], strict=True))
@@ -543,8 +632,11 @@ def _label_axes(model_class: Any, config: Any, groups: Groups) -> dict[str, list
     return axes
 
 
-def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
-    """The shape templates of one model type (its row in the table)."""
+def learn(model_type: str, budget_s: float = 12.0, undeclared: bool = True) -> dict[str, object]:
+    """The shape templates of one model type (its row in the table). With ``undeclared``, the
+    names the modeling code reads although the config class declares none (Qwen3-MoE's
+    ``head_dim``) are stated at the value the code falls back to and learned like fields
+    (recorded as ``undeclared``); if one cannot be learned, the type is learned without them."""
     from transformers import AutoConfig
 
     row: dict[str, object] = {"classes": {}, "unbuilt": {}}
@@ -568,10 +660,30 @@ def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
     # usually names, whose head (an untied LM head) the other classes' heads rarely add to.
     order = [name for name in built if name not in _BASE_AND_CLASSIFIERS] or list(built)
     primary = max(order, key=lambda name: len(built[name][1]))
+    plain = config
+    extras = _stated_extras(built[primary][0], config, built[primary][1]) if undeclared else {}
+    rebased = _rebased(built[primary][0], config, built[primary][1]) if undeclared else {}
+    if extras or rebased:
+        config = type(config)(**_extra_kwargs(config, {**extras, **rebased}, _derived(config)))
+    if rebased:
+        # the tensors at the rebased values; the totals stay the default config's (what
+        # transformers builds from it, which the tests rebuild)
+        for class_name, (model_class, _, total) in list(built.items()):
+            try:
+                model = _build(model_class, config)
+            except Exception as exc:  # builds only at the default: learned without the rebase
+                del built[class_name]
+                row["unbuilt"][class_name] = type(exc).__name__  # type: ignore[index]
+                continue
+            built[class_name] = (model_class, _groups(model), total)
+        if primary not in built:
+            return learn(model_type, budget_s, undeclared=False)
     base_values = _values(config)
-    learned = _Learned(base_values, built[primary][1])
+    learned = _Learned(base_values, built[primary][1], {**extras, **rebased})
     _learn_fields(built[primary][0], config, learned, time.monotonic() + budget_s)
-    derived = _derived(config)
+    if learned.fixed & (set(extras) | set(rebased)):
+        return learn(model_type, budget_s, undeclared=False)
+    derived = _derived(config) - set(extras) - set(rebased)
     preferred = frozenset(set(base_values) - derived)
     cache: dict[tuple[object, ...], object] = {}
     rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
@@ -595,12 +707,147 @@ def learn(model_type: str, budget_s: float = 12.0) -> dict[str, object]:
             if pinned:
                 record["pinned"] = pinned[:5]
         templates[class_name] = record
+    unexplained = _underived(templates, extras, plain)
+    if unexplained:
+        # A name some tensor reads whose fallback no expression derives (Glm4-MoE's head_dim,
+        # 4096 // 96 = 42, a floor): a config leaving it out would have no value for it.
+        return learn(model_type, budget_s, undeclared=False)
     row["classes"] = templates
     row["primary"] = primary
     row["fixed"] = sorted(learned.fixed)
-    row["lists"] = guard_lists(built[primary][0], config, built[primary][1])
-    refresh(row, config)
+    row["lists"] = guard_lists(built[primary][0], config, built[primary][1], extras)
+    joint = _jointly_checked(built[primary][0], config, rows, derived, {**extras, **rebased})
+    if joint:
+        row["joint"] = joint
+    if extras:
+        row["undeclared"] = extras
+    if rebased:
+        row["rebased"] = rebased
+    refresh(row, plain)
     return row
+
+
+def _rebased(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
+    """Top-level fields that count layers of a kind the default config has none of, each at 1.
+
+    DeepSeek-V2's ``first_k_dense_replace`` is 0 by default: every layer is a mixture of
+    experts, and a dense MLP exists in no build, so changing the field adds tensors no
+    expression of the default explains (it was ``fixed``). Released configs set it to 1. When
+    the field at 1 and at 2 adds the same tensors, one and two of each (a count of layers), the
+    type is learned from the field at 1: each layer kind's count is then fitted (``k`` dense,
+    ``n - k`` mixture layers), and a config at 0 counts no dense layer."""
+    found: dict[str, int] = {}
+    derived = _derived(config)
+    for path, value in _values(config).items():
+        if "." in path or value != 0 or isinstance(value, bool) or path in _INERT:
+            continue
+        try:
+            one = _groups(_build(model_class, _perturbed(config, path, 1, derived)))
+            two = _groups(_build(model_class, _perturbed(config, path, 2, derived)))
+        except Exception:  # the class rejects the values: the field stays as learned
+            continue
+        added = set(one) - set(base)
+        if (
+            added
+            and set(base) <= set(one)
+            and set(one) == set(two)
+            and all(one[key][1] == 1 and two[key] == (one[key][0], 2) for key in added)
+        ):
+            found[path] = 1
+    return found
+
+
+def _underived(classes: Mapping[str, Any], extras: Mapping[str, int], plain: Any) -> list[str]:
+    """The stated undeclared names a class's template reads and :func:`derive_fallbacks`
+    cannot derive from the declared fields."""
+    used: set[str] = set()
+    for entry in classes.values():
+        for fitted in entry.get("tensors", []):
+            for expression in (fitted[1], *fitted[2]):
+                used |= fields_of_json(expression)
+    wanted = sorted(used & set(extras))
+    return [path for path in wanted if path not in derive_fallbacks(plain, wanted)]
+
+
+def _stated_extras(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
+    """The undeclared names the type's code reads (:mod:`undeclared_reads`), each at the value
+    the code falls back to, kept only when stating them so builds the same model."""
+    kept: dict[str, int] = {}
+    derived = _derived(config)
+    for path, value in undeclared_reads.candidates(config, _sub_configs(config)).items():
+        trial = {**kept, path: value}
+        try:
+            stated = type(config)(**_extra_kwargs(config, trial, derived))
+            if _values(stated).get(path) != value or _groups(_build(model_class, stated)) != base:
+                continue
+        except Exception:  # the class rejects the name: not learned
+            continue
+        kept = trial
+    return kept
+
+
+def _negative(expression: object) -> bool:
+    return isinstance(expression, list) and any(
+        isinstance(term, list) and isinstance(term[0], int) and term[0] < 0 for term in expression
+    )
+
+
+def _jointly_checked(
+    model_class: Any,
+    config: Any,
+    rows: Sequence[list[Any]],
+    derived: set[str],
+    extras: Mapping[str, int],
+) -> list[str]:
+    """Expressions with a negative term (JSON text) that also hold with all their fields moved
+    at once. Fitted from one field moved at a time, such an expression may be the tangent of a
+    product at the default (Phi-3's fused QKV, ``3·hidden - 192·heads + 192·kv``) or a true
+    difference (MobileBERT's ``hidden_size - embedding_size``); one build with every field moved
+    by a different factor tells them apart, and the run-time trusts only the second kind when
+    several fields move."""
+    from dimlint.tools.shape_fit import evaluate_terms, from_json
+
+    base = _groups(_build(model_class, config))
+    base_values = _values(config)
+    by_fields: dict[tuple[str, ...], list[tuple[str, int, object]]] = {}
+    for row in rows:
+        if row[6]:
+            continue
+        for axis, expression in enumerate([row[1], *row[2]]):
+            fields = tuple(sorted(fields_of_json(expression)))
+            if _negative(expression) and len(fields) > 1:
+                by_fields.setdefault(fields, []).append((str(row[0]), axis, expression))
+    checked: dict[str, bool] = {}
+    for fields, entries in sorted(by_fields.items()):
+        numbers = list(_numbers(base_values).values())
+        options = [list(_trials(base_values[field], numbers)) for field in fields]
+        for choice in itertools.islice(itertools.product(*options), 12):
+            ratios = {Fraction(t, base_values[f]) for f, t in zip(fields, choice, strict=True)}
+            if len(ratios) < len(fields):
+                continue  # every field moved alike keeps their ratios: a tangent still holds
+            try:
+                moved = dict(zip(fields, choice, strict=True))
+                changed = _perturbed_many(config, moved, derived, extras)
+                groups = _groups(_build(model_class, changed))
+            except Exception:  # the class rejects these values together: try others
+                continue
+            values = _values(changed)
+            if any(values.get(f) != t for f, t in zip(fields, choice, strict=True)):
+                continue
+            for name, axis, expression in entries:
+                key = json.dumps(expression, sort_keys=True, separators=(",", ":"))
+                mine = [k for k in base if k[0] == name]
+                theirs = [k for k in groups if k[0] == name]
+                terms = from_json(expression)
+                if len(mine) != 1 or mine != theirs or terms is None:
+                    checked[key] = False
+                    continue
+                shape, count = groups[theirs[0]]
+                observed = count if axis == 0 else shape[axis - 1]
+                predicted = evaluate_terms(terms, values)
+                checked[key] = checked.get(key, True) and predicted == observed
+            break
+    return sorted(key for key, holds in checked.items() if holds)
 
 
 def refresh(row: dict[str, Any], config: Any) -> None:
@@ -609,8 +856,18 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     class derives the derived ones (``derived``), and ``examined``: every top-level number the
     default config holds (declared or set by ``__post_init__``, such as DeepSeek's
     ``qk_head_dim``), each of which field learning changed once, so a config stating it is
-    understood; a number outside this list may be read by modeling code unseen."""
-    derived = _derived(config)
+    understood; a number outside this list may be read by modeling code unseen; ``uniform``:
+    the lists whose every item is one value at the default (Granite-4's ``layer_types``, all
+    ``"mamba"``), which rotating cannot test, so another item lies outside the domain. The
+    ``undeclared`` names learning stated are stated here too, and how the code derives each
+    when a config leaves it out is fitted from its fallback (``head_dim`` from
+    ``hidden_size // num_attention_heads``)."""
+    plain = config
+    extras: dict[str, int] = row.get("undeclared", {})
+    stated = {**extras, **row.get("rebased", {})}
+    if stated:
+        config = type(plain)(**_extra_kwargs(plain, stated, _derived(plain)))
+    derived = _derived(config) - set(stated)
     base_values = _values(config)
     used: set[str] = set(row.get("fixed", []))
     for entry in row.get("classes", {}).values():
@@ -620,14 +877,34 @@ def refresh(row: dict[str, Any], config: Any) -> None:
             for expression in fitted[2]:
                 used |= fields_of_json(expression)
             used |= {str(condition[0]) for condition in fitted[3]}
-    derivations = derive(config, sorted(used & derived))
+    when: dict[str, list[list[object]]] = {}
+    derivations = derive(config, sorted(used & derived), stated, when)
+    derivations.update(derive_fallbacks(plain, sorted(used & set(extras))))
     for expression in derivations.values():
         used |= fields_of_json(expression)
     row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
     row["declared"] = _declared_of(config, sorted(used))
     row["derived"] = derivations
+    if when:
+        row["derived_when"] = when
+    else:
+        row.pop("derived_when", None)
     row["examined"] = sorted(path for path in base_values if "." not in path)
     row["mentioned"] = mentioned(config)
+    uniform = {
+        path: value[0]
+        for path, value in _lists(config).items()
+        if all(item == value[0] for item in value) and path not in row.get("lists", {})
+    }
+    if uniform:
+        row["uniform"] = uniform
+    else:
+        row.pop("uniform", None)
+    legacy = neutral_legacy(plain, row["examined"])
+    if legacy:
+        row["legacy"] = legacy
+    else:
+        row.pop("legacy", None)
     if _builds_text_from_flat_keys(config):
         row["flat_text"] = True
     else:
@@ -667,7 +944,6 @@ def mentioned(config: Any) -> list[str]:
     ``num_nextn_predict_layers``, gpt-oss's ``experts_per_token``): it cannot shape a tensor.
     A name read under a computed spelling (``getattr(config, f"{x}_dim")``) would escape a
     word search; the fragments such code joins are words of the same sources."""
-    import importlib
     import inspect
 
     declared = set(config.to_dict()) | set(_declared(type(config)))
@@ -679,28 +955,72 @@ def mentioned(config: Any) -> list[str]:
                 sources.append(inspect.getsource(klass))
             except (OSError, TypeError):
                 continue
-    modules = {type(config).__module__.replace(".configuration_", ".modeling_")}
-    seen: set[str] = set()
-    while modules:
-        name = modules.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            text = inspect.getsource(importlib.import_module(name))
-        except Exception:  # no modeling module (a sub-config type) or a missing dependency
-            continue
-        sources.append(text)
-        modules |= {  # the other model modules this one builds on
-            f"transformers.models.{package}.{module_name}"
-            for package, module_name in re.findall(r"from \.\.(\w+)\.(modeling_\w+) import", text)
-        }
+    sources.extend(undeclared_reads.model_sources(type(config).__module__))
     generic = set(generic_mentions())
     return sorted(
         word
         for word in _words(sources)
         if word not in declared and word not in generic and _SHAPE_NAME.search(word) is not None
     )
+
+
+#: Values a legacy key is tried at: the small counts and intervals such keys hold.
+_LEGACY_TRIALS = (*range(9), 16, 32, 64, 128)
+
+
+def neutral_legacy(config: Any, examined: Sequence[str]) -> dict[str, list[object]]:
+    """Per legacy key the config class reads from its keyword arguments (DeepSeek-V4's
+    ``num_hash_layers``, Qwen3-Next's ``full_attention_interval``, Kimi-Linear's
+    ``first_k_dense_replace``: names it declares no field for), the values at which stating it
+    gives the config the class builds without it, at the default and with each other
+    top-level number changed (a key whose neutral value follows another field, as BLOOM's
+    ``n_embed`` follows the width, has none): the value the class falls back to. A released
+    config stating such a value states what the template learned; any other value lies
+    outside it. A key the modeling code mentions is left out: the class may keep it as an
+    attribute (Kimi-Linear reads it with ``kwargs.get``) that the code then reads. A dict or
+    list the class itself writes into the default config (Dots3-Note's ``per_layer_config``,
+    derived from its layer types) is inside at that value only."""
+    from dimlint.config import architectures
+
+    record = architectures.lookup(str(getattr(config, "model_type", "")))
+    if record is None:
+        return {}
+    config_class = type(config)
+    depths: list[dict[str, int]] = [{}]
+    for path, value in _numbers(_values(config)).items():
+        if "." not in path and path.rsplit(".", 1)[-1] not in _INERT:
+            depths.append({path: next(_trials(value))})
+    found: dict[str, list[object]] = {}
+    keys = set(record.fields) - set(record.defaults) - set(examined) - set(record.sub_configs)
+    document = json.loads(config.to_json_string(use_diff=False))
+    for key in sorted(keys):
+        if isinstance(document.get(key), dict | list):
+            found[key] = [document[key]]
+    keys -= set(found) | _words(undeclared_reads.model_sources(type(config).__module__))
+    for key in sorted(keys):
+        neutral = list(_LEGACY_TRIALS)
+        for base_kwargs in depths:
+            try:
+                base = _without(config_class(**base_kwargs).to_dict(), key)
+            except Exception:  # the class rejects the depth: judge at the default only
+                continue
+            neutral = [v for v in neutral if _same_without(config_class, base_kwargs, key, v, base)]
+        if neutral and len(neutral) < len(_LEGACY_TRIALS):
+            found[key] = list(neutral)
+    return found
+
+
+def _without(document: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in document.items() if k != key}
+
+
+def _same_without(
+    config_class: Any, base_kwargs: dict[str, int], key: str, value: int, base: dict[str, Any]
+) -> bool:
+    try:
+        return bool(_without(config_class(**base_kwargs, **{key: value}).to_dict(), key) == base)
+    except Exception:  # the class rejects the value
+        return False
 
 
 def _builds_text_from_flat_keys(config: Any) -> bool:
@@ -723,22 +1043,86 @@ def _builds_text_from_flat_keys(config: Any) -> bool:
     return False
 
 
-def derive(config: Any, paths: Sequence[str]) -> dict[str, object]:
+def derive(
+    config: Any,
+    paths: Sequence[str],
+    extras: Mapping[str, int] | None = None,
+    when: dict[str, list[list[object]]] | None = None,
+) -> dict[str, object]:
     """How ``__post_init__`` computes each derived field in ``paths`` (``head_dim`` from
     ``hidden_size // num_attention_heads``, ``num_key_value_heads`` from the heads): fitted
-    over configs with one other field changed. Only configs are built, no model."""
+    over configs with one other field changed. Only configs are built, no model. A field no
+    expression fits while a boolean moves is fitted without those configs, the booleans kept
+    at their default as its conditions (``when``: MobileBERT's ``true_hidden_size`` is
+    ``intra_bottleneck_size`` while ``use_bottleneck``)."""
+    observations = [(path, _values(changed)) for path, changed in _changed(config, paths, extras)]
+    derived = _derived(config) - set(extras or {})
     base_values = _values(config)
-    derived = _derived(config)
-    observations: list[tuple[str, dict[str, int]]] = [("", base_values)]
+    derivations = _fit_derivations(observations, base_values, derived, paths)
+    declared = _declared(type(config))
+    for path in [p for p in derivations if "." not in p and p not in declared]:
+        if not fields_of_json(derivations[path]) or _negative(derivations[path]):
+            # A number the class sets undeclared and no perturbed field moves may follow
+            # something never perturbed (Reformer's depth: the length of ``attn_layers``);
+            # one with a negative term may be the tangent of a floor (PatchTSMixer's patches).
+            del derivations[path]
+    flags = {path for path, value in base_values.items() if isinstance(value, bool)}
+    held = [(path, values) for path, values in observations if path not in flags]
+    for path in paths:
+        if path in derivations or when is None:
+            continue
+        moved = sorted(
+            flag
+            for flag, values in observations
+            if flag in flags and values.get(path) != base_values.get(path)
+        )
+        fitted = _fit_derivations(held, base_values, derived, [path]) if moved else {}
+        if path in fitted:
+            derivations[path] = fitted[path]
+            when[path] = [[flag, base_values[flag]] for flag in moved]
+    return derivations
+
+
+def derive_fallbacks(config: Any, paths: Sequence[str]) -> dict[str, object]:
+    """How the modeling code derives each undeclared name in ``paths`` that a config leaves
+    out: its fallback (:func:`undeclared_reads.fallback_of`) fitted over the default
+    ``config`` with one field changed at a time."""
+    observations: list[tuple[str, dict[str, int]]] = []
+    for path, changed in _changed(config, (), None):
+        subs = _sub_configs(changed)
+        found = {p: undeclared_reads.fallback_of(changed, subs, p) for p in paths}
+        values = {p: v for p, v in found.items() if v is not None}
+        observations.append((path, {**_values(changed), **values}))
+    return _fit_derivations(observations, _values(config), _derived(config), paths)
+
+
+def _changed(
+    config: Any, paths: Sequence[str], extras: Mapping[str, int] | None
+) -> list[tuple[str, Any]]:
+    """The default config and one config per other field changed (the first value the class
+    accepts), each beside the path it changed."""
+    base_values = _values(config)
+    derived = _derived(config) - set(extras or {})
+    configs: list[tuple[str, Any]] = [("", config)]
     for path, value in base_values.items():
         if path in paths or path.rsplit(".", 1)[-1] in _INERT:
             continue
         for trial in _trials(value):
             try:
-                observations.append((path, _values(_perturbed(config, path, trial, derived))))
+                changed = _perturbed(config, path, trial, derived, extras)
             except Exception:  # a value the class rejects: try the next one
                 continue
+            configs.append((path, changed))
             break
+    return configs
+
+
+def _fit_derivations(
+    observations: Sequence[tuple[str, dict[str, int]]],
+    base_values: dict[str, int],
+    derived: set[str],
+    paths: Sequence[str],
+) -> dict[str, object]:
     preferred = frozenset(set(base_values) - derived)
     derivations: dict[str, object] = {}
     for path in paths:

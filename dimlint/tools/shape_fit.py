@@ -7,7 +7,8 @@ simplest expression that reproduces every observation: a sum of at most three te
 exact rational coefficient times a product of fields raised to ±1 or 2 (``hidden_size``,
 ``num_attention_heads * head_dim``, ``hidden_size // num_attention_heads``,
 ``(num_attention_heads + 2 * num_key_value_heads) * head_dim``…), or a single term that may
-divide by a square (a vision tower's ``(image_size / patch_size)²`` patch positions).
+divide by a square (a vision tower's ``(image_size / patch_size)²`` patch positions), alone or
+plus a constant (CLIP's class token: ``(image_size / patch_size)² + 1``).
 
 An expression is JSON: a list of terms ``[numerator, denominator, [[field, exponent], …]]``.
 Pure Python, no torch: the fitting is unit-tested on its own.
@@ -177,6 +178,19 @@ def fit(
         combinations = sorted(
             itertools.combinations(pool, count), key=lambda combo: sum(map(_cost, combo))
         )
+        if count == 2:
+            # A square quotient plus a positive constant (CLIP's ``(image_size /
+            # patch_size)² + 1`` positions: the patches and the class token), before the
+            # sums, one of which may be the quotient's tangent (``21·image/patch - 97``).
+            # Also times a field (Mllama's tile positions: ``tiles · ((image / patch)² + 1) ·
+            # hidden`` with the tiles fixed).
+            scales = [(), *(m for m in monomials if len(m) == 1 and m[0][1] == 1)]
+            for scale, factors in itertools.product(scales, squares):
+                if any(name == scale_name for name, _ in factors for scale_name, _ in scale):
+                    continue
+                solved = _solve([scale, (*scale, *factors)], observations)
+                if solved is not None and all(c.denominator == 1 and c > 0 for c, _ in solved):
+                    return solved
         for combination in combinations[:_MAX_COMBINATIONS]:
             solved = _solve(combination, observations)
             if solved is not None and all(c.denominator == 1 for c, _ in solved):

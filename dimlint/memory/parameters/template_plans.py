@@ -70,7 +70,7 @@ def _kind(item: str) -> str | None:
     return "attention" if kind in _ATTENTION else kind
 
 
-def _is_plan(value: object) -> bool:
+def is_plan(value: object) -> bool:
     """A list of layer kinds: strings that all name one (not stage names or languages)."""
     return (
         isinstance(value, list)
@@ -168,7 +168,7 @@ def unlearned_list(
         # Only the kinds' own plan says attention only (not an indexer plan beside it).
         other_mixer = _other_mixer_field(learned, prefix)
         if other_mixer is not None and any(
-            _is_plan(value) and any(_kind(item) not in _NOT_MIXERS for item in value)
+            is_plan(value) and any(_kind(item) not in _NOT_MIXERS for item in value)
             for value in obj.values()
         ):
             other_mixer = None
@@ -179,7 +179,7 @@ def unlearned_list(
             path = f"{prefix}{key}"
             if path in guarded or key in base or _INERT_LIST.search(key) is not None:
                 continue
-            if _is_plan(value):
+            if is_plan(value):
                 why = _plan_outside(path, value, repeats, other_mixer)
             elif _is_list(value) and record is not None and key in record.fields:
                 why = _list_outside(path, key, value, record.defaults.get(key))

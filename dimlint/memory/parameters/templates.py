@@ -13,7 +13,11 @@ class derives it, or the class default) and every field whose effect the generat
 learn (``fixed``) still has its default, and every stated list (a per-layer plan such as
 ``text_config.layer_types``, a list of layer indices, per-stage widths) is one the template
 learned (:mod:`~dimlint.memory.parameters.template_plans`); otherwise :func:`template_tensors`
-returns None and the hand-written family recipes apply.
+returns None and the hand-written family recipes apply. The row says what lies inside:
+``undeclared`` names the modeling code reads without a declared field (Qwen3-MoE's
+``head_dim``, learned, derived from the code's fallback when left out), ``legacy`` keys at the
+value the class falls back to, ``joint`` expressions with a negative term seen to hold with all
+their fields moved, and ``rebased`` layer-kind counts learned from a build that has the kind.
 
 Like ``architectures.json``, the file is one model type per line and only the row asked for is
 parsed, so looking up a template costs a fraction of a millisecond.
@@ -30,7 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from dimlint.config import architectures
-from dimlint.memory.parameters.template_plans import unlearned_list
+from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
 
 #: ``dimlint/data``: two packages up from this module.
@@ -125,8 +129,12 @@ def _terms(expression: Any) -> list[Term] | None:
     return terms
 
 
-def evaluate_expression(expression: Any, values: Mapping[str, int | None]) -> int | None:
-    """The integer value of ``expression``, or None (a field missing, zero, or a fraction)."""
+def evaluate_expression(
+    expression: Any, values: Mapping[str, int | None], zero: bool = False
+) -> int | None:
+    """The integer value of ``expression``, or None (a field missing, zero, or a fraction).
+    With ``zero`` (a layer count), a zero field multiplies its term by zero: DeepSeek-V2's
+    ``first_k_dense_replace`` of 0 counts no dense layer."""
     terms = _terms(expression)
     if terms is None:
         return None
@@ -135,6 +143,9 @@ def evaluate_expression(expression: Any, values: Mapping[str, int | None]) -> in
         product = Fraction(coefficient)
         for name, exponent in factors:
             value = values.get(name)
+            if value == 0 and zero and exponent > 0:
+                product = Fraction(0)
+                continue
             if value is None or value == 0:
                 return None
             product *= Fraction(value) ** exponent
@@ -164,6 +175,8 @@ class _Values:
         self.learned = learned
         self.cache: dict[str, int | None] = {}
         self.resolving: set[str] = set()
+        #: Fields stated ``null`` whose class default is a number (see :meth:`_resolve`).
+        self.nulls: set[str] = set()
 
     def get(self, path: str) -> int | None:
         if path not in self.cache:
@@ -191,14 +204,26 @@ class _Values:
             if not isinstance(sub, dict):
                 return None
             value = _stated(sub, name, sub.get("model_type"))
+            null = name in sub and sub[name] is None
         else:
             value = _stated(self.raw, path, self.raw.get("model_type"))
+            null = path in self.raw and self.raw[path] is None
         if value is not None:
             return _number(value)
+        if null and _number(declared.get(path)) is not None:
+            # DeepSeek-V2-Lite's ``q_lora_rank: null``: the class keeps None (a dense query
+            # projection, not its default 1536-wide low-rank pair), a structure the template
+            # never saw. Where the class default is None itself, null is the default.
+            self.nulls.add(path)
+            return None
         flag = _derived_flag(self.raw, path)
         if flag is not None:
             return flag
         if path in derived:
+            # a derivation fitted with some booleans at their default holds only there
+            conditions = self.learned.get("derived_when", {}).get(path, [])
+            if any(self.get(flag) != wanted for flag, wanted in conditions):
+                return None
             expression = derived[path]
             needed = {name for _, _, factors in expression for name, _ in factors}
             return evaluate_expression(expression, {name: self.get(name) for name in needed})
@@ -304,24 +329,31 @@ _STAGE_KEYS = frozenset({"out_indices", "out_features"})
 
 
 def _numeric(value: object) -> bool:
-    """An integer or a list holding integers: what may size a tensor (strings, floats such as
-    Mamba's ``time_step_limit`` and booleans are not legacy shape keys)."""
+    """An integer, a list holding integers or a dict holding either: what may size a tensor
+    (strings, floats such as Mamba's ``time_step_limit`` and booleans are not legacy shape
+    keys; Kimi-Linear's ``linear_attn_config`` dict lists which layers are full attention)."""
+    if isinstance(value, dict):
+        return any(_numeric(item) for item in value.values())
     if isinstance(value, list):
         return any(isinstance(item, int) and not isinstance(item, bool) for item in value)
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _legacy_key(
-    raw: dict[str, Any], model_type: str, examined: list[str], class_name: str
-) -> str | None:
+def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
     """A stated key the config class reads from ``**kwargs`` (a legacy spelling, such as
     DeepSeek-V4's ``compress_ratios``, which rebuilds ``layer_types``): no build learned what it
-    does, so a template that ignores it may count another model. Legacy sub-config dicts
-    (``text_config_dict``) are mapped by :func:`_as_the_class_reads` instead."""
+    does, so a template that ignores it may count another model, unless it states the value
+    the class falls back to without it (the row's ``legacy``: Qwen3-Next's
+    ``full_attention_interval`` of 4), which is what the template learned. Legacy sub-config
+    dicts (``text_config_dict``) are mapped by :func:`_as_the_class_reads` instead."""
     record = architectures.lookup(model_type)
     if record is None:
         return None
+    examined: list[str] = learned.get("examined", [])
+    neutral: dict[str, list[object]] = learned.get("legacy", {})
     for key, value in raw.items():
+        if value in neutral.get(key, ()) and not isinstance(value, bool):
+            continue
         if (
             key in record.fields
             and key not in record.defaults
@@ -502,7 +534,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     flag = _unexamined_flag(raw, model_type, learned)
     if flag is not None:
         return Refusal(flag, True)
-    legacy = _legacy_key(raw, model_type, learned.get("examined", []), class_name)
+    legacy = _legacy_key(raw, model_type, learned)
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
     raw = _as_the_class_reads(raw, model_type, learned)
@@ -514,6 +546,14 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     for path, default in learned.get("lists", {}).items():
         if _stated_list(raw, path) not in (None, default):
             return Refusal(f"{path} differs from the only value learned ({default})", True)
+    for path, item in learned.get("uniform", {}).items():
+        stated = _stated_list(raw, path)
+        if is_plan(stated):
+            continue  # a per-layer plan: judged by the kinds' weights (unlearned_list, below)
+        other = next((x for x in stated if x != item), None) if isinstance(stated, list) else None
+        if other is not None:
+            why = f"{path} holds {other!r}; the template saw only {item!r} in every place"
+            return Refusal(why, True)
     tensors: list[Tensor] = []
     for name, count_expression, dims, conditions, *pinned in tensors_json:
         if any(values.get(path) != wanted for path, wanted in conditions):
@@ -547,14 +587,19 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
                 " its sizes was seen in that one build only",
                 True,
             )
-        linearized = _linearized(values, defaults, count_expression, dims)
+        linearized = _linearized(values, defaults, count_expression, dims, learned.get("joint", []))
         if linearized is not None:
             return Refusal(f"{name}'s learned shape {linearized}", True)
         resolved = {field: values.get(field) for field in needed}
         unresolved = sorted(field for field, value in resolved.items() if value is None)
+        if unresolved and unresolved[0] in values.nulls:
+            why = f"{unresolved[0]} is null, which the template never learned"
+            return Refusal(f"{why} (only {defaults.get(unresolved[0])})", True)
         if unresolved:
             return Refusal(f"{unresolved[0]} has no usable value", True)
-        count = evaluate_expression(count_expression, resolved)
+        count = evaluate_expression(count_expression, resolved, zero=True)
+        if count == 0:
+            continue  # a layer kind the config has none of
         shape = [size for dim in dims if (size := evaluate_expression(dim, resolved)) is not None]
         if count is None or len(shape) != len(dims):
             return Refusal(f"{name}'s learned shape is not whole for these values", True)
@@ -568,7 +613,11 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
 
 
 def _linearized(
-    values: _Values, defaults: dict[str, Any], count_expression: Any, dims: list[Any]
+    values: _Values,
+    defaults: dict[str, Any],
+    count_expression: Any,
+    dims: list[Any],
+    joint: list[str],
 ) -> str | None:
     """Why an expression with a negative term cannot be trusted here, or None.
 
@@ -576,9 +625,13 @@ def _linearized(
     tangent of a product at the default config (Phi-3's fused QKV, ``3·hidden - 192·heads +
     192·kv`` for ``hidden + 2·kv·hidden/heads`` around 96-wide heads): exact when each field
     changes alone from the default, wrong when several do. Such an expression holds only while
-    the fields it reads keep their learned values but one."""
+    the fields it reads keep their learned values but one, unless the generator saw it hold
+    with all its fields moved at once (``joint``: MobileBERT's ``hidden_size -
+    embedding_size``, a true difference)."""
     for expression in (count_expression, *dims):
         if not any(term[0] < 0 for term in expression):
+            continue
+        if json.dumps(expression, sort_keys=True, separators=(",", ":")) in joint:
             continue
         fields = sorted({field for _, _, factors in expression for field, _ in factors})
         moved = [field for field in fields if values.get(field) != defaults.get(field)]
