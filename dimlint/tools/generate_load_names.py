@@ -206,7 +206,7 @@ def learn(model_type: str) -> dict[str, Any]:
 def _halved(config: Any, learned: dict[str, Any]) -> Any:
     """A config of the same class with every learned even size of 4 or more halved (fields
     the generator could not learn, and derived ones, keep their default)."""
-    from dimlint.tools.generate_shapes import _derived
+    from dimlint.tools.generate_shapes import _derived, _extra_kwargs
 
     skip = set(learned.get("fixed", [])) | set(learned.get("derived", {}))
     changes = {
@@ -218,17 +218,7 @@ def _halved(config: Any, learned: dict[str, Any]) -> Any:
         and value % 2 == 0
         and path not in skip
     }
-    derived = _derived(config)
-    kwargs: dict[str, Any] = {k: v for k, v in changes.items() if "." not in k}
-    for path, value in changes.items():
-        if "." not in path:
-            continue
-        key, name = path.split(".", 1)
-        if key not in kwargs:
-            sub = getattr(config, key)
-            kwargs[key] = {k: v for k, v in sub.to_dict().items() if f"{key}.{k}" not in derived}
-        kwargs[key][name] = value
-    return type(config)(**kwargs)
+    return type(config)(**_extra_kwargs(config, changes, _derived(config)))
 
 
 def validate(
