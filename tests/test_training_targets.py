@@ -204,3 +204,12 @@ def test_api_check_takes_training_as_the_settings_keys(config: str) -> None:
     assert dimlint.check(config, budget="1xL40S", training=full) == []
     with pytest.raises(dimlint.UsageError, match="did you mean 'lora-rank'"):
         dimlint.check(config, budget=f"1x{CARD}", training={"lora_rank": 16})
+
+
+def test_when_not_one_token_fits_mem_says_so(config: str) -> None:
+    """Llama-3-8B's NF4 base alone (about 5.5 GiB) exceeds a 4 GiB card: no sequence length
+    helps, and the verdict says that instead of "longest … fits: 0"."""
+    code, table, _ = run("mem", config, *QLORA, "--budget", "1x4GiB")
+    assert code == 1  # does not fit
+    assert "does NOT fit; no training sequence fits, not even one token a micro-batch" in table
+    assert "fits: 0" not in table

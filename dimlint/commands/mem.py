@@ -169,8 +169,11 @@ def render(item: dict[str, Any]) -> str:
     budget = item["budget"]
     if budget:
         verdict = "fits" if budget["fits"] else "does NOT fit"
-        if budget.get("longest_seq") is not None:
-            verdict += f"; longest training sequence that fits: {budget['longest_seq']:,}"
+        longest = budget.get("longest_seq")
+        if longest == 0:
+            verdict += "; no training sequence fits, not even one token a micro-batch"
+        elif longest is not None:
+            verdict += f"; longest training sequence that fits: {longest:,}"
         share = (
             "all"
             if budget["judged"] == "training"  # a training step may fill the device
