@@ -28,7 +28,8 @@ import libcst as cst
 
 from dimlint.config import architectures
 from dimlint.config.normalize import INT_FIELDS, field_keys
-from dimlint.sources.python.scan import Frames, Scan, Site, dotted_name
+from dimlint.sources.python.dotted import dotted_name
+from dimlint.sources.python.scan import Frames, Scan, Site
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member, Value
 
 CandidateKind = Literal["class", "call", "dict"]

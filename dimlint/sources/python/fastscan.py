@@ -34,6 +34,7 @@ import libcst as cst
 
 from dimlint.sources.python import refused
 from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
+from dimlint.sources.python.dotted import ast_dotted_name
 from dimlint.sources.python.refused import RAISING, expects_raise
 from dimlint.sources.python.scan import (
     ENTER_RAISING,
@@ -239,10 +240,10 @@ class _Converter:
         decorators = tuple(
             _new(cst.Decorator, decorator=self.expression(d)) for d in node.decorator_list
         )
-        names = [_dotted(base) or "" for base in node.bases]
+        names = [ast_dotted_name(base) or "" for base in node.bases]
         for decorator in node.decorator_list:
             function = decorator.func if decorator.__class__ is ast.Call else decorator
-            names.append(_dotted(function) or "")
+            names.append(ast_dotted_name(function) or "")
         # whether Extractor._class reads its ``__init__``: the class is a config by its name,
         # a ``...Config`` base or ``@dataclass`` (a superset of the test there)
         config_like = node.name.endswith(CONFIG_CLASS_SUFFIXES) or any(
@@ -561,7 +562,7 @@ def _raising_with(node: ast.With | ast.AsyncWith) -> bool:
     """``with pytest.raises(...)`` (see :data:`dimlint.sources.python.refused.RAISING`)."""
     for item in node.items:
         call = item.context_expr
-        if call.__class__ is ast.Call and expects_raise(_dotted(call.func)):
+        if call.__class__ is ast.Call and expects_raise(ast_dotted_name(call.func)):
             return True
     return False
 
@@ -587,18 +588,6 @@ def parse(text: str) -> ast.Module | None:
             return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """:func:`dimlint.sources.python.scan.dotted_name` of an ``ast`` expression."""
-    parts: list[str] = []
-    while node.__class__ is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if node.__class__ is not ast.Name:
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 class _Relevance:

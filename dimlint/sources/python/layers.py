@@ -12,7 +12,8 @@ import libcst as cst
 
 from dimlint.config.torch_layers import LAYERS, Layer
 from dimlint.records import Record
-from dimlint.sources.python.scan import Frames, Scan, dotted_name
+from dimlint.sources.python.dotted import dotted_name
+from dimlint.sources.python.scan import Frames, Scan
 from dimlint.sources.python.values import Evaluator, KeyKind, Member
 
 

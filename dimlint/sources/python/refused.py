@@ -33,6 +33,8 @@ from typing import Any
 
 import libcst as cst
 
+from dimlint.sources.python.dotted import ast_dotted_name, dotted_name
+
 #: The calls that say the block they open must raise (``with pytest.raises(ValueError):``):
 #: a config built in there is one the test expects to be refused, not a config to check.
 RAISING = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
@@ -41,18 +43,6 @@ RAISING = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
 def expects_raise(name: str | None) -> bool:
     """Whether a ``with`` item's call (``pytest.raises``, ``self.assertRaises``) names one."""
     return name is not None and name.rsplit(".", 1)[-1] in RAISING
-
-
-def _cst_dotted(node: cst.BaseExpression) -> str | None:
-    """``pytest.raises`` for an attribute chain of names, ``raises`` for a name; else None."""
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 def may_refuse(text: str) -> bool:
@@ -90,21 +80,10 @@ _AST_NESTED = (*_AST_SCOPES, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.Di
 def _ast_raises(node: ast.AST) -> bool:
     """A ``with`` whose item expects a raise, or a call that does."""
     if isinstance(node, ast.Call):
-        return expects_raise(_ast_dotted(node.func))
+        return expects_raise(ast_dotted_name(node.func))
     if isinstance(node, ast.With | ast.AsyncWith):
         return any(_ast_raises(item.context_expr) for item in node.items)
     return False
-
-
-def _ast_dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def in_ast(tree: ast.Module, text: str) -> set[int]:
@@ -191,7 +170,7 @@ def _ast_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, uses: _LocalUse
 
 def _cst_raises(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Call):
-        return expects_raise(_cst_dotted(node.func))
+        return expects_raise(dotted_name(node.func))
     if isinstance(node, cst.With):
         return any(_cst_raises(item.item) for item in node.items)
     return False

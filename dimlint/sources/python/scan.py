@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 import libcst as cst
 
+from dimlint.sources.python.dotted import dotted_name
 from dimlint.sources.python.refused import expects_raise, in_cst
 
 FrameKind = Literal["module", "function", "class"]
@@ -157,18 +158,6 @@ def _push_children(stack: list[tuple[Any, Frames]], node: Any, frames: Frames) -
             stack.extend(
                 (item, frames) for item in reversed(value) if isinstance(item, cst.CSTNode)
             )
-
-
-def dotted_name(node: cst.BaseExpression) -> str | None:
-    """``torch.nn.Linear`` for an attribute chain of names, ``Linear`` for a name; else None."""
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 def _bind_target(frame: Frame, target: cst.BaseExpression) -> None:
