@@ -9,7 +9,7 @@ from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, prob
 from dimlint.checks.registry import Finding, grades, rule
 from dimlint.config import behaviour
 from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM, has_mqa_kernel
-from dimlint.config.spec import FRAMEWORK, MEGATRON, MEGATRON_LM, ModelSpec
+from dimlint.config.spec import FRAMEWORK, MEGATRON, MEGATRON_LM, OWN_MODULE, ModelSpec
 from dimlint.diagnostics import Severity
 
 if TYPE_CHECKING:
@@ -62,6 +62,13 @@ def _what_happens(spec: ModelSpec, hidden: int, heads: int) -> str:
             " when kv_channels is not given, while megatron-core's TransformerConfig (NeMo's"
             f" mcore models) floor-divides and runs ({core} instead of {hidden}): the run is"
             " refused, or the model silently differs from its sizes."
+        )
+    if framework == OWN_MODULE:
+        return (
+            "the module's own attention code decides: a head width floor-divided runs with"
+            f" heads {floor} wide, an attention {heads * floor} wide instead of {hidden}; an"
+            " assertion refuses it; or a reshape fails: the model is refused, or silently"
+            " differs from its sizes."
         )
     kind = spec.model_type
     version = behaviour.transformers_version()
