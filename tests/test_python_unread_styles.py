@@ -74,6 +74,9 @@ def _fixed(text: str, diagnostic: Diagnostic) -> str:
         MODULE.replace("dim=4100", "dim"),  # a width the caller passes: heads alone
         MODULE.replace("dim=4100", "dim=4096"),  # a valid model
         MODULE.replace("n_heads=32", "n_heads=None"),  # heads set later
+        # lucidrains' explicit head width: the attention is heads × dim_head, whatever dim
+        MODULE.replace("n_kv_heads=8", "dim_head=64"),
+        MODULE.replace("n_kv_heads=8", "*, dim_head"),  # a head width the caller passes
     ],
 )
 def test_module_defaults_stay_silent_when_nothing_is_certain(text: str) -> None:

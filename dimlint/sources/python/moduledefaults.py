@@ -13,6 +13,9 @@ the linter already reads), with each finding at the default's literal:
   caller passes), and only when those name two kinds of dimension in the names normalization
   knows (width, heads, layers: ``dim``/``n_heads``, ``hidden_size``/``num_attention_heads``,
   ``embed_dim``/``num_heads``…), as for a call;
+* a parameter that sets the head width under a name of its own (lucidrains' ``dim_head=64``)
+  is the head width; without a default the candidate is not read (the heads need not divide
+  the width);
 * no model type and no other framework's defaults: the class is the user's own, so only
   findings that need nothing but the values written can come from it.
 
@@ -23,8 +26,11 @@ bases that a call of the class overrides (``Transformer(dim=…)`` stays a confi
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
+from dimlint.config.normalize import field_keys
 from dimlint.config.spec import OWN_MODULE
 from dimlint.sources.python.configs import (
     CONFIG_CLASS_SUFFIXES,
@@ -34,6 +40,14 @@ from dimlint.sources.python.configs import (
 from dimlint.sources.python.dotted import dotted_name
 from dimlint.sources.python.scan import Scan, Site
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member
+
+#: The head width under the names normalization knows.
+HEAD_DIM_KEYS = field_keys("head_dim")
+#: A parameter that sets the head width under another name (``dim_head``, ``head_channels``,
+#: ``d_head``): heads × that width is the attention, whatever the model width.
+_HEAD_WIDTH = re.compile(
+    r"(?:head.*(?:dim|size|channel)|(?:dim|size|channel).*head|^d_head$|^d_k$)"
+)
 
 
 def is_torch_module(base: str, scan: Scan) -> bool:
@@ -84,13 +98,17 @@ def defaults_candidate(site: Site, evaluator: Evaluator) -> Candidate | None:
     params = function.params
     members: dict[str, Member] = {}
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if param.default is None:
-            continue
-        value = evaluator.evaluate(param.default, site.frames)
-        if value.value is UNKNOWN or value.value is None:
-            continue
         name = param.name.value
-        members[name] = Member(name, param.name, "identifier", param.default, value)
+        head_width = name not in HEAD_DIM_KEYS and _HEAD_WIDTH.search(name) is not None
+        default = param.default
+        value = evaluator.evaluate(default, site.frames).value if default else None
+        if default is None or value is UNKNOWN or value is None:
+            if head_width:
+                return None  # a head width the caller passes: the heads need not divide
+            continue
+        key = "head_dim" if head_width else name  # lucidrains' ``dim_head=64``
+        evaluated = evaluator.evaluate(default, site.frames)
+        members[key] = Member(name, param.name, "identifier", default, evaluated)
     sized = [
         key
         for key, member in members.items()
