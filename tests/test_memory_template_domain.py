@@ -42,6 +42,25 @@ def test_head_learned_with_a_field_equal_to_the_label_count() -> None:
     assert "learned with 2 labels, not 7" in reason
 
 
+def test_roberta_like_head_is_a_label_head() -> None:
+    # ELECTRA's (and RoBERTa's) head ends in ``classifier.out_proj``: a KcELECTRA-small fine-tune
+    # with 11 labels was counted with the 2 rows the default build had.
+    raw = {"model_type": "electra", "architectures": ["ElectraForSequenceClassification"]}
+    assert _counted({**raw, "id2label": _labels(2)}, "ElectraForSequenceClassification") > 0
+    reason = _refusal({**raw, "id2label": _labels(11)}, "ElectraForSequenceClassification")
+    assert "learned with 2 labels, not 11" in reason
+
+
+def test_head_axis_fitted_to_a_field_the_config_moves() -> None:
+    # CamemBERT states type_vocab_size 1: the head axis fitted as type_vocab_size would give its
+    # two labels one row (transformers builds a 2-row out_proj).
+    raw = {"model_type": "camembert", "architectures": ["CamembertForSequenceClassification"]}
+    labelled = {**raw, "id2label": _labels(2)}
+    assert _counted(labelled, "CamembertForSequenceClassification") > 0
+    reason = _refusal({**labelled, "type_vocab_size": 1}, "CamembertForSequenceClassification")
+    assert "fitted to type_vocab_size (1 here), not to the 2 labels" in reason
+
+
 def test_head_behind_a_flatten_is_a_label_head() -> None:
     # ResNet's head is ``classifier.1`` (after a Flatten): 1000 ImageNet labels, learned at 2.
     raw = {"model_type": "resnet", "architectures": ["ResNetForImageClassification"]}
