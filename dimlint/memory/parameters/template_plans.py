@@ -73,6 +73,12 @@ class _Repeated(Protocol):
     def fields(self) -> frozenset[str]: ...
 
 
+def _inert(key: str) -> bool:
+    """Token ids and returned stages: no tensor's shape (a layer's ids are no token ids: the
+    ``target_layer_ids`` whose hidden states an assistant model reads are its input width)."""
+    return _INERT_LIST.search(key) is not None and "layer" not in key
+
+
 def _kind(item: str) -> str | None:
     kind = MIXER_KINDS.get(item.lower()) or _FFN_KINDS.get(item.lower())
     if kind is None:
@@ -90,10 +96,10 @@ def is_plan(value: object) -> bool:
 
 
 def _is_list(value: object) -> bool:
-    """A non-empty list of numbers or strings (a list of dicts is a sub-structure)."""
+    """A non-empty list of numbers, flags or strings (a list of dicts is a sub-structure)."""
     if not isinstance(value, list) or not value:
         return False
-    return all(isinstance(item, int | float | str) and not isinstance(item, bool) for item in value)
+    return all(isinstance(item, int | float | str) for item in value)
 
 
 def _objects(
@@ -228,8 +234,9 @@ def _list_outside(path: str, key: str, value: list[Any], default: object) -> str
     # An empty declared list, like None, is one the class fills in ``__post_init__``.
     if not isinstance(default, list) or not default or value == default:
         return None
-    if _INDEX_LIST.search(key) is not None and len(default) == len(value):
-        return None
+    indices = all(isinstance(item, int) and not isinstance(item, bool) for item in value)
+    if indices and _INDEX_LIST.search(key) is not None and len(default) == len(value):
+        return None  # which layers, not how many (Reformer's local/LSH kinds are no indices)
     return f"{path} = {_short(value)} differs from the only value learned ({_short(default)})"
 
 
@@ -237,7 +244,21 @@ def _derived_outside(path: str, key: str, value: list[Any], repeats: set[int]) -
     """Why a stated list the class declares with no default (it derives one, or the model
     reads it only when given) is not shown learned by the template's tensors, or None."""
     seen = ", ".join(str(count) for count in sorted(repeats)) or "none"
-    if all(item in (0, 1) for item in value):  # per-layer flags (bools included)
+    # 0/1 entries beyond two are per-layer flags (SmolLM3's no_rope_layers), not indices
+    flags = all(item in (0, 1) for item in value) and (
+        len(value) > 2 or any(isinstance(item, bool) for item in value)
+    )
+    index = _INDEX_LIST.search(key) is not None and not flags
+    if index and all(isinstance(item, int) and not isinstance(item, bool) for item in value):
+        selected = len(set(value))  # a repeated index selects its layer once
+        if selected in repeats:
+            return None
+        return (
+            f"{path} selects {selected} layers: the template repeats no layer tensor"
+            f" {selected} times (it learned layer groups of {seen}); the class derives"
+            " this list, so no build learned another"
+        )
+    if all(item in (0, 1) for item in value):  # per-layer flags
         ones = sum(1 for item in value if item)
         groups = [count for count in (ones, len(value) - ones) if count]
         if all(count in repeats for count in groups):
@@ -247,20 +268,34 @@ def _derived_outside(path: str, key: str, value: list[Any], repeats: set[int]) -
             f" {' or '.join(str(count) for count in groups)} times (it learned layer groups"
             f" of {seen}); the class derives this list, so no build learned another"
         )
-    if _INDEX_LIST.search(key) is not None and all(isinstance(item, int) for item in value):
-        if len(value) in repeats:
-            return None
-        return (
-            f"{path} selects {len(value)} layers: the template repeats no layer tensor"
-            f" {len(value)} times (it learned layer groups of {seen}); the class derives"
-            " this list, so no build learned another"
-        )
     return f"{path} = {_short(value)} is a list the class derives; no build learned a stated one"
 
 
-def _declared_value(record: architectures.Architecture, key: str) -> bool:
-    """Whether ``key`` is a field of ``record``'s class holding a value (not a sub-config)."""
-    return key in record.fields and key not in record.sub_configs
+def _other_kinds(path: str, value: list[str], recorded: object) -> str | None:
+    """Why a stated plan holds other kinds than the plan the class derives by default (the one
+    the template learned), or None: all MoE layers where the class makes the first dense."""
+    if not (isinstance(recorded, list) and is_plan(recorded)):
+        return None
+    stated, learned = _plan_counts(value), _plan_counts(recorded)
+    if set(stated) == set(learned):
+        return None
+    return (
+        f"{path} states {_described(stated)} layers; the template was learned on"
+        f" {_described(learned)}"
+    )
+
+
+def _other_length(
+    path: str, value: list[Any], recorded: object, record: Any, key: str
+) -> str | None:
+    """Why a list the template saw holding one value in every place (``uniform``) has another
+    length than it learned (Hiera's ``image_size`` of one side, D-FINE's decoder levels), or
+    None: each entry may build a stage, so their number shapes the model."""
+    declared = record.defaults.get(key) if record is not None else None
+    learned = recorded if isinstance(recorded, list) else declared
+    if not isinstance(learned, list) or len(learned) == len(value):
+        return None
+    return f"{path} has {len(value)} entries; the template learned {len(learned)}"
 
 
 def _same(value: object, recorded: object) -> bool:
@@ -314,23 +349,28 @@ def unlearned_list(
         record = architectures.lookup(obj_type)
         for key, value in obj.items():
             path = f"{prefix}{key}"
-            if path in guarded or key in base or _INERT_LIST.search(key) is not None:
+            if path in guarded or key in base or _inert(key):
                 continue
             if path in derived and _same(value, derived[path]):
                 continue  # the value the class derives by default: the one learned
             if is_plan(value):
+                why = _other_kinds(path, value, derived.get(path))
                 mixed = len(_plan_counts(value)) > 1
                 default = _default_plan(obj, obj_type, value, derived.get(path)) if mixed else None
-                why = _plan_outside(path, value, repeats, other_mixer, default)
-            elif path in uniform or record is None or not _declared_value(record, key):
+                why = why or _plan_outside(path, value, repeats, other_mixer, default)
+            elif path in uniform and isinstance(value, list):
+                why = _other_length(path, value, derived.get(path), record, key)
+            elif record is not None and key in record.sub_configs:
+                continue  # judged as an object of its own (_objects)
+            elif path not in derived and (record is None or key not in record.fields):
                 continue
             elif _is_list(value):
-                declared = record.defaults.get(key)
+                declared = record.defaults.get(key) if record is not None else None
                 if isinstance(declared, list) and declared:
                     why = _list_outside(path, key, value, declared)
                 else:
                     why = _derived_outside(path, key, value, repeats)
-            elif isinstance(value, dict) and record.defaults.get(key) is None:
+            elif isinstance(value, dict) and (record is None or record.defaults.get(key) is None):
                 why = None if _INERT_DICTS.search(key) else _dict_outside(path, value)
             else:
                 continue
