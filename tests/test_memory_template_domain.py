@@ -251,3 +251,17 @@ def test_legacy_lists_folded_as_the_class_folds_them() -> None:
     wider = {**linear, "num_heads": 16}
     reason = _refusal({**kimi, "linear_attn_config": wider}, "KimiLinearForCausalLM")
     assert "linear_num_heads" in reason, reason
+
+
+def test_legacy_lists_left_as_written_when_the_class_would_fail() -> None:
+    # A Kimi plan that names a layer twice or leaves one out, under a hostile layer count, is
+    # not folded (nor allocated): the template refuses it as the legacy key it still is.
+    from dimlint.memory.legacy_fields import folded
+
+    lists = {"full_attn_layers": [1], "kda_layers": [2]}
+    raw = {"model_type": "kimi_linear", "num_hidden_layers": 10**18, "linear_attn_config": lists}
+    assert folded(raw, "kimi_linear") is raw
+    short = {"model_type": "deepseek_v4", "num_hidden_layers": 43, "compress_ratios": [0, 4]}
+    assert "compress_ratios" in folded(short, "deepseek_v4")
+    reason = _refusal(short, "DeepseekV4ForCausalLM")
+    assert reason == "compress_ratios is a legacy key deepseek_v4's config class maps", reason

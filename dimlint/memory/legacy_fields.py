@@ -116,8 +116,8 @@ def _kimi_linear(raw: dict[str, Any]) -> dict[str, Any]:
 def _kimi_layer_types(full: list[Any], kda: list[Any], layers: int | None) -> list[str] | None:
     """``layer_types`` from Kimi's 1-indexed layer lists, or None when they do not name every
     layer exactly within ``layers``."""
-    if layers is None:
-        return None
+    if layers is None or layers != len(full) + len(kda):
+        return None  # some layer unnamed or named twice (and no list as long as a hostile count)
     kinds: list[str | None] = [None] * layers
     for numbers, kind in ((full, "full_attention"), (kda, "linear_attention")):
         for number in numbers:
