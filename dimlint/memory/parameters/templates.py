@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from dimlint.config import architectures
+from dimlint.memory.legacy_fields import folded
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
 
@@ -518,6 +519,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     tensors_json = record.get("tensors")
     if not isinstance(tensors_json, list):
         return Refusal(f"{class_name}'s tensors could not be fitted", True)
+    raw = folded(raw, model_type)  # legacy keys as the class folds them (compress_ratios)
     labels = labels_of(raw)
     label_axes: dict[str, list[int]] = record.get("labels", {})
     # A row learned before heads were sized by labels fitted the head's label axis to whatever
