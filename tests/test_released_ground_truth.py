@@ -27,7 +27,10 @@ pytest.importorskip("torch")
 #: the corpus (split by the same hash before any was measured; 65 model types the first 214
 #: lacked; their nine false exacts refused by the domain guards of
 #: ``tests/test_memory_template_domain.py``): tune 112/153 (73.2%), held-out 110/166 (66.3%).
-FLOORS = {"tune": 0.73, "held_out": 0.66}
+#: Head classes learned with their heads sized by the label count (and the counts at which a
+#: head switches structure), string fields that switch the structure learned as conditions or
+#: variants, 21 rows relearned: tune 130/153 (85.0%), held-out 128/166 (77.1%).
+FLOORS = {"tune": 0.84, "held_out": 0.77}
 
 
 @pytest.fixture(scope="module", params=["tune", "held_out"])

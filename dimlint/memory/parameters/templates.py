@@ -170,9 +170,13 @@ def _stated(obj: dict[str, Any], name: str, model_type: Any) -> object:
 class _Values:
     """Field values of one config as transformers would hold them after ``__post_init__``."""
 
-    def __init__(self, raw: dict[str, Any], learned: dict[str, Any]) -> None:
+    def __init__(
+        self, raw: dict[str, Any], learned: dict[str, Any], forced: Mapping[str, int] | None = None
+    ) -> None:
         self.raw = raw
         self.learned = learned
+        #: Fields a stated string sets (:func:`_string_fields`), as the class derives them.
+        self.forced = dict(forced or {})
         self.cache: dict[str, int | None] = {}
         self.resolving: set[str] = set()
         #: Fields stated ``null`` whose class default is a number (see :meth:`_resolve`).
@@ -188,6 +192,12 @@ class _Values:
         return self.cache[path]
 
     def _resolve(self, path: str) -> int | None:
+        if path in self.forced:
+            return self.forced[path]
+        if path == "num_labels":
+            # a head's rows (rows learned with the label count moved read it): as
+            # ``from_pretrained`` sizes the head, from ``id2label``
+            return labels_of(self.raw)
         defaults: dict[str, Any] = self.learned.get("defaults", {})
         declared: dict[str, Any] = self.learned.get("declared", {})
         derived: dict[str, Any] = self.learned.get("derived", {})
@@ -229,6 +239,45 @@ class _Values:
             return evaluate_expression(expression, {name: self.get(name) for name in needed})
         value = declared.get(path)
         return _number(value)
+
+
+def _stated_string(raw: dict[str, Any], path: str) -> object:
+    key, _, name = path.rpartition(".")
+    holder = raw.get(key) if key else raw
+    return holder.get(name) if isinstance(holder, dict) else None
+
+
+def _variant(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, Any]:
+    """The row learned with the string value ``raw`` states where that value switches the
+    structure (``variants``: wav2vec2's ``feat_extract_norm = "layer"``), else ``learned``."""
+    variants: dict[str, Any] = learned.get("variants", {})
+    for path in learned.get("strings", {}):
+        stated = _stated_string(raw, path)
+        variant = variants.get(f"{path}={stated}") if isinstance(stated, str) else None
+        if isinstance(variant, dict):
+            return variant
+    return learned
+
+
+def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, int] | str:
+    """The fields the stated string fields set (T5's ``feed_forward_proj = "gated-gelu"`` sets
+    ``is_gated_act``), or why a stated string lies outside the domain: the row's ``strings``
+    lists each string field the generator saw switch the structure, with the values inside
+    (those that kept the tensors, or only moved fields the template learned); any other value
+    was never learned, or builds another model."""
+    forced: dict[str, int] = {}
+    for path, learned_string in learned.get("strings", {}).items():
+        stated = _stated_string(raw, path)
+        default = learned_string.get("default")
+        inside: dict[str, dict[str, int]] = learned_string.get("inside", {})
+        if stated is None or stated == default:
+            continue
+        if isinstance(stated, str) and stated in inside:
+            forced.update(inside[stated])
+            continue
+        seen = ", ".join(repr(value) for value in [default, *inside])
+        return f"{path} = {stated!r} lies outside what the template learned (only {seen})"
+    return forced
 
 
 def _derived_flag(raw: dict[str, Any], path: str) -> int | None:
@@ -509,18 +558,28 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     learned = row(model_type)
     if learned is None:
         return Refusal(f"{model_type} has no learned template", False)
+    learned = _variant(raw, learned)
     class_name = class_for(learned, architecture)
     if class_name is None:
         unbuilt = learned.get("unbuilt", {}).get(architecture)
         why = f" (transformers did not build it: {unbuilt})" if unbuilt else ""
         return Refusal(f"{architecture or 'its class'} of {model_type} was not learned{why}", True)
-    record = learned["classes"][class_name]
+    labels = labels_of(raw)
+    record = _label_regime(learned["classes"][class_name], labels)
     tensors_json = record.get("tensors")
     if not isinstance(tensors_json, list):
         return Refusal(f"{class_name}'s tensors could not be fitted", True)
-    labels = labels_of(raw)
-    label_axes: dict[str, list[int]] = record.get("labels", {})
-    if "num_labels" not in record:
+    label_axes: dict[str, list[Any]] = record.get("labels", {})
+    labels_range = record.get("labels_range")
+    if "labels_range" in record:
+        # learned with the label count moved: None when no count changed any tensor
+        low, high = labels_range if isinstance(labels_range, list) else (labels, labels)
+        if not low <= labels <= high:
+            learned_at = f"{low}" if low == high else f"{low} to {high}"
+            why = f"{class_name}'s head was learned with {learned_at} labels, not {labels}"
+            return Refusal(why, True)
+    elif "num_labels" not in record or class_name == learned.get("primary"):
+        # a row learned before label counts were: the primary class's head never moved
         seen = _learned_labels(tensors_json, learned.get("defaults", {}))
         if seen is not None and seen != labels and _has_label_head(learned, class_name):
             why = f"{class_name}'s head was learned with {seen} labels, not {labels}"
@@ -538,11 +597,18 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
     raw = _as_the_class_reads(raw, model_type, learned)
-    values = _Values(raw, learned)
+    forced = _string_fields(raw, learned)
+    if isinstance(forced, str):
+        return Refusal(forced, True)
+    values = _Values(raw, learned, forced)
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
             return Refusal(_outside(path, values.get(path), defaults[path]), True)
+    for path in record.get("unlearned_flags", []):
+        if values.get(path) != defaults.get(path):
+            why = f"{class_name} was not learned with {path} = {values.get(path)}"
+            return Refusal(f"{why} (only {defaults.get(path)})", True)
     for path, default in learned.get("lists", {}).items():
         if _stated_list(raw, path) not in (None, default):
             return Refusal(f"{path} differs from the only value learned ({default})", True)
@@ -604,12 +670,25 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if count is None or len(shape) != len(dims):
             return Refusal(f"{name}'s learned shape is not whole for these values", True)
         for axis in label_axes.get(name, ()):
-            shape[axis] = labels
+            # ``[axis, offset]`` (a no-object class: +1); rows learned earlier hold the axis
+            index, offset = (axis, 0) if isinstance(axis, int) else axis
+            shape[index] = labels + offset
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
     unlearned = unlearned_list(raw, model_type, learned, tensors)
     if unlearned is not None:
         return Refusal(unlearned, True)
     return tensors
+
+
+def _label_regime(record: dict[str, Any], labels: int) -> dict[str, Any]:
+    """The class's record for ``labels``: its own, or the regime learned past the count where
+    its head switches structure (``label_regimes``: LayoutLMv3's token classifier is one linear
+    layer below 10 labels, a two-layer head from 10) whose range holds ``labels``."""
+    for regime in record.get("label_regimes", []):
+        low, high = regime.get("labels_range") or (0, -1)
+        if low <= labels <= high:
+            return {**record, **regime}
+    return record
 
 
 def _linearized(
