@@ -21,6 +21,16 @@ fields moved (``joint``: a true difference, not a tangent); legacy keys the clas
 its keyword arguments are recorded at the values it falls back to (``legacy``), and uniform
 default lists (``uniform``) so that another item lies outside the domain.
 
+The label count and string fields are learned as well. Every class is rebuilt at other label
+counts (:func:`label_domain`): a head's rows read ``num_labels``, the counts at which the class
+keeps its structure are its ``labels_range``, and past a switch the other regime is learned
+from a build there (``label_regimes``). String fields the code compares with literals
+(:mod:`dimlint.tools.compared_strings`) are built at each (:func:`learn_strings`): a value that
+only sets a learned flag is recorded with it, one that builds another structure is learned as
+a ``variants`` row of its own. A secondary class's flags are checked against its own flipped
+builds (``unlearned_flags`` lists those its rows do not reproduce). ``--refresh`` recomputes
+the config-only parts of a row, not of its variants.
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 
