@@ -39,6 +39,12 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("t5", "T5EncoderModel", {"d_model": 1024, "d_ff": 2816, "num_layers": 4, "num_heads": 16,
                               "feed_forward_proj": "gated-gelu"}),
     ("vit", "ViTForImageClassification", {"id2label": _labels(1000)}),
+    # ViT-Large: the pooler and classifier widths follow hidden_size (the pooler matched the
+    # masked-image-modeling decoder's encoder_stride² · num_channels by value alone, at 768)
+    ("vit", "ViTForImageClassification", {"id2label": _labels(1000), "hidden_size": 1024,
+                                          "num_attention_heads": 16, "intermediate_size": 4096}),
+    ("vit", "ViTModel", {"hidden_size": 1024, "num_attention_heads": 16,
+                         "intermediate_size": 4096, "pooler_output_size": 1024}),
     ("clip_text_model", "CLIPTextModelWithProjection", {"hidden_size": 768,
                                                         "projection_dim": 768}),
     ("clip_vision_model", "CLIPVisionModelWithProjection", {"hidden_size": 1024,

@@ -302,3 +302,8 @@ def test_gated_t5_stacks(architecture: str) -> None:
 def test_classifier_with_a_thousand_labels() -> None:
     raw = {"model_type": "vit", "architectures": ["ViTForImageClassification"]}
     assert _agrees({**raw, "id2label": _labels(1000)})
+
+
+def test_class_declaring_its_own_label_count() -> None:
+    # PvtConfig declares num_labels = 1000: a config stating no labels gets 1000, not 2
+    assert _agrees({"model_type": "pvt", "architectures": ["PvtForImageClassification"]})

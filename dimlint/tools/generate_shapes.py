@@ -483,12 +483,14 @@ def _secondary_rows(
     groups: Groups,
     primary: Sequence[list[Any]],
     toggled: Mapping[str, Groups | None] | None = None,
+    guessed: set[tuple[str, tuple[int, ...]]] | None = None,
 ) -> tuple[list[list[Any]], list[str]]:
     """Rows of another class of the same type: a tensor whose name suffix, shape and count
     match a primary tensor reuses its template; a head tensor matches by value; the primary's
     toggled tensors follow under the module prefix the matches revealed, each only where the
     class built with that flag flipped (``toggled``, by flag) has it: T5's encoder-only class
-    gets the encoder's gated projections, not the decoder's."""
+    gets the encoder's gated projections, not the decoder's. The head tensors matched by value
+    alone are added to ``guessed`` (see :func:`_refit_guessed`)."""
     index: dict[str, list[Any]] = {}
     for row in primary:
         if row[6]:
@@ -520,6 +522,8 @@ def _secondary_rows(
                 [name, [[count, 1, []]], same[2], same[3], list(shape), count, False, same[7]]
             )
         elif parts[0] not in _BODY_PREFIXES:
+            if guessed is not None:
+                guessed.add((name, tuple(shape)))
             rows.append(
                 [
                     name,
@@ -764,6 +768,49 @@ def label_domain(
     return axes, [low, high]
 
 
+def _refit_guessed(
+    model_class: Any,
+    config: Any,
+    learned: _Learned,
+    derived: set[str],
+    groups: Groups,
+    rows: list[list[Any]],
+    guessed: set[tuple[str, tuple[int, ...]]],
+    preferred: frozenset[str],
+    cache: dict[tuple[object, ...], object],
+) -> None:
+    """Fit the tensors of another class that matched the primary's by value alone (a head's
+    sizes: ViT's pooler, 768 wide as ``encoder_stride² · num_channels`` happens to be, is
+    ``hidden_size`` wide) from that class rebuilt with each field the primary learned changed,
+    as the primary's own tensors are; one no expression explains keeps its default sizes, valid
+    only while the fields that moved it keep theirs (``pinned``)."""
+    if not guessed:
+        return
+    observations: list[tuple[str, dict[str, int], Groups]] = [
+        ("", learned.observations[0][1], groups)
+    ]
+    for path, values, _ in learned.observations[1:]:
+        try:
+            changed = _perturbed(config, path, values[path], derived, learned.extras)
+            observations.append((path, values, _groups(_build(model_class, changed))))
+        except Exception:  # the class does not build there: its guesses are pinned below
+            observations.append((path, values, {}))
+    keys = {(name, shape): key for key, (shape, _) in groups.items() for name in [key[0]]}
+    for row in rows:
+        key = keys.get((str(row[0]), tuple(row[4])))
+        if key is None or (str(row[0]), tuple(row[4])) not in guessed:
+            continue
+        complete = all(key in observed for _, _, observed in observations)
+        fitted = _fit_group(key, observations, preferred, cache) if complete else None
+        if fitted is not None:
+            row[1], row[2] = fitted
+            continue
+        row[1] = [[row[5], 1, []]]
+        row[2] = [[[size, 1, []]] for size in row[4]]
+        moved = [path for path, _, observed in observations[1:] if observed.get(key) != groups[key]]
+        row[7] = sorted(moved or [path for path, _, _ in observations[1:]])
+
+
 def _flipped_builds(
     model_class: Any, config: Any, learned: _Learned, derived: set[str]
 ) -> dict[str, Groups | None]:
@@ -909,7 +956,11 @@ def learn(
         if class_name == primary:
             class_rows, class_failed = rows, failed
         else:
-            class_rows, class_failed = _secondary_rows(groups, rows, flipped)
+            guessed: set[tuple[str, tuple[int, ...]]] = set()
+            class_rows, class_failed = _secondary_rows(groups, rows, flipped, guessed)
+            _refit_guessed(
+                model_class, config, learned, derived, groups, class_rows, guessed, preferred, cache
+            )
         record: dict[str, object] = {"total": total}
         unlearned = unlearned_flags(groups, class_rows, flipped)
         if unlearned:

@@ -193,11 +193,12 @@ class _Values:
 
     def _resolve(self, path: str) -> int | None:
         if path in self.forced:
+            # a stated string's flags, and ``num_labels``: a head's rows read the label count
+            # ``from_pretrained`` sizes it by (``id2label``'s size)
             return self.forced[path]
         if path == "num_labels":
-            # a head's rows (rows learned with the label count moved read it): as
-            # ``from_pretrained`` sizes the head, from ``id2label``
-            return labels_of(self.raw)
+            declared_labels = self.learned.get("declared", {}).get("num_labels")
+            return labels_of(self.raw, declared_labels if isinstance(declared_labels, int) else 2)
         defaults: dict[str, Any] = self.learned.get("defaults", {})
         declared: dict[str, Any] = self.learned.get("declared", {})
         derived: dict[str, Any] = self.learned.get("derived", {})
@@ -564,8 +565,11 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         unbuilt = learned.get("unbuilt", {}).get(architecture)
         why = f" (transformers did not build it: {unbuilt})" if unbuilt else ""
         return Refusal(f"{architecture or 'its class'} of {model_type} was not learned{why}", True)
-    labels = labels_of(raw)
-    record = _label_regime(learned["classes"][class_name], labels)
+    record = learned["classes"][class_name]
+    # unstated, the class's own default count (PVT declares 1000), as the row recorded it
+    default_labels = record.get("num_labels", learned.get("declared", {}).get("num_labels"))
+    labels = labels_of(raw, default_labels if isinstance(default_labels, int) else 2)
+    record = _label_regime(record, labels)
     tensors_json = record.get("tensors")
     if not isinstance(tensors_json, list):
         return Refusal(f"{class_name}'s tensors could not be fitted", True)
@@ -600,7 +604,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     forced = _string_fields(raw, learned)
     if isinstance(forced, str):
         return Refusal(forced, True)
-    values = _Values(raw, learned, forced)
+    values = _Values(raw, learned, {**forced, "num_labels": labels})
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
@@ -722,14 +726,15 @@ def _linearized(
     return None
 
 
-def labels_of(raw: dict[str, Any]) -> int:
+def labels_of(raw: dict[str, Any], default: int = 2) -> int:
     """The number of labels a classification head gets, as ``from_pretrained`` sets it: the
-    size of ``id2label`` when stated, else ``num_labels``, else 2 (``PreTrainedConfig``)."""
+    size of ``id2label`` when stated, else ``num_labels``, else the class default (2 in
+    ``PreTrainedConfig``; a class may declare another, PVT's 1000)."""
     id2label = raw.get("id2label")
     if isinstance(id2label, dict) and id2label:
         return len(id2label)
     stated = raw.get("num_labels")
-    return stated if isinstance(stated, int) and not isinstance(stated, bool) else 2
+    return stated if isinstance(stated, int) and not isinstance(stated, bool) else default
 
 
 _HEAD = re.compile(
