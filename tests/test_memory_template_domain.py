@@ -35,20 +35,26 @@ def _counted(raw: dict[str, Any], architecture: str) -> int:
 
 
 def test_head_learned_with_a_field_equal_to_the_label_count() -> None:
-    # ALBERT's classifier axis was fitted as type_vocab_size (2, like the default labels).
+    # ALBERT's classifier axis was once fitted as type_vocab_size (2, like the default labels);
+    # relearned with the label count moved, its head reads the labels.
     raw = {"model_type": "albert", "architectures": ["AlbertForSequenceClassification"]}
-    assert _counted({**raw, "id2label": _labels(2)}, "AlbertForSequenceClassification") > 0
-    reason = _refusal({**raw, "id2label": _labels(7)}, "AlbertForSequenceClassification")
-    assert "learned with 2 labels, not 7" in reason
+    assert _agrees({**raw, "id2label": _labels(7)})
+
+
+def test_head_of_a_row_learned_at_two_labels_only() -> None:
+    # A row learned before label counts were (Swin's): its head was seen with 2 labels only.
+    raw = {"model_type": "swin", "architectures": ["SwinForImageClassification"]}
+    assert _counted({**raw, "id2label": _labels(2)}, "SwinForImageClassification") > 0
+    reason = _refusal({**raw, "id2label": _labels(1000)}, "SwinForImageClassification")
+    assert "learned with 2 labels, not 1000" in reason
 
 
 def test_roberta_like_head_is_a_label_head() -> None:
     # ELECTRA's (and RoBERTa's) head ends in ``classifier.out_proj``: a KcELECTRA-small fine-tune
     # with 11 labels was counted with the 2 rows the default build had.
     raw = {"model_type": "electra", "architectures": ["ElectraForSequenceClassification"]}
-    assert _counted({**raw, "id2label": _labels(2)}, "ElectraForSequenceClassification") > 0
-    reason = _refusal({**raw, "id2label": _labels(11)}, "ElectraForSequenceClassification")
-    assert "learned with 2 labels, not 11" in reason
+    # relearned with the label count moved, the 11-label head is counted, not refused
+    assert _agrees({**raw, "id2label": _labels(11)})
 
 
 def test_head_axis_fitted_to_a_field_the_config_moves() -> None:
@@ -62,10 +68,9 @@ def test_head_axis_fitted_to_a_field_the_config_moves() -> None:
 
 
 def test_head_behind_a_flatten_is_a_label_head() -> None:
-    # ResNet's head is ``classifier.1`` (after a Flatten): 1000 ImageNet labels, learned at 2.
+    # ResNet's head is ``classifier.1`` (after a Flatten): 1000 ImageNet labels.
     raw = {"model_type": "resnet", "architectures": ["ResNetForImageClassification"]}
-    reason = _refusal({**raw, "id2label": _labels(1000)}, "ResNetForImageClassification")
-    assert "not 1000" in reason
+    assert _agrees({**raw, "id2label": _labels(1000)})
 
 
 def test_sub_config_of_another_model_type() -> None:
@@ -284,3 +289,135 @@ def test_legacy_lists_left_as_written_when_the_class_would_fail() -> None:
     assert "compress_ratios" in folded(short, "deepseek_v4")
     reason = _refusal(short, "DeepseekV4ForCausalLM")
     assert reason == "compress_ratios is a legacy key deepseek_v4's config class maps", reason
+
+
+# Rows learned with the label count and string fields moved (issue 19, items 1 and 2): checked
+# first on a synthetic row (the run-time's reading of ``labels_range``, ``num_labels`` axes,
+# ``strings``, ``variants`` and ``unlearned_flags``), then on released-like configs of the
+# relearned rows against transformers' own builds.
+
+
+def _dim(field: str) -> list[list[object]]:
+    return [[1, 1, [[field, 1]]]]
+
+
+def _row(**extra: Any) -> dict[str, Any]:
+    one = [[1, 1, []]]
+    head = ["head.weight", one, [_dim("num_labels"), _dim("d_model")], []]
+    wi = ["wi.weight", one, [_dim("d_ff"), _dim("d_model")], [["is_gated_act", False]]]
+    wi_0 = ["wi_0.weight", one, [_dim("d_ff"), _dim("d_model")], [["is_gated_act", True]]]
+    record = {"total": 0, "num_labels": 2, "labels_range": [1, 9], "tensors": [head, wi, wi_0]}
+    encoder = {**record, "unlearned_flags": ["is_gated_act"]}
+    fields = {"d_model": 8, "d_ff": 16, "is_gated_act": False}
+    return {
+        "primary": "T5Model",
+        "classes": {"T5Model": record, "T5EncoderModel": encoder},
+        "defaults": fields,
+        "declared": fields,
+        "examined": sorted(fields),
+        "strings": {
+            "feed_forward_proj": {
+                "default": "relu",
+                "inside": {"gated-gelu": {"is_gated_act": True}},
+                "switches": ["gated-silu"],
+            }
+        },
+        **extra,
+    }
+
+
+@pytest.fixture
+def synthetic(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    learned = _row()
+    # learned with the string stated (its own default): another tensor
+    variant = _row()
+    variant["strings"] = {"feed_forward_proj": {"default": "gated-silu", "inside": {}}}
+    gate = ["gate.weight", [[1, 1, []]], [_dim("d_model")], []]
+    variant["classes"]["T5Model"] = {**learned["classes"]["T5Model"], "tensors": [gate]}
+    learned["variants"] = {"feed_forward_proj=gated-silu": variant}
+    monkeypatch.setattr(templates, "row", lambda model_type: learned)
+    return learned
+
+
+def _shapes(raw: dict[str, Any], architecture: str) -> dict[str, tuple[int, ...]]:
+    found = learned_tensors({"model_type": "t5", **raw}, architecture)
+    assert isinstance(found, list), found
+    return {tensor.name: tensor.shape for tensor in found}
+
+
+def test_head_rows_read_the_label_count(synthetic: dict[str, Any]) -> None:
+    assert _shapes({}, "T5Model")["head.weight"] == (2, 8)
+    assert _shapes({"id2label": _labels(7)}, "T5Model")["head.weight"] == (7, 8)
+    assert _shapes({"num_labels": 9}, "T5Model")["head.weight"] == (9, 8)
+    reason = _refusal({"model_type": "t5", "id2label": _labels(10)}, "T5Model")
+    assert reason == "T5Model's head was learned with 1 to 9 labels, not 10"
+
+
+def test_a_string_that_sets_a_learned_flag(synthetic: dict[str, Any]) -> None:
+    gated = _shapes({"feed_forward_proj": "gated-gelu"}, "T5Model")
+    assert "wi_0.weight" in gated
+    assert "wi.weight" not in gated
+    assert "wi.weight" in _shapes({"feed_forward_proj": "relu"}, "T5Model")
+
+
+def test_a_string_never_learned_is_outside(synthetic: dict[str, Any]) -> None:
+    reason = _refusal({"model_type": "t5", "feed_forward_proj": "swiglu"}, "T5Model")
+    assert reason == (
+        "feed_forward_proj = 'swiglu' lies outside what the template learned"
+        " (only 'relu', 'gated-gelu')"
+    )
+
+
+def test_a_switching_string_uses_its_variant(synthetic: dict[str, Any]) -> None:
+    assert _shapes({"feed_forward_proj": "gated-silu"}, "T5Model") == {"gate.weight": (8,)}
+
+
+def test_a_flag_a_class_was_not_learned_with(synthetic: dict[str, Any]) -> None:
+    assert "wi.weight" in _shapes({}, "T5EncoderModel")
+    reason = _refusal({"model_type": "t5", "feed_forward_proj": "gated-gelu"}, "T5EncoderModel")
+    assert reason == "T5EncoderModel was not learned with is_gated_act = True (only False)"
+
+
+def _agrees(raw: dict[str, Any]) -> bool:
+    """Whether mem labels ``raw``'s count exact; a count labelled exact equals transformers'."""
+    import released_ground_truth as truth
+
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    expected, why = truth.transformers_count(raw)
+    assert expected is not None, why
+    ours, exact, notes = truth.dimlint_count(raw)
+    assert not exact or ours == expected, f"false exact: {ours} vs {expected} ({notes})"
+    return exact
+
+
+@pytest.mark.parametrize("labels", [1, 7, 9, 10, 13, 150])
+def test_token_classifier_on_both_sides_of_its_switch(labels: int) -> None:
+    # LayoutLMv3ForTokenClassification: a linear classifier below 10 labels, a two-layer head
+    # from 10 on (the second regime learned from a build with 10 labels)
+    raw = {"model_type": "layoutlmv3", "architectures": ["LayoutLMv3ForTokenClassification"]}
+    assert _agrees({**raw, "id2label": _labels(labels), "hidden_size": 1024,
+                    "num_attention_heads": 16, "intermediate_size": 4096})  # fmt: skip
+
+
+T5_V1_1 = {"model_type": "t5", "d_model": 256, "d_ff": 640, "d_kv": 32, "num_heads": 8,
+           "num_layers": 4, "vocab_size": 1000, "feed_forward_proj": "gated-gelu"}  # fmt: skip
+
+
+@pytest.mark.parametrize("architecture", ["T5EncoderModel", "T5ForConditionalGeneration"])
+def test_gated_t5_stacks(architecture: str) -> None:
+    # T5 v1.1: "gated-gelu" sets is_gated_act; the encoder-only class gates its one stack
+    assert _agrees({**T5_V1_1, "architectures": [architecture]})
+    other = {**T5_V1_1, "feed_forward_proj": "gated-swish", "architectures": [architecture]}
+    assert not _agrees(other)
+    assert "feed_forward_proj = 'gated-swish' lies outside" in _refusal(other, architecture)
+
+
+def test_classifier_with_a_thousand_labels() -> None:
+    raw = {"model_type": "vit", "architectures": ["ViTForImageClassification"]}
+    assert _agrees({**raw, "id2label": _labels(1000)})
+
+
+def test_class_declaring_its_own_label_count() -> None:
+    # PvtConfig declares num_labels = 1000: a config stating no labels gets 1000, not 2
+    assert _agrees({"model_type": "pvt", "architectures": ["PvtForImageClassification"]})

@@ -31,7 +31,10 @@ pytest.importorskip("torch")
 #: lacked; split by the same hash and committed before any was measured; their two false exacts,
 #: ELECTRA's and CamemBERT's ``classifier.out_proj`` heads, refused by the label-head guard):
 #: tune 144/209 (68.9%; the new files alone 32/56), held-out 148/220 (67.3%; new 38/54).
-FLOORS = {"tune": 0.68, "held_out": 0.66}
+#: Head classes learned with their heads sized by the label count (and the counts at which a
+#: head switches structure), string fields that switch the structure learned as conditions or
+#: variants, 28 rows relearned: tune 131/153 (85.6%), held-out 128/166 (77.1%).
+FLOORS = {"tune": 0.84, "held_out": 0.77}
 
 
 @pytest.fixture(scope="module", params=["tune", "held_out"])

@@ -21,6 +21,16 @@ fields moved (``joint``: a true difference, not a tangent); legacy keys the clas
 its keyword arguments are recorded at the values it falls back to (``legacy``), and uniform
 default lists (``uniform``) so that another item lies outside the domain.
 
+The label count and string fields are learned as well. Every class is rebuilt at other label
+counts (:func:`label_domain`): a head's rows read ``num_labels``, the counts at which the class
+keeps its structure are its ``labels_range``, and past a switch the other regime is learned
+from a build there (``label_regimes``). String fields the code compares with literals
+(:mod:`dimlint.tools.compared_strings`) are built at each (:func:`learn_strings`): a value that
+only sets a learned flag is recorded with it, one that builds another structure is learned as
+a ``variants`` row of its own. A secondary class's flags are checked against its own flipped
+builds (``unlearned_flags`` lists those its rows do not reproduce). ``--refresh`` recomputes
+the config-only parts of a row, not of its variants.
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 
@@ -50,7 +60,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dimlint.tools import provenance, undeclared_reads
+from dimlint.tools import compared_strings, provenance, undeclared_reads
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import fields_of, fit, to_json
 
@@ -243,7 +253,7 @@ def _trials(value: int, others: Sequence[int] = ()) -> Iterator[int]:
             for other in others
             if other > 1
             and (
-                (other % value == 0 and other % trial != 0)
+                (other % value == 0 and (trial == 0 or other % trial != 0))
                 or (value % other == 0 and trial % other != 0)
             )
         )
@@ -252,10 +262,15 @@ def _trials(value: int, others: Sequence[int] = ()) -> Iterator[int]:
 
 
 def _build(model_class: Any, config: Any) -> Any:
+    """``model_class`` built on the meta device from a copy of ``config``: some classes write
+    into the config they get (T5's encoder-only class sets ``is_encoder_decoder`` and
+    ``use_cache`` to False), which would move those fields in every later comparison."""
+    import copy
+
     import torch
 
     with torch.device("meta"):
-        return model_class(config)
+        return model_class(copy.deepcopy(config))
 
 
 class _Learned:
@@ -465,11 +480,17 @@ def _primary_rows(
 
 
 def _secondary_rows(
-    groups: Groups, primary: Sequence[list[Any]]
+    groups: Groups,
+    primary: Sequence[list[Any]],
+    toggled: Mapping[str, Groups | None] | None = None,
+    guessed: set[tuple[str, tuple[int, ...]]] | None = None,
 ) -> tuple[list[list[Any]], list[str]]:
     """Rows of another class of the same type: a tensor whose name suffix, shape and count
     match a primary tensor reuses its template; a head tensor matches by value; the primary's
-    toggled tensors follow under the module prefix the matches revealed."""
+    toggled tensors follow under the module prefix the matches revealed, each only where the
+    class built with that flag flipped (``toggled``, by flag) has it: T5's encoder-only class
+    gets the encoder's gated projections, not the decoder's. The head tensors matched by value
+    alone are added to ``guessed`` (see :func:`_refit_guessed`)."""
     index: dict[str, list[Any]] = {}
     for row in primary:
         if row[6]:
@@ -501,6 +522,8 @@ def _secondary_rows(
                 [name, [[count, 1, []]], same[2], same[3], list(shape), count, False, same[7]]
             )
         elif parts[0] not in _BODY_PREFIXES:
+            if guessed is not None:
+                guessed.add((name, tuple(shape)))
             rows.append(
                 [
                     name,
@@ -521,11 +544,40 @@ def _secondary_rows(
     for row in primary:
         if not row[6]:
             continue
+        flag = str(row[3][0][0])
+        built = (toggled or {}).get(flag)
+        present = {(name, shape) for (name, _), (shape, _) in (built or {}).items()}
         for theirs, ours in sorted(mapping.items(), key=lambda item: -len(item[0])):
             if str(row[0]).startswith(theirs):
-                rows.append([ours + str(row[0])[len(theirs) :], *row[1:]])
+                name = ours + str(row[0])[len(theirs) :]
+                if toggled is None or (name, tuple(row[4])) in present:
+                    rows.append([name, *row[1:]])
                 break
     return rows, failed
+
+
+def unlearned_flags(
+    groups: Groups, rows: Sequence[list[Any]], toggled: Mapping[str, Groups | None]
+) -> list[str]:
+    """The flags whose flipped build of a class the class's rows do not reproduce: a tensor it
+    adds that no row conditioned on the flag yields, or one it drops that no row says it drops
+    (or the class does not build with the flag flipped). A config flipping one lies outside."""
+    unlearned: list[str] = []
+    base = {(name, shape) for (name, _), (shape, _) in groups.items()}
+    for flag, built in sorted(toggled.items()):
+        if built is None:
+            unlearned.append(flag)
+            continue
+        flipped = {(name, shape) for (name, _), (shape, _) in built.items()}
+        added = {(str(row[0]), tuple(row[4])) for row in rows if row[6] and row[3][0][0] == flag}
+        dropped = {
+            (str(row[0]), tuple(row[4]))
+            for row in rows
+            if not row[6] and any(condition[0] == flag for condition in row[3])
+        }
+        if flipped - base != added or base - flipped != dropped:
+            unlearned.append(flag)
+    return unlearned
 
 
 #: Leading module names of a model's body (not a head), never matched by value alone.
@@ -580,9 +632,13 @@ def _exported_heads(model_type: str, known: Sequence[str]) -> list[str]:
     import transformers
 
     try:
-        package = model_type.replace("-", "_")
-        module = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
-    except Exception:  # no such module (a sub-config type) or an optional dependency missing
+        # the config class's own package: a sub-config type (``clip_text_model``) has none
+        # of its name, its classes live beside the composite's (``models/clip``)
+        config_module = type(_default(model_type)).__module__
+        package = config_module.rsplit(".", 1)[0]
+        name = package.rsplit(".", 1)[-1]
+        module = importlib.import_module(f"{package}.modeling_{name}")
+    except Exception:  # no modeling module, or an optional dependency missing
         return []
     found: list[str] = []
     for class_name in getattr(module, "__all__", ()):
@@ -606,42 +662,249 @@ def _default(model_type: str) -> Any:
     return AutoConfig.for_model(model_type)
 
 
-def _label_axes(model_class: Any, config: Any, groups: Groups) -> dict[str, list[int]]:
-    """Tensors of a classification head sized by the number of labels: the class rebuilt with
-    one label more changes exactly those axes (from the default, usually 2, by one), which read
-    ``num_labels`` (from ``id2label`` as ``from_pretrained`` sets it) instead of a constant."""
-    more = config.num_labels + 1
+#: Label counts a head class is rebuilt with beside its default: one, a few, and the counts
+#: released checkpoints carry (ADE20k's 150, ImageNet's 1000, ImageNet-22k's 21843), so that a
+#: head whose structure switches past some count (LayoutLMv3's token classifier at 10) is seen.
+_LABEL_TRIALS = (1, 3, 10, 150, 1000, 21843)
+#: Halvings spent finding where a head's structure switches between two tried counts.
+_LABEL_SEARCH = 8
+
+#: ``(name, default shape)`` of a tensor → its axes sized by the labels, ``[axis, offset]``.
+LabelAxes = dict[tuple[str, tuple[int, ...]], list[list[int]]]
+
+
+def _relabelled(model_class: Any, config: Any, labels: int) -> Groups | None:
+    """The class built with ``labels`` labels (``id2label`` as ``from_pretrained`` sets it from
+    ``num_labels``), or None when the class rejects the count."""
     stated = {k: v for k, v in config.to_dict().items() if k not in ("id2label", "label2id")}
     try:
-        relabelled = type(config).from_dict({**stated, "num_labels": more})
-        changed = _groups(_build(model_class, relabelled))
-    except Exception:  # the class rejects it: its head keeps the learned size
-        return {}
-    axes: dict[str, list[int]] = {}
-    for (name, ordinal), (shape, _count) in groups.items():
-        other = changed.get((name, ordinal))
-        if other is None or len(other[0]) != len(shape):
+        relabelled = type(config).from_dict({**stated, "num_labels": labels})
+        return _groups(_build(model_class, relabelled))
+    except Exception:  # the class rejects the count
+        return None
+
+
+def label_domain(
+    model_class: Any, config: Any, groups: Groups
+) -> tuple[LabelAxes, list[int] | None]:
+    """How the label count shapes a class: ``(axes, [low, high])``.
+
+    ``axes`` maps a tensor (its name and default shape) to ``[axis, offset]`` pairs: that axis
+    is ``num_labels + offset`` (a classifier's rows; DETR-like heads add a no-object class).
+    The class is rebuilt with one label more to find them, then at every count of
+    :data:`_LABEL_TRIALS`; the counts at which it builds exactly the predicted tensors,
+    contiguous around the default, are the learned range (where the structure switches
+    between two tried counts, halving finds the last count that keeps it). ``None`` for the
+    range: no tried count changes any tensor, so the labels shape nothing. A class whose head
+    grows otherwise (several rows per label) or that
+    rejects one label more is learned at its default count only."""
+    base = int(config.num_labels)
+    seen: dict[int, Groups | None] = {base: groups}
+
+    def at(labels: int) -> Groups | None:
+        if labels not in seen:
+            seen[labels] = _relabelled(model_class, config, labels)
+        return seen[labels]
+
+    step = at(base + 1)
+    moved: dict[tuple[str, int], list[int]] = {}
+    if step is None or set(step) != set(groups):
+        return {}, [base, base]
+    for key, (shape, count) in groups.items():
+        other_shape, other_count = step[key]
+        if other_count != count or len(other_shape) != len(shape):
+            return {}, [base, base]
+        deltas = [b - a for a, b in zip(shape, other_shape, strict=True)]
+        if any(delta not in (0, 1) for delta in deltas):
+            return {}, [base, base]
+        moved[key] = [axis for axis, delta in enumerate(deltas) if delta == 1]
+
+    def predicted(labels: int) -> Groups:
+        return {
+            key: (
+                tuple(
+                    size + labels - base if axis in moved[key] else size
+                    for axis, size in enumerate(shape)
+                ),
+                count,
+            )
+            for key, (shape, count) in groups.items()
+        }
+
+    def agrees(labels: int) -> bool:
+        return at(labels) == predicted(labels)
+
+    def edge(good: int, bad: int) -> int:
+        for _ in range(_LABEL_SEARCH):
+            if abs(bad - good) <= 1:
+                break
+            middle = (good + bad) // 2
+            if agrees(middle):
+                good = middle
+            else:
+                bad = middle
+        return good
+
+    trials = sorted({*_LABEL_TRIALS, base + 1} - {base})
+    high = base
+    for labels in [t for t in trials if t > base]:
+        if not agrees(labels):
+            high = edge(high, labels)
+            break
+        high = labels
+    low = base
+    for labels in [t for t in reversed(trials) if t < base]:
+        if not agrees(labels):
+            low = edge(low, labels)
+            break
+        low = labels
+    axes: LabelAxes = {
+        (name, shape): [[axis, shape[axis] - base] for axis in moved[(name, ordinal)]]
+        for (name, ordinal), (shape, _count) in groups.items()
+        if moved[(name, ordinal)]
+    }
+    if not axes and low == 1 and high == trials[-1]:
+        return {}, None
+    return axes, [low, high]
+
+
+def _refit_guessed(
+    model_class: Any,
+    config: Any,
+    learned: _Learned,
+    derived: set[str],
+    groups: Groups,
+    rows: list[list[Any]],
+    guessed: set[tuple[str, tuple[int, ...]]],
+    preferred: frozenset[str],
+    cache: dict[tuple[object, ...], object],
+) -> None:
+    """Fit the tensors of another class that matched the primary's by value alone (a head's
+    sizes: ViT's pooler, 768 wide as ``encoder_stride² · num_channels`` happens to be, is
+    ``hidden_size`` wide) from that class rebuilt with each field the primary learned changed,
+    as the primary's own tensors are; one no expression explains keeps its default sizes, valid
+    only while the fields that moved it keep theirs (``pinned``)."""
+    if not guessed:
+        return
+    observations: list[tuple[str, dict[str, int], Groups]] = [
+        ("", learned.observations[0][1], groups)
+    ]
+    for path, values, _ in learned.observations[1:]:
+        try:
+            changed = _perturbed(config, path, values[path], derived, learned.extras)
+            observations.append((path, values, _groups(_build(model_class, changed))))
+        except Exception:  # the class does not build there: its guesses are pinned below
+            observations.append((path, values, {}))
+    keys = {(name, shape): key for key, (shape, _) in groups.items() for name in [key[0]]}
+    for row in rows:
+        key = keys.get((str(row[0]), tuple(row[4])))
+        if key is None or (str(row[0]), tuple(row[4])) not in guessed:
             continue
-        moved = [
-            axis
-            for axis, (a, b) in enumerate(zip(shape, other[0], strict=True))
-            if (a, b) == (config.num_labels, more)
-        ]
-        if moved:
-            axes[name] = moved
-    return axes
+        complete = all(key in observed for _, _, observed in observations)
+        fitted = _fit_group(key, observations, preferred, cache) if complete else None
+        if fitted is not None:
+            row[1], row[2] = fitted
+            continue
+        row[1] = [[row[5], 1, []]]
+        row[2] = [[[size, 1, []]] for size in row[4]]
+        moved = [path for path, _, observed in observations[1:] if observed.get(key) != groups[key]]
+        row[7] = sorted(moved or [path for path, _, _ in observations[1:]])
 
 
-def learn(model_type: str, budget_s: float = 12.0, undeclared: bool = True) -> dict[str, object]:
+def _flipped_builds(
+    model_class: Any, config: Any, learned: _Learned, derived: set[str]
+) -> dict[str, Groups | None]:
+    """One build of ``model_class`` per flag field learning flipped (None: it does not build)."""
+    flipped: dict[str, Groups | None] = {}
+    for path, (value, _groups_seen) in sorted(learned.toggled.items()):
+        try:
+            changed = _perturbed(config, path, value, derived, learned.extras)
+            flipped[path] = _groups(_build(model_class, changed))
+        except Exception:  # the class does not build with the flag flipped
+            flipped[path] = None
+    return flipped
+
+
+def _label_regime(
+    model_class: Any, config: Any, labels: int, rows: Sequence[list[Any]], learned: _Learned
+) -> dict[str, object] | None:
+    """A class's record from ``labels`` labels on, where its head switched structure: the
+    class built there, its tensors matched to the primary's rows as another class's are, its
+    own label range from there (None: not learned). Its flags were seen flipped at the
+    default label count only, so each that changes a tensor lies outside (``unlearned_flags``)."""
+    groups = _relabelled(model_class, config, labels)
+    if groups is None:
+        return None
+    stated = {k: v for k, v in config.to_dict().items() if k not in ("id2label", "label2id")}
+    relabelled = type(config).from_dict({**stated, "num_labels": labels})
+    axes, labels_range = label_domain(model_class, relabelled, groups)
+    if labels_range is None or labels_range[0] != labels:
+        return None
+    class_rows, failed = _secondary_rows(groups, rows)
+    if failed:
+        return None
+    regime: dict[str, object] = {
+        "labels_range": labels_range,
+        "tensors": [
+            [row[0], row[1], _labelled(row, axes), row[3], *([row[7]] if row[7] else [])]
+            for row in class_rows
+            if not row[6]
+        ],
+    }
+    flags = sorted(learned.toggled)
+    if flags:
+        regime["unlearned_flags"] = flags
+    return regime
+
+
+def _labelled(row: Sequence[Any], axes: LabelAxes) -> list[object]:
+    """The dimension expressions of a fitted row, each axis the labels size read as
+    ``num_labels`` (plus its offset): the run-time evaluates it with the config's label count
+    (``id2label``'s size, else ``num_labels``). A tensor only a flipped flag builds keeps
+    its own."""
+    pairs = [] if row[6] else axes.get((str(row[0]), tuple(row[4])), [])
+    dims = list(row[2])
+    for axis, offset in pairs:
+        dims[axis] = [[1, 1, [["num_labels", 1]]]] + ([[offset, 1, []]] if offset else [])
+    return dims
+
+
+def _moved_by_fields(axes: LabelAxes, learned: _Learned) -> bool:
+    """Whether a label axis of the primary class also moved when a field changed (a head of
+    ``num_labels × num_queries`` rows): its size is then no label count plus a constant."""
+    base = learned.observations[0][2]
+    for _, _, observed in learned.observations[1:]:
+        for key, (shape, _count) in base.items():
+            other = observed.get(key)
+            if other is None:
+                continue
+            for axis, _offset in axes.get((key[0], shape), []):
+                if axis < len(other[0]) and other[0][axis] != shape[axis]:
+                    return True
+    return False
+
+
+def learn(
+    model_type: str,
+    budget_s: float = 12.0,
+    undeclared: bool = True,
+    strings: Mapping[str, str] | None = None,
+) -> dict[str, object]:
     """The shape templates of one model type (its row in the table). With ``undeclared``, the
     names the modeling code reads although the config class declares none (Qwen3-MoE's
     ``head_dim``) are stated at the value the code falls back to and learned like fields
-    (recorded as ``undeclared``); if one cannot be learned, the type is learned without them."""
+    (recorded as ``undeclared``); if one cannot be learned, the type is learned without them.
+    Each string value that switches the structure (:func:`learn_strings`) is learned as a
+    variant of its own: the row learned from the default config with that string stated
+    (``strings``), kept under ``variants`` as ``"path=value"`` (wav2vec2's
+    ``feat_extract_norm=layer`` normalizes every convolution, not the first)."""
     from transformers import AutoConfig
 
     row: dict[str, object] = {"classes": {}, "unbuilt": {}}
     try:
         config = AutoConfig.for_model(model_type)
+        if strings:
+            config = _perturbed_many(config, strings, _derived(config))
     except Exception as exc:
         row["error"] = f"config: {type(exc).__name__}"
         return row
@@ -677,32 +940,47 @@ def learn(model_type: str, budget_s: float = 12.0, undeclared: bool = True) -> d
                 continue
             built[class_name] = (model_class, _groups(model), total)
         if primary not in built:
-            return learn(model_type, budget_s, undeclared=False)
+            return learn(model_type, budget_s, undeclared=False, strings=strings)
     base_values = _values(config)
     learned = _Learned(base_values, built[primary][1], {**extras, **rebased})
     _learn_fields(built[primary][0], config, learned, time.monotonic() + budget_s)
     if learned.fixed & (set(extras) | set(rebased)):
-        return learn(model_type, budget_s, undeclared=False)
+        return learn(model_type, budget_s, undeclared=False, strings=strings)
     derived = _derived(config) - set(extras) - set(rebased)
     preferred = frozenset(set(base_values) - derived)
     cache: dict[tuple[object, ...], object] = {}
     rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
     templates: dict[str, object] = {}
-    for class_name, (_, groups, total) in built.items():
+    for class_name, (model_class, groups, total) in built.items():
+        flipped = _flipped_builds(model_class, config, learned, derived)
         if class_name == primary:
             class_rows, class_failed = rows, failed
         else:
-            class_rows, class_failed = _secondary_rows(groups, rows)
+            guessed: set[tuple[str, tuple[int, ...]]] = set()
+            class_rows, class_failed = _secondary_rows(groups, rows, flipped, guessed)
+            _refit_guessed(
+                model_class, config, learned, derived, groups, class_rows, guessed, preferred, cache
+            )
         record: dict[str, object] = {"total": total}
-        if class_name != primary:
-            labels = _label_axes(built[class_name][0], config, groups)
-            if labels:
-                record["labels"] = labels
+        unlearned = unlearned_flags(groups, class_rows, flipped)
+        if unlearned:
+            record["unlearned_flags"] = unlearned
+        axes, labels_range = label_domain(built[class_name][0], config, groups)
+        if class_name == primary and _moved_by_fields(axes, learned):
+            axes, labels_range = {}, [int(config.num_labels or 2)] * 2
+        record["labels_range"] = labels_range  # None: no label count changes a tensor
         record["num_labels"] = config.num_labels
+        if labels_range and labels_range[1] < max(_LABEL_TRIALS) and not class_failed:
+            regime = _label_regime(model_class, config, labels_range[1] + 1, rows, learned)
+            if regime:
+                record["label_regimes"] = [regime]
         if class_failed:
             record["unfitted"] = sorted(set(class_failed))[:5]
         else:
-            record["tensors"] = [row[:4] + ([row[7]] if row[7] else []) for row in class_rows]
+            record["tensors"] = [
+                [row[0], row[1], _labelled(row, axes), row[3], *([row[7]] if row[7] else [])]
+                for row in class_rows
+            ]
             pinned = sorted({row[0] for row in class_rows if row[7]})
             if pinned:
                 record["pinned"] = pinned[:5]
@@ -711,11 +989,18 @@ def learn(model_type: str, budget_s: float = 12.0, undeclared: bool = True) -> d
     if unexplained:
         # A name some tensor reads whose fallback no expression derives (Glm4-MoE's head_dim,
         # 4096 // 96 = 42, a floor): a config leaving it out would have no value for it.
-        return learn(model_type, budget_s, undeclared=False)
+        return learn(model_type, budget_s, undeclared=False, strings=strings)
     row["classes"] = templates
     row["primary"] = primary
     row["fixed"] = sorted(learned.fixed)
     row["lists"] = guard_lists(built[primary][0], config, built[primary][1], extras)
+    switching = learn_strings(built[primary][0], config, built[primary][1], learned, derived)
+    if switching:
+        row["strings"] = switching
+    if not strings:
+        variants = _variants(model_type, budget_s, switching)
+        if variants:
+            row["variants"] = variants
     joint = _jointly_checked(built[primary][0], config, rows, derived, {**extras, **rebased})
     if joint:
         row["joint"] = joint
@@ -725,6 +1010,135 @@ def learn(model_type: str, budget_s: float = 12.0, undeclared: bool = True) -> d
         row["rebased"] = rebased
     refresh(row, plain)
     return row
+
+
+#: String fields no tensor follows: identifiers, dtypes, runtime choices.
+_INERT_STRINGS = frozenset(
+    {"model_type", "dtype", "torch_dtype", "transformers_version", "problem_type",
+     "tokenizer_class", "prefix", "finetuning_task", "attn_implementation", "name_or_path"}
+)  # fmt: skip
+#: Builds spent on string fields per model type, at most.
+_STRING_BUILDS = 40
+
+
+def _string_fields(config: Any) -> dict[str, str]:
+    """Every string field of ``config`` and of its direct sub-configs, by path."""
+    found: dict[str, str] = {}
+    items = [("", config.to_dict())] + [
+        (f"{key}.", sub.to_dict()) for key, sub in _sub_configs(config).items()
+    ]
+    for prefix, mapping in items:
+        for name, value in mapping.items():
+            if isinstance(value, str) and not name.startswith("_") and name not in _INERT_STRINGS:
+                found[prefix + name] = value
+    return found
+
+
+def _class_sources(config: Any) -> list[str]:
+    """The source of a config class (and its transformers parents) and of its type's
+    modeling code."""
+    import inspect
+
+    sources: list[str] = []
+    for klass in type(config).__mro__:
+        if str(getattr(klass, "__module__", "")).startswith("transformers.models."):
+            try:
+                sources.append(inspect.getsource(klass))
+            except (OSError, TypeError):
+                continue
+    sources.extend(undeclared_reads.model_sources(type(config).__module__))
+    return sources
+
+
+def learn_strings(
+    model_class: Any, config: Any, base: Groups, learned: _Learned, derived: set[str]
+) -> dict[str, dict[str, object]]:
+    """String fields that switch the structure, each with the values inside the domain.
+
+    Each string field is built at every value the code compares it with
+    (:mod:`dimlint.tools.compared_strings`). A value that builds the default's tensors and
+    moves no field is inside; so is one whose only effect is to move fields the template
+    learned (T5's ``"gated-gelu"`` sets ``is_gated_act``, a flag learned as a condition) when
+    stating those values builds the same tensors: the run-time then reads them from the
+    string. A field any tried value switches otherwise is recorded with what is inside and
+    the values that switch it (``switches``, each learned as a variant row by :func:`learn`);
+    a config stating another value (one never tried included) lies outside. A field every value
+    leaves alone is not recorded."""
+    subs = _sub_configs(config)
+    literals = {"": compared_strings.compared(_class_sources(config))}
+    for key, sub in subs.items():
+        literals[key] = compared_strings.compared(_class_sources(sub))
+    base_values = _values(config)
+    known = set(learned.toggled) | {path for path, _, _ in learned.observations[1:]}
+    builds = 0
+    found: dict[str, dict[str, object]] = {}
+    for path, value in sorted(_string_fields(config).items()):
+        key, _, name = path.rpartition(".")
+        inside: dict[str, dict[str, object]] = {}
+        switches: list[str] = []
+        switched = False
+        for literal in literals.get(key, {}).get(name, []):
+            if literal == value:
+                continue
+            if builds >= _STRING_BUILDS:
+                switched = True  # not tried: outside
+                break
+            builds += 1
+            try:
+                changed = _perturbed(config, path, literal, derived, learned.extras)
+                groups = _groups(_build(model_class, changed))
+            except Exception:  # a value the class rejects
+                continue
+            moved = {p: v for p, v in _values(changed).items() if base_values.get(p) != v}
+            if groups == base and not moved:
+                inside[literal] = {}
+                continue
+            if (
+                moved
+                and set(moved) <= known
+                and _states_alike(model_class, config, moved, groups, derived, learned.extras)
+            ):
+                inside[literal] = dict(moved)
+                continue
+            switched = True
+            switches.append(literal)
+        if switched or any(inside.values()):
+            found[path] = {"default": value, "inside": inside}
+            if switches:
+                found[path]["switches"] = switches
+    return found
+
+
+def _variants(
+    model_type: str, budget_s: float, switching: Mapping[str, Mapping[str, Any]]
+) -> dict[str, object]:
+    """The rows learned with each switching string value stated (see :func:`learn`), by
+    ``"path=value"``; a value whose row learns no class is left out (outside the domain)."""
+    variants: dict[str, object] = {}
+    for path, learned_string in sorted(switching.items()):
+        for value in learned_string.get("switches", []):
+            variant = learn(model_type, budget_s, strings={path: value})
+            if variant.get("classes"):
+                variants[f"{path}={value}"] = variant
+    return variants
+
+
+def _states_alike(
+    model_class: Any,
+    config: Any,
+    moved: Mapping[str, int],
+    groups: Groups,
+    derived: set[str],
+    extras: Mapping[str, int],
+) -> bool:
+    """Whether stating the ``moved`` fields builds ``groups`` (what a string value built)."""
+    try:
+        stated = _perturbed_many(config, moved, derived, extras)
+        return bool(_groups(_build(model_class, stated)) == groups) and all(
+            _values(stated).get(path) == value for path, value in moved.items()
+        )
+    except Exception:  # the class rejects the values stated
+        return False
 
 
 def _rebased(model_class: Any, config: Any, base: Groups) -> dict[str, int]:

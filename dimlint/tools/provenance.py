@@ -22,7 +22,12 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent
 #: The modules whose code decides what ``shapes.json`` holds, relative to the package.
-SHAPES_GENERATOR = ("tools/generate_shapes.py", "tools/shape_fit.py", "tools/undeclared_reads.py")
+SHAPES_GENERATOR = (
+    "tools/generate_shapes.py",
+    "tools/shape_fit.py",
+    "tools/undeclared_reads.py",
+    "tools/compared_strings.py",
+)
 
 
 def provenance_path(table: Path) -> Path:

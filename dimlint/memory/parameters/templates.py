@@ -171,9 +171,13 @@ def _stated(obj: dict[str, Any], name: str, model_type: Any) -> object:
 class _Values:
     """Field values of one config as transformers would hold them after ``__post_init__``."""
 
-    def __init__(self, raw: dict[str, Any], learned: dict[str, Any]) -> None:
+    def __init__(
+        self, raw: dict[str, Any], learned: dict[str, Any], forced: Mapping[str, int] | None = None
+    ) -> None:
         self.raw = raw
         self.learned = learned
+        #: Fields a stated string sets (:func:`_string_fields`), as the class derives them.
+        self.forced = dict(forced or {})
         self.cache: dict[str, int | None] = {}
         self.resolving: set[str] = set()
         #: Fields stated ``null`` whose class default is a number (see :meth:`_resolve`).
@@ -189,6 +193,13 @@ class _Values:
         return self.cache[path]
 
     def _resolve(self, path: str) -> int | None:
+        if path in self.forced:
+            # a stated string's flags, and ``num_labels``: a head's rows read the label count
+            # ``from_pretrained`` sizes it by (``id2label``'s size)
+            return self.forced[path]
+        if path == "num_labels":
+            declared_labels = self.learned.get("declared", {}).get("num_labels")
+            return labels_of(self.raw, declared_labels if isinstance(declared_labels, int) else 2)
         defaults: dict[str, Any] = self.learned.get("defaults", {})
         declared: dict[str, Any] = self.learned.get("declared", {})
         derived: dict[str, Any] = self.learned.get("derived", {})
@@ -230,6 +241,45 @@ class _Values:
             return evaluate_expression(expression, {name: self.get(name) for name in needed})
         value = declared.get(path)
         return _number(value)
+
+
+def _stated_string(raw: dict[str, Any], path: str) -> object:
+    key, _, name = path.rpartition(".")
+    holder = raw.get(key) if key else raw
+    return holder.get(name) if isinstance(holder, dict) else None
+
+
+def _variant(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, Any]:
+    """The row learned with the string value ``raw`` states where that value switches the
+    structure (``variants``: wav2vec2's ``feat_extract_norm = "layer"``), else ``learned``."""
+    variants: dict[str, Any] = learned.get("variants", {})
+    for path in learned.get("strings", {}):
+        stated = _stated_string(raw, path)
+        variant = variants.get(f"{path}={stated}") if isinstance(stated, str) else None
+        if isinstance(variant, dict):
+            return variant
+    return learned
+
+
+def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, int] | str:
+    """The fields the stated string fields set (T5's ``feed_forward_proj = "gated-gelu"`` sets
+    ``is_gated_act``), or why a stated string lies outside the domain: the row's ``strings``
+    lists each string field the generator saw switch the structure, with the values inside
+    (those that kept the tensors, or only moved fields the template learned); any other value
+    was never learned, or builds another model."""
+    forced: dict[str, int] = {}
+    for path, learned_string in learned.get("strings", {}).items():
+        stated = _stated_string(raw, path)
+        default = learned_string.get("default")
+        inside: dict[str, dict[str, int]] = learned_string.get("inside", {})
+        if stated is None or stated == default:
+            continue
+        if isinstance(stated, str) and stated in inside:
+            forced.update(inside[stated])
+            continue
+        seen = ", ".join(repr(value) for value in [default, *inside])
+        return f"{path} = {stated!r} lies outside what the template learned (only {seen})"
+    return forced
 
 
 def _derived_flag(raw: dict[str, Any], path: str) -> int | None:
@@ -510,22 +560,37 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     learned = row(model_type)
     if learned is None:
         return Refusal(f"{model_type} has no learned template", False)
+    raw = folded(raw, model_type)  # legacy keys as the class folds them (compress_ratios)
+    learned = _variant(raw, learned)
     class_name = class_for(learned, architecture)
     if class_name is None:
         unbuilt = learned.get("unbuilt", {}).get(architecture)
         why = f" (transformers did not build it: {unbuilt})" if unbuilt else ""
         return Refusal(f"{architecture or 'its class'} of {model_type} was not learned{why}", True)
     record = learned["classes"][class_name]
+    # unstated, the class's own default count (PVT declares 1000), as the row recorded it
+    default_labels = record.get("num_labels", learned.get("declared", {}).get("num_labels"))
+    labels = labels_of(raw, default_labels if isinstance(default_labels, int) else 2)
+    record = _label_regime(record, labels)
     tensors_json = record.get("tensors")
     if not isinstance(tensors_json, list):
         return Refusal(f"{class_name}'s tensors could not be fitted", True)
-    raw = folded(raw, model_type)  # legacy keys as the class folds them (compress_ratios)
-    labels = labels_of(raw)
-    label_axes: dict[str, list[int]] = record.get("labels", {})
-    # A row learned before heads were sized by labels fitted the head's label axis to whatever
-    # field equalled the default label count (type_vocab_size): the axis must still be the
-    # config's label count, at the defaults (here) and at this config's values (in the loop).
-    unsized_head = "num_labels" not in record and _has_label_head(learned, class_name)
+    label_axes: dict[str, list[Any]] = record.get("labels", {})
+    labels_range = record.get("labels_range")
+    unsized_head = False
+    if "labels_range" in record:
+        # learned with the label count moved: None when no count changed any tensor
+        low, high = labels_range if isinstance(labels_range, list) else (labels, labels)
+        if not low <= labels <= high:
+            learned_at = f"{low}" if low == high else f"{low} to {high}"
+            why = f"{class_name}'s head was learned with {learned_at} labels, not {labels}"
+            return Refusal(why, True)
+    elif "num_labels" not in record or class_name == learned.get("primary"):
+        # A row learned before label counts were (or the primary class, whose head never
+        # moved) fitted the head's label axis to whatever field equalled the default label
+        # count (type_vocab_size): the axis must still be the config's label count, at the
+        # defaults (here) and at this config's values (in the loop).
+        unsized_head = _has_label_head(learned, class_name)
     if unsized_head:
         seen = _learned_labels(tensors_json, learned.get("defaults", {}))
         if seen is not None and seen != labels:
@@ -544,11 +609,18 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
     raw = _as_the_class_reads(raw, model_type, learned)
-    values = _Values(raw, learned)
+    forced = _string_fields(raw, learned)
+    if isinstance(forced, str):
+        return Refusal(forced, True)
+    values = _Values(raw, learned, {**forced, "num_labels": labels})
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
             return Refusal(_outside(path, values.get(path), defaults[path]), True)
+    for path in record.get("unlearned_flags", []):
+        if values.get(path) != defaults.get(path):
+            why = f"{class_name} was not learned with {path} = {values.get(path)}"
+            return Refusal(f"{why} (only {defaults.get(path)})", True)
     for path, default in learned.get("lists", {}).items():
         if _stated_list(raw, path) not in (None, default):
             return Refusal(f"{path} differs from the only value learned ({default})", True)
@@ -610,7 +682,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if count is None or len(shape) != len(dims):
             return Refusal(f"{name}'s learned shape is not whole for these values", True)
         for axis in label_axes.get(name, ()):
-            shape[axis] = labels
+            # ``[axis, offset]`` (a no-object class: +1); rows learned earlier hold the axis
+            index, offset = (axis, 0) if isinstance(axis, int) else axis
+            shape[index] = labels + offset
         if unsized_head and _HEAD.search(name) and shape and shape[0] != labels:
             # CamemBERT's type_vocab_size 1 would give its 2-label head one row.
             read = ", ".join(sorted(field for _, _, factors in dims[0] for field, _ in factors))
@@ -624,6 +698,17 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if unlearned is not None:
         return Refusal(unlearned, True)
     return tensors
+
+
+def _label_regime(record: dict[str, Any], labels: int) -> dict[str, Any]:
+    """The class's record for ``labels``: its own, or the regime learned past the count where
+    its head switches structure (``label_regimes``: LayoutLMv3's token classifier is one linear
+    layer below 10 labels, a two-layer head from 10) whose range holds ``labels``."""
+    for regime in record.get("label_regimes", []):
+        low, high = regime.get("labels_range") or (0, -1)
+        if low <= labels <= high:
+            return {**record, **regime}
+    return record
 
 
 def _linearized(
@@ -657,14 +742,15 @@ def _linearized(
     return None
 
 
-def labels_of(raw: dict[str, Any]) -> int:
+def labels_of(raw: dict[str, Any], default: int = 2) -> int:
     """The number of labels a classification head gets, as ``from_pretrained`` sets it: the
-    size of ``id2label`` when stated, else ``num_labels``, else 2 (``PreTrainedConfig``)."""
+    size of ``id2label`` when stated, else ``num_labels``, else the class default (2 in
+    ``PreTrainedConfig``; a class may declare another, PVT's 1000)."""
     id2label = raw.get("id2label")
     if isinstance(id2label, dict) and id2label:
         return len(id2label)
     stated = raw.get("num_labels")
-    return stated if isinstance(stated, int) and not isinstance(stated, bool) else 2
+    return stated if isinstance(stated, int) and not isinstance(stated, bool) else default
 
 
 #: Classification heads whose first axis is the label count (RoBERTa-like and ELECTRA heads
