@@ -347,6 +347,25 @@ def test_positional_arguments_of_a_dataclass_override() -> None:
     assert found(text, select=("DL101",)) == [("DL101", 7, 11)]
 
 
+def test_a_model_built_over_spread_kwargs_is_read_in_its_written_sizes() -> None:
+    """timm-style factories (MAE's ``vit_base_patch16(**kwargs)``): the sizes written beside a
+    ``**kwargs`` spread hold, since Python refuses a keyword given twice. A class with defaults of
+    its own (transformers', one of this file) is not read that way: the spread could override
+    them."""
+    factory = (
+        "def vit_base(**kwargs):\n"
+        "    return VisionTransformer(patch_size=16, embed_dim={w}, depth=12, num_heads=12,"
+        " mlp_ratio=4, **kwargs)\n"
+    )
+    assert found(factory.format(w=833), select=("DL101",)) == [("DL101", 2, 55)]
+    assert found(factory.format(w=768), select=("DL101",)) == []
+    spread_over_defaults = (
+        "from transformers import LlamaConfig\n"
+        "def make(**kw):\n    return LlamaConfig(hidden_size=4100, **kw)\n"
+    )
+    assert found(spread_over_defaults, select=("DL101",)) == []
+
+
 def test_transformers_calls_report_only_what_they_add() -> None:
     """glm4_moe's own default (4096 / 96 heads) is transformers' defect, not this call's."""
     assert (

@@ -439,7 +439,7 @@ class Extractor:
         last = callee.split(".")[-1]
         members_list = self.evaluator.keyword_members(node, frames)
         if members_list is None:
-            return None  # **kwargs: any key may be set
+            return self._spread_call(node, frames, callee)
         own = {m.key: m for m in members_list}
         if last == "from_name" and "." in callee:
             return self._from_name(callee, node, own, frames)
@@ -476,6 +476,26 @@ class Extractor:
                 candidate.framework = self._nanogpt_settings(own)
             return candidate
         return None
+
+    def _spread_call(self, node: cst.Call, frames: Frames, callee: str) -> Candidate | None:
+        """A model built with ``**kwargs`` spread over its written sizes: timm-style factories
+        (``VisionTransformer(embed_dim=768, depth=12, num_heads=12, **kwargs)``, MAE's and
+        DeiT's ``vit_base_patch16``). The written keywords hold (a spread cannot give one of them
+        again); the spread may add any other key, so a class with defaults of its own (a
+        transformers config, a config class of this file) is not read: its defaults could be
+        overridden. An unknown class is read in its written values only, as any other call."""
+        last = callee.split(".")[-1]
+        if last in self.classes or last in TEST_DOUBLES or callee == "dict":
+            return None
+        if self._transformers_model_type(callee) is not None or last == "from_name":
+            return None
+        members_list = self.evaluator.keyword_members(node, frames, written=True) or []
+        own = {m.key: m for m in members_list}
+        if not has_dimensions(sized_keys(own)):
+            return None
+        candidate = Candidate("call", f"{last}(...)", node.func, own)
+        candidate.framework = self._framework(callee)
+        return candidate
 
     def _framework(self, callee: str) -> str | None:
         """The framework of a config class by its import: ``megatron`` for megatron-core's and
