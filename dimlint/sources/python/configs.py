@@ -484,7 +484,7 @@ class Extractor:
         again); the spread may add any other key, so a class with defaults of its own (a
         transformers config, a config class of this file) is not read: its defaults could be
         overridden. An unknown class is read in its written values only, as any other call."""
-        last = callee.split(".")[-1]
+        last = callee.rsplit(".", maxsplit=1)[-1]
         if last in self.classes or last in TEST_DOUBLES or callee == "dict":
             return None
         if self._transformers_model_type(callee) is not None or last == "from_name":
