@@ -366,6 +366,22 @@ def test_a_model_built_over_spread_kwargs_is_read_in_its_written_sizes() -> None
     assert found(spread_over_defaults, select=("DL101",)) == []
 
 
+def test_the_vit_familys_width_is_read_in_module_fields_and_calls() -> None:
+    """A flax module's fields (gemma's SigLIP encoder, LiT's ``TextTransformer``: batch 5) and
+    CLIP's ``Transformer(width=, layers=, heads=)``: ``width`` beside heads and a depth is the
+    model width."""
+    fields = (
+        "import flax.linen as nn\n\n\nclass Encoder(nn.Module):\n"
+        "    width: int = {w}\n    depth: int = 27\n    mlp_dim: int = 4304\n"
+        "    num_heads: int = 16\n"
+    )
+    assert found(fields.format(w=1152), select=("DL101",)) == []
+    assert found(fields.format(w=1153), select=("DL101",)) == [("DL101", 5, 18)]
+    call = "model = Transformer(width={w}, layers=12, heads=8)\n"
+    assert found(call.format(w=512), select=("DL101",)) == []
+    assert found(call.format(w=513), select=("DL101",)) == [("DL101", 1, 27)]
+
+
 def test_transformers_calls_report_only_what_they_add() -> None:
     """glm4_moe's own default (4096 / 96 heads) is transformers' defect, not this call's."""
     assert (

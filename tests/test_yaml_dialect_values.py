@@ -320,3 +320,30 @@ def test_opennmt_yaml_is_read_with_its_names() -> None:
     # ``heads`` beside a width but none of OpenNMT's layer or FFN options is not its dialect
     assert "DL101" not in _lines("x.yaml", "model:\n  hidden_size: 512\n  heads: 7\n")
     assert "DL101" in _lines("x.yaml", "model:\n  hidden_size: 512\n  heads: 7\n  layers: 6\n")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        # open_clip's JSON model configs: ``text_cfg: {width, heads, layers}``
+        (
+            "clip.json",
+            '{"embed_dim": 512,\n "text_cfg": {"width": {w}, "heads": 8, "layers": 12}}',
+            2,
+        ),
+        # a YAML section in the same names (big_vision's ``width``/``depth``/``num_heads``)
+        ("vit.yaml", "model:\n  variant: B/16\n  width: {w}\n  depth: 12\n  num_heads: 8\n", 3),
+    ],
+)  # fmt: skip
+def test_the_vit_familys_width_is_the_model_width(name: str, text: str, line: int) -> None:
+    """The ViT family's names (batch 5: gemma's SigLIP and LiT's text tower; CLIP, open_clip,
+    big_vision): ``width`` beside a head count and a depth is the attention's width, which
+    flax's and torch's multi-head attention refuse to split unevenly."""
+    result = lint_bytes(name, text.replace("{w}", "512").encode(), Selection())
+    assert result.read == (1, 0)
+    assert not result.diagnostics
+    assert _lines(name, text.replace("{w}", "513")).get("DL101") == {line}
+    # an image's width (beside its height), or a width without a depth, is not a model's
+    image = "render:\n  width: 513\n  height: 512\n  num_heads: 8\n  depth: 2\n"
+    assert "DL101" not in _lines("img.yaml", image)
+    assert "DL101" not in _lines("w.yaml", "model:\n  width: 513\n  num_heads: 8\n")

@@ -21,6 +21,9 @@ Each dialect here names the same dimensions as the common keys, in its own words
 * **OpenNMT-py** (``heads``, ``heads_kv``, ``transformer_ff``, ``layers``/``dec_layers``/
   ``enc_layers``; ``pos_ffn_activation_fn: silu`` is its gated MLP): the top level of its
   training YAML (see :data:`dimlint.config.trainingkeys.OPENNMT_RENAMES`).
+* **the ViT family** (``width`` beside a head count and ``depth``/``layers``/``num_layers``,
+  no other width key: big_vision, CLIP, open_clip): ``width`` is the model width, ``heads``
+  its heads, ``mlp_dim`` its MLP (see :func:`dimlint.config.trainingkeys.width_is_width`).
 * **levanter / open_lm** (``hidden_dim`` beside ``num_heads``/``n_heads`` and no other width
   key): ``hidden_dim`` is the model width. Where a ``dim`` is stated (Mistral's
   ``params.json``), ``hidden_dim`` is the FFN and nothing is translated.
@@ -43,9 +46,11 @@ from dimlint.config.trainingkeys import (
     OPENNMT_RENAMES,
     TENCENT_KEYS,
     TENCENT_RENAMES,
+    VIT_RENAMES,
     WIDTH_KEYS,
     hidden_dim_is_width,
     is_opennmt,
+    width_is_width,
 )
 
 if TYPE_CHECKING:
@@ -168,6 +173,11 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
             added["gated_linear_unit"] = "pos_ffn_activation_fn"
     if hidden_dim_is_width(node):
         added["hidden_size"] = "hidden_dim"
+    if width_is_width(node):
+        for key, common in VIT_RENAMES.items():
+            value = node.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and common not in added:
+                added[common] = key
     _attention_layers(document, pointer, node)
     for common, written in added.items():
         if common in node:

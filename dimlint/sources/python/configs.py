@@ -28,6 +28,7 @@ import libcst as cst
 
 from dimlint.config import architectures
 from dimlint.config.normalize import INT_FIELDS, field_keys
+from dimlint.config.trainingkeys import width_is_width
 from dimlint.sources.python.dotted import dotted_name
 from dimlint.sources.python.scan import Frames, Scan, Site
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member, Value
@@ -151,6 +152,8 @@ def is_test_module(path: str) -> bool:
 def has_dimensions(keys: Any) -> bool:
     """Two of hidden / heads / layers are named: the same test JSON configs pass."""
     present = set(keys)
+    if width_is_width(present):  # the ViT family's width, depth and heads
+        return True
     return sum(1 for group in DIMENSION_GROUPS if group & present) >= 2
 
 
