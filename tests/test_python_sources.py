@@ -382,6 +382,21 @@ def test_the_vit_familys_width_is_read_in_module_fields_and_calls() -> None:
     assert found(call.format(w=513), select=("DL101",)) == [("DL101", 1, 27)]
 
 
+def test_other_spellings_of_heads_and_head_width() -> None:
+    """Held-out batch 6: lerobot's FastWAM dict states ``attn_head_dim`` (its DiT's attention is
+    heads × that wide: once a false DL101); lightseq's ``get_config(hidden_size=, nhead=)``
+    uses torch's ``nhead``."""
+    fastwam = (
+        "def default_action_dit_config():\n"
+        '    return {"hidden_dim": 1024, "ffn_dim": 4096, "num_heads": 24,'
+        ' "attn_head_dim": 128, "num_layers": 30}\n'
+    )
+    assert found(fastwam, select=("DL101",)) == []
+    lightseq = "config = Layer.get_config(hidden_size={w}, intermediate_size=4096, nhead=16)\n"
+    assert found(lightseq.format(w=1024), select=("DL101",)) == []
+    assert found(lightseq.format(w=1025), select=("DL101",)) == [("DL101", 1, 39)]
+
+
 def test_transformers_calls_report_only_what_they_add() -> None:
     """glm4_moe's own default (4096 / 96 heads) is transformers' defect, not this call's."""
     assert (

@@ -78,6 +78,27 @@ def width_is_width(keys: Any) -> bool:
     )
 
 
+#: ESPnet's and FunASR's ``encoder_conf`` (``output_size``, ``attention_heads``,
+#: ``linear_units``, ``num_blocks``): the encoder's width, heads, FFN and layers. Their
+#: ``MultiHeadedAttention(n_head, n_feat)`` asserts ``n_feat % n_head == 0``.
+ESPNET_RENAMES = {
+    "output_size": "hidden_size",
+    "linear_units": "intermediate_size",
+    "num_blocks": "num_hidden_layers",
+}
+
+
+def is_espnet(keys: Any) -> bool:
+    """An ESPnet/FunASR encoder's options: ``output_size`` beside ``attention_heads`` and a
+    layer count or FFN width in its names, no other width key."""
+    return (
+        "output_size" in keys
+        and "attention_heads" in keys
+        and ("num_blocks" in keys or "linear_units" in keys)
+        and not any(key in keys for key in WIDTH_KEYS)
+    )
+
+
 #: open_lm's Mamba configs: ``d_model``, ``n_layer``, ``seq_len`` (no heads: a recurrence).
 OPEN_LM_MAMBA_KEYS = frozenset({"d_model", "n_layer", "seq_len"})
 

@@ -48,7 +48,7 @@ NOT_FOR_YAML = frozenset({"DL004", "DL005"})
 #: family's ``width`` is one beside its heads and depth (``trainingkeys.width_is_width``).
 _DIMENSION_KEY = re.compile(
     rb"(?m)(?:^|[{,])[\s\"']*(?:--)?(?:base_)?(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|"
-    rb"emb_dim|model_dim|hidden_dim|num[_-]attention[_-]heads|n_heads?|num_heads|"
+    rb"emb_dim|model_dim|hidden_dim|num[_-]attention[_-]heads|n_heads?|num_heads|attention_heads|"
     rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers|heads_num|"
     rb"layers_num|width)"
     rb"[\"']?\s*:"

@@ -24,6 +24,15 @@ Each dialect here names the same dimensions as the common keys, in its own words
 * **the ViT family** (``width`` beside a head count and ``depth``/``layers``/``num_layers``,
   no other width key: big_vision, CLIP, open_clip): ``width`` is the model width, ``heads``
   its heads, ``mlp_dim`` its MLP (see :func:`dimlint.config.trainingkeys.width_is_width`).
+* **ESPnet / FunASR** (``encoder_conf: {output_size: 256, attention_heads: 4, linear_units:
+  2048, num_blocks: 12}``): the encoder's width, heads, FFN and layers
+  (:func:`dimlint.config.trainingkeys.is_espnet`).
+* **PEFT adapter configs** (``adapter_config.json`` with ``peft_type``): prompt and prefix
+  tuning state the base model's ``token_dim`` (its width), ``num_attention_heads`` and
+  ``num_layers``; prefix tuning (``PREFIX_TUNING``) reshapes its key/value prefix into heads of
+  ``token_dim // num_attention_heads``, so there ``token_dim`` is read as the width (prompt
+  tuning and P-tuning never split it into heads). Read as a training config (no config.json
+  rules such as DL005).
 * **levanter / open_lm** (``hidden_dim`` beside ``num_heads``/``n_heads`` and no other width
   key): ``hidden_dim`` is the model width. Where a ``dim`` is stated (Mistral's
   ``params.json``), ``hidden_dim`` is the FFN and nothing is translated.
@@ -39,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.trainingkeys import (
+    ESPNET_RENAMES,
     HEAD_KEYS,
     MEGATRON_MLA_NAMES,
     OPENNMT_GATED,
@@ -49,6 +59,7 @@ from dimlint.config.trainingkeys import (
     VIT_RENAMES,
     WIDTH_KEYS,
     hidden_dim_is_width,
+    is_espnet,
     is_opennmt,
     width_is_width,
 )
@@ -173,6 +184,13 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
             added["gated_linear_unit"] = "pos_ffn_activation_fn"
     if hidden_dim_is_width(node):
         added["hidden_size"] = "hidden_dim"
+    if is_espnet(node):
+        for key, common in ESPNET_RENAMES.items():
+            value = node.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                added[common] = key
+    if node.get("peft_type") == "PREFIX_TUNING" and "token_dim" in node:
+        added["hidden_size"] = "token_dim"  # prefix tuning's copy of the base model's width
     if width_is_width(node):
         for key, common in VIT_RENAMES.items():
             value = node.get(key)
