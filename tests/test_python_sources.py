@@ -364,6 +364,10 @@ def test_a_model_built_over_spread_kwargs_is_read_in_its_written_sizes() -> None
         "def make(**kw):\n    return LlamaConfig(hidden_size=4100, **kw)\n"
     )
     assert found(spread_over_defaults, select=("DL101",)) == []
+    # a method the spread passes through may mean anything by its parameters (OLMo-core's
+    # ladder: ``hidden_size`` is the MLP width beside ``d_model``)
+    method = "x = cls.v1(d_model=640, hidden_size=640 * 8, n_layers=10, n_heads=6, **kwargs)\n"
+    assert found(method, select=("DL101",)) == []
 
 
 def test_the_vit_familys_width_is_read_in_module_fields_and_calls() -> None:

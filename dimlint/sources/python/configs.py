@@ -486,8 +486,13 @@ class Extractor:
         DeiT's ``vit_base_patch16``). The written keywords hold (a spread cannot give one of them
         again); the spread may add any other key, so a class with defaults of its own (a
         transformers config, a config class of this file) is not read: its defaults could be
-        overridden. An unknown class is read in its written values only, as any other call."""
+        overridden. An unknown class is read in its written values only, as any other call.
+        Only a class (a CapWords name): a function or method the spread passes through
+        (OLMo-core's ``cls.v1(d_model=640, hidden_size=640 * 8, **kwargs)``, whose
+        ``hidden_size`` is the MLP's) may give its parameters any meaning."""
         last = callee.rsplit(".", maxsplit=1)[-1]
+        if not last[:1].isupper() or last.isupper():
+            return None
         if last in self.classes or last in TEST_DOUBLES or callee == "dict":
             return None
         if self._transformers_model_type(callee) is not None or last == "from_name":
