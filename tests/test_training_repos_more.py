@@ -179,18 +179,20 @@ def test_the_fourth_batchs_unread_styles_are_read() -> None:
 
 def test_the_sixth_batchs_unread_styles_are_read() -> None:
     """Held-out batch 6, measured untouched: Cerebras' models nested deeper than the section
-    search went or in lists of mappings, FunASR's ``encoder_conf``, PEFT adapter configs once
-    warned as model configs without a hidden size (DL005). Each is read, with no error or
-    warning."""
+    search went or in lists of mappings, FunASR's ``encoder_conf``, Swin's yacs YAML, PEFT
+    adapter configs once warned as model configs without a hidden size (DL005). Each is read,
+    with no error or warning."""
     cerebras = DATA / "Cerebras__modelzoo/src/cerebras/modelzoo"
     listed = cerebras / "models/multimodal/multimodal_simple/configs"
     deep = cerebras / "data_preparation/data_preprocessing/raft/configs"
     funasr = DATA / "modelscope__FunASR"
     peft = DATA / "huggingface__peft"
-    findings, err = _run(str(listed), str(deep), str(funasr), str(peft))
+    swin = DATA / "microsoft__Swin-Transformer"
+    findings, err = _run(str(listed), str(deep), str(funasr), str(peft), str(swin))
     assert not [f for f in findings if f["severity"] in ("error", "warning")]
     files = [*listed.rglob("*.yaml"), *deep.rglob("*.yaml"), *funasr.rglob("*.yaml")]
-    assert len(files) >= 30
+    files += swin.rglob("*.yaml")
+    assert len(files) >= 75
     for path in [*files, *peft.rglob("*.json")]:
         assert f"{path}: read " in err, path
         assert f"{path}: read 0" not in err, path

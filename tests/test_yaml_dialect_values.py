@@ -405,3 +405,28 @@ def test_peft_adapter_configs_are_not_model_configs() -> None:
         assert not result.diagnostics
     assert _lines(name, adapter.format(kind="PREFIX_TUNING", w=3073)).get("DL101") == {2}
     assert "DL101" not in _lines(name, adapter.format(kind="PROMPT_TUNING", w=3073))
+
+
+SWIN = """MODEL:
+  TYPE: swin
+  NAME: swin_tiny_patch4_window7_224
+  SWIN:
+    EMBED_DIM: {width}
+    DEPTHS: [ 2, 2, 6, 2 ]
+    NUM_HEADS: [ 3, 6, 12, 24 ]
+    WINDOW_SIZE: 7
+"""
+
+
+def test_swin_yacs_first_stage_is_read() -> None:
+    """Swin's yacs YAML (held-out batch 6: 46 configs unread): the first stage is ``EMBED_DIM``
+    wide with ``NUM_HEADS[0]`` heads, which its window attention reshapes the width into."""
+    name = "configs/swin/swin_tiny_patch4_window7_224.yaml"
+    result = lint_bytes(name, SWIN.format(width=96).encode(), Selection())
+    assert result.read == (1, 0)
+    assert not result.diagnostics
+    messages = _messages(name, SWIN.format(width=97))
+    assert [m.split(" (")[0] for m in messages["DL101"]] == [
+        "EMBED_DIM 97 is not divisible by NUM_HEADS[0] 3"
+    ]
+    assert _lines(name, SWIN.format(width=97)).get("DL101") == {5}

@@ -50,7 +50,7 @@ _DIMENSION_KEY = re.compile(
     rb"(?m)(?:^|[{,])[\s\"']*(?:--)?(?:base_)?(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|"
     rb"emb_dim|model_dim|hidden_dim|num[_-]attention[_-]heads|n_heads?|num_heads|attention_heads|"
     rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers|heads_num|"
-    rb"layers_num|width)"
+    rb"layers_num|width|EMBED_DIM)"
     rb"[\"']?\s*:"
 )
 #: Megatron/NeMo/gpt-neox spell a gated MLP as a flag or an activation name.
