@@ -29,7 +29,7 @@ def half_of(source_repo: str, source_path: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    corpus = Path(argv[1]) if len(argv) > 1 else OUT.parents[3].parent / "shared" / "corpus"
+    corpus = Path(argv[1]) if len(argv) > 1 else OUT.parents[2].parent / "shared" / "corpus"
     rows: list[dict[str, str]] = []
     with open(corpus / "MANIFEST.tsv", encoding="utf-8") as handle:
         for entry in csv.DictReader(handle, delimiter="\t"):

@@ -107,7 +107,24 @@ DEEPSEEK_V4_FLASH: dict[str, Any] = {
     "tie_word_embeddings": False,
 }  # fmt: skip
 
+#: Kimi-Linear (moonshotai/Kimi-Linear-48B-A3B's layout) shrunk: its checkpoint states the
+#: layer plan and the KDA sizes in a ``linear_attn_config`` dict of 1-indexed layer lists,
+#: which the config class folds into ``layer_types``: full MLA attention at layers 3 and 6 here
+#: (not the class's every 4th), KDA recurrent and convolution states elsewhere.
+KIMI_LINEAR: dict[str, Any] = {
+    "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
+    "hidden_size": 64, "intermediate_size": 128, "moe_intermediate_size": 32,
+    "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 4,
+    "kv_lora_rank": 16, "q_lora_rank": None, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+    "v_head_dim": 16, "num_experts": 4, "num_experts_per_token": 2, "num_shared_experts": 1,
+    "first_k_dense_replace": 1, "vocab_size": 512, "pad_token_id": 0, "bos_token_id": 1,
+    "eos_token_id": 2, "mla_use_nope": True,
+    "linear_attn_config": {"full_attn_layers": [3, 6], "kda_layers": [1, 2, 4, 5],
+                           "head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4},
+}  # fmt: skip
+
 CASES = {
+    "kimi-linear-attn-config": KIMI_LINEAR,
     "deepseek-v4-flash-compress-ratios": DEEPSEEK_V4_FLASH,
     # rates under which both compressors close windows within the sequence and leave tokens
     # of an open window (12 tokens: CSA 2 entries + 2 open, HCA 1 entry + 4 open)

@@ -42,6 +42,25 @@ def test_head_learned_with_a_field_equal_to_the_label_count() -> None:
     assert "learned with 2 labels, not 7" in reason
 
 
+def test_roberta_like_head_is_a_label_head() -> None:
+    # ELECTRA's (and RoBERTa's) head ends in ``classifier.out_proj``: a KcELECTRA-small fine-tune
+    # with 11 labels was counted with the 2 rows the default build had.
+    raw = {"model_type": "electra", "architectures": ["ElectraForSequenceClassification"]}
+    assert _counted({**raw, "id2label": _labels(2)}, "ElectraForSequenceClassification") > 0
+    reason = _refusal({**raw, "id2label": _labels(11)}, "ElectraForSequenceClassification")
+    assert "learned with 2 labels, not 11" in reason
+
+
+def test_head_axis_fitted_to_a_field_the_config_moves() -> None:
+    # CamemBERT states type_vocab_size 1: the head axis fitted as type_vocab_size would give its
+    # two labels one row (transformers builds a 2-row out_proj).
+    raw = {"model_type": "camembert", "architectures": ["CamembertForSequenceClassification"]}
+    labelled = {**raw, "id2label": _labels(2)}
+    assert _counted(labelled, "CamembertForSequenceClassification") > 0
+    reason = _refusal({**labelled, "type_vocab_size": 1}, "CamembertForSequenceClassification")
+    assert "fitted to type_vocab_size (1 here), not to the 2 labels" in reason
+
+
 def test_head_behind_a_flatten_is_a_label_head() -> None:
     # ResNet's head is ``classifier.1`` (after a Flatten): 1000 ImageNet labels, learned at 2.
     raw = {"model_type": "resnet", "architectures": ["ResNetForImageClassification"]}
@@ -137,7 +156,7 @@ def test_mixed_plan_the_template_learned() -> None:
     other = _refusal({**raw, "layer_types": _plan("llaallla")}, "Qwen3NextForCausalLM")
     assert other.startswith("layer_types states 3 attention, 5 linear layers")
     only = _refusal({**raw, "layer_types": _plan("a" * 8)}, "Qwen3NextForCausalLM")
-    assert "attention layers only; the template reads linear_" in only
+    assert only.startswith("layer_types states 8 attention layers; the template was learned on")
     oss = {"model_type": "gpt_oss", "num_hidden_layers": 4}
     assert _counted({**oss, "layer_types": _plan("sasa")}, "GptOssForCausalLM") == _counted(
         oss, "GptOssForCausalLM"
@@ -148,8 +167,8 @@ def test_attention_only_plan_for_a_template_learned_on_other_mixers() -> None:
     # Granite-4-hybrid's default layers are all Mamba: an all-attention plan is another model.
     raw = {"model_type": "granitemoehybrid", "num_hidden_layers": 4}
     reason = _refusal({**raw, "layer_types": ["attention"] * 4}, "GraniteMoeHybridForCausalLM")
-    assert "attention layers only" in reason
-    assert "reads mamba_" in reason
+    # the class's own plan (all Mamba) is recorded: the template was learned on that
+    assert reason == "layer_types states 4 attention layers; the template was learned on 32 linear"
 
 
 def test_list_learned_at_its_default_only() -> None:
@@ -169,3 +188,99 @@ def test_index_list_selecting_as_many_layers() -> None:
     assert _counted({**raw, "global_attn_indexes": [1, 4, 7, 10]}, "SamVisionModel") == same
     reason = _refusal({**raw, "global_attn_indexes": [5, 11]}, "SamVisionModel")
     assert reason.startswith("global_attn_indexes = [5, 11] differs")
+
+
+def test_index_list_inside_a_sub_config() -> None:
+    # Qwen3-VL's deepstack mergers: one per entry of vision_config.deepstack_visual_indexes.
+    raw = {"model_type": "qwen3_vl", "vision_config": {"model_type": "qwen3_vl_vision"}}
+    vision = raw["vision_config"]
+    same = _counted(raw, "Qwen3VLForConditionalGeneration")
+    moved = {**raw, "vision_config": {**vision, "deepstack_visual_indexes": [5, 11, 17]}}
+    assert _counted(moved, "Qwen3VLForConditionalGeneration") == same
+    fewer = {**raw, "vision_config": {**vision, "deepstack_visual_indexes": [5, 11]}}
+    reason = _refusal(fewer, "Qwen3VLForConditionalGeneration")
+    assert reason.startswith("vision_config.deepstack_visual_indexes = [5, 11] differs"), reason
+
+
+def test_derived_index_list_shown_by_the_tensors() -> None:
+    # Mllama's text tower derives cross_attention_layers (8 of 40 layers): at that value it is
+    # the learned model, another selection of 8 has the same tensors, 4 entries do not.
+    raw = {"model_type": "mllama", "text_config": {"model_type": "mllama_text_model"}}
+    text = raw["text_config"]
+    learned = _counted(raw, "MllamaForConditionalGeneration")
+    eight = {**raw, "text_config": {**text, "cross_attention_layers": list(range(1, 40, 5))}}
+    assert _counted(eight, "MllamaForConditionalGeneration") == learned
+    four = {**raw, "text_config": {**text, "cross_attention_layers": [3, 13, 23, 33]}}
+    reason = _refusal(four, "MllamaForConditionalGeneration")
+    assert reason.startswith("text_config.cross_attention_layers selects 4 layers"), reason
+
+
+def test_derived_flag_list_equal_to_the_class_default() -> None:
+    # SmolLM3's no_rope_layers (a NoPE layer every 4th) is derived, so only its recorded
+    # default is known learned: another pattern is refused (no tensor shows NoPE layers).
+    raw = {"model_type": "smollm3"}
+    default = [int((index + 1) % 4 != 0) for index in range(36)]
+    assert _counted({**raw, "no_rope_layers": default}, "SmolLM3ForCausalLM") > 0
+    reason = _refusal({**raw, "no_rope_layers": [1] * 18 + [0] * 18}, "SmolLM3ForCausalLM")
+    assert reason.startswith("no_rope_layers marks 18 of 36 layers"), reason
+
+
+def test_mixed_plan_with_the_kinds_counts_swapped() -> None:
+    # DeepSeek-V4 learned 23 heavily and 20 sparsely compressed layers: 23 sparse and 20
+    # heavy ones pass the repeat counts but are another model.
+    kinds = {"c": "compressed_sparse_attention", "h": "heavily_compressed_attention"}
+    default = "hh" + "".join("c" if index % 2 else "h" for index in range(41))
+    swapped = "cc" + "".join("h" if index % 2 else "c" for index in range(41))
+    raw = {"model_type": "deepseek_v4"}
+    plan = [kinds[kind] for kind in default]
+    assert _counted({**raw, "layer_types": plan}, "DeepseekV4ForCausalLM") == _counted(
+        raw, "DeepseekV4ForCausalLM"
+    )
+    reason = _refusal(
+        {**raw, "layer_types": [kinds[kind] for kind in swapped]}, "DeepseekV4ForCausalLM"
+    )
+    assert "the class's default plan has 20 csa, 23 hca" in reason, reason
+
+
+def test_legacy_lists_folded_as_the_class_folds_them() -> None:
+    # DeepSeek-V4's compress_ratios become layer_types (0 sliding, 4 CSA, 128 HCA); the
+    # default's ratios are the learned model, a released plan with sliding layers is not.
+    ratios = [128, 128] + [4 if index % 2 else 128 for index in range(41)]
+    raw = {"model_type": "deepseek_v4"}
+    assert _counted({**raw, "compress_ratios": [*ratios, 0]}, "DeepseekV4ForCausalLM") == (
+        _counted(raw, "DeepseekV4ForCausalLM")
+    )
+    released = {**raw, "compress_ratios": [0, 0] + [4 if i % 2 == 0 else 128 for i in range(42)]}
+    assert "2 attention, 21 csa, 20 hca" in _refusal(released, "DeepseekV4ForCausalLM")
+    # A compression rate other than the class's sizes the compressor's position bias.
+    reason = _refusal({**raw, "compress_rate_csa": 8}, "DeepseekV4ForCausalLM")
+    assert reason.startswith("compress_rates = "), reason
+    assert _counted({**raw, "compress_rate_csa": 4}, "DeepseekV4ForCausalLM") > 0
+    # Kimi-Linear's linear_attn_config: 1-indexed full and KDA layers, the KDA head sizes.
+    kimi = {"model_type": "kimi_linear", "num_experts": 256, "num_shared_experts": 1}
+    full = [index + 1 for index in range(27) if index and index % 4 == 0]
+    kda = [index for index in range(1, 28) if index not in full]
+    linear = {"full_attn_layers": full, "kda_layers": kda, "head_dim": 128, "num_heads": 32}
+    assert _counted({**kimi, "linear_attn_config": linear}, "KimiLinearForCausalLM") == (
+        _counted(kimi, "KimiLinearForCausalLM")
+    )
+    moved = {**linear, "full_attn_layers": [*full, 27], "kda_layers": kda[:-1]}
+    reason = _refusal({**kimi, "linear_attn_config": moved}, "KimiLinearForCausalLM")
+    assert reason.startswith("layer_types states 7 attention, 20 linear layers"), reason
+    wider = {**linear, "num_heads": 16}
+    reason = _refusal({**kimi, "linear_attn_config": wider}, "KimiLinearForCausalLM")
+    assert "linear_num_heads" in reason, reason
+
+
+def test_legacy_lists_left_as_written_when_the_class_would_fail() -> None:
+    # A Kimi plan that names a layer twice or leaves one out, under a hostile layer count, is
+    # not folded (nor allocated): the template refuses it as the legacy key it still is.
+    from dimlint.memory.legacy_fields import folded
+
+    lists = {"full_attn_layers": [1], "kda_layers": [2]}
+    raw = {"model_type": "kimi_linear", "num_hidden_layers": 10**18, "linear_attn_config": lists}
+    assert folded(raw, "kimi_linear") is raw
+    short = {"model_type": "deepseek_v4", "num_hidden_layers": 43, "compress_ratios": [0, 4]}
+    assert "compress_ratios" in folded(short, "deepseek_v4")
+    reason = _refusal(short, "DeepseekV4ForCausalLM")
+    assert reason == "compress_ratios is a legacy key deepseek_v4's config class maps", reason

@@ -26,3 +26,23 @@ def test_unknown_model_types_read_the_common_spellings() -> None:
     assert spec.hidden is not None
     assert spec.heads is not None
     assert (spec.hidden.value, spec.heads.value) == (768, 12)
+
+
+def test_an_object_under_a_key_the_config_class_does_not_declare_is_no_model() -> None:
+    """cohere_asr's released config carries NeMo's ``transf_encoder`` (``num_layers: 0``, legal
+    there); CohereAsrConfig does not declare it, transformers reads no layer from it."""
+    document = {
+        "model_type": "cohere_asr",
+        "transf_encoder": {"num_layers": 0, "hidden_size": 1024, "num_attention_heads": 8},
+        "text_config": {"hidden_size": 1024, "num_attention_heads": 8},
+    }
+    pointers = [spec.pointer for spec in specs_for_document("config.json", document)]
+    assert "/transf_encoder" not in pointers
+    assert "/text_config" in pointers
+
+
+def test_untyped_nested_objects_with_dimensions_are_still_read() -> None:
+    """Without a known config class (a NeMo or Megatron file) nested sections are the models."""
+    document = {"model": {"num_layers": 2, "hidden_size": 1024, "num_attention_heads": 8}}
+    pointers = [spec.pointer for spec in specs_for_document("config.json", document)]
+    assert "/model" in pointers

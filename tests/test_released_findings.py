@@ -185,3 +185,14 @@ def test_behaviour_table_matches_the_installed_transformers() -> None:
     with open(behaviour.DATA_FILE, encoding="utf-8") as handle:
         stored = json.load(handle)["nullable"]["wav2vec2"]
     assert generate_behaviour._nullable("wav2vec2") == stored
+
+
+def test_switched_off_nested_stack_is_not_dl003() -> None:
+    # Cohere's transcription model (NeMo Canary layout): no transformer encoder layers between
+    # the conformer and the decoder. The model's own layer count of 0 is still an error.
+    stacks = {"hidden_size": 1024, "num_attention_heads": 8, "inner_size": 4096}
+    nemo = {"transf_encoder": {**stacks, "num_layers": 0},
+            "transf_decoder": {**stacks, "num_layers": 8}}  # fmt: skip
+    assert "DL003" not in codes(lint_text(json.dumps(nemo)))
+    top = {**LLAMA, "num_hidden_layers": 0}
+    assert "DL003" in codes(lint_text(json.dumps(top)))

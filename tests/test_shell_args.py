@@ -179,3 +179,28 @@ def test_each_command_of_a_script_is_a_model() -> None:
     assert not [d for d in result.diagnostics if d.code == "DL101" and d.span.start_pos.line != 5]
     one = "python pretrain_gpt.py --num-layers 12 --hidden-size 577 --num-attention-heads 8\n"
     assert _lint(one).read == (1, 0)
+
+
+def test_head_divisibility_says_what_megatron_does() -> None:
+    """DL101 in a launch script, in a Megatron YAML section and in a transformers config: each
+    message opens with the framework that reads the file (issue 20: megatron-core floor-divides
+    the head width and runs; Megatron-LM's validate_args refuses; transformers is not named
+    where it never reads the file)."""
+    script = next(d for d in _lint(SCRIPT).diagnostics if d.code == "DL101").message
+    assert script.split(": ", 1)[1].startswith("Megatron-LM refuses to start: validate_args")
+    assert "kv_channels = 4100 // 32 = 128, an attention 4096 wide" in script
+    assert "transformers" not in script
+    assert "state --kv-channels explicitly" in script
+    section = "model:\n  hidden_size: 4100\n  num_attention_heads: 32\n  num_layers: 4\n"
+    nemo = section + "  ffn_hidden_size: 11008\n"
+    found = lint_bytes("m.yaml", nemo.encode(), Selection()).diagnostics
+    message = next(d for d in found if d.code == "DL101").message
+    assert message.split(": ", 1)[1].startswith("Megatron-LM's validate_args and NeMo's")
+    assert "megatron-core's TransformerConfig (NeMo's mcore models) floor-divides" in message
+    assert "transformers" not in message
+    assert "state kv_channels explicitly" in message
+    # no Megatron name: the reader does not know who reads it, transformers' wording stays
+    found = lint_bytes("m.yaml", section.encode(), Selection()).diagnostics
+    plain = next(d for d in found if d.code == "DL101").message
+    assert plain.split(": ", 1)[1].startswith("transformers")
+    assert "state head_dim explicitly" in plain

@@ -223,6 +223,30 @@ def test_oc_select_reads_the_key_it_selects() -> None:
     assert any("its default 24 applies only where no other" in n for n in document.notes)
 
 
+def test_one_literal_two_sections_reference_is_one_finding() -> None:
+    """``${a.b}`` in one section and ``${oc.select:a.b,…}`` in another read one literal: its
+    finding is reported once, though the repairs the two models suggest differ; a finding two
+    sections raise about different values at that literal stays two findings."""
+    text = (
+        "shared:\n  width: 4100\n"
+        "encoder:\n  hidden_size: ${shared.width}\n  num_attention_heads: 20\n"
+        "  num_layers: 4\n  vocab_size: 32000\n"
+        "decoder:\n  hidden_size: ${oc.select:shared.width,4096}\n  num_attention_heads: 20\n"
+        "  num_layers: 8\n  ffn_hidden_size: 11008\n"
+    )
+    found = _lint(text).diagnostics
+    assert [(d.code, d.span.start_pos.line) for d in found if d.code == "DL201" and d.span] == [
+        ("DL201", 2)
+    ]
+    other = text.replace("heads: 20\n  num_layers: 4", "heads: 32\n  num_layers: 4")
+    other = other.replace("heads: 20\n  num_layers: 8", "heads: 40\n  num_layers: 8")
+    divisibility = [d.message.split(":")[0] for d in _lint(other).diagnostics if d.code == "DL101"]
+    assert sorted(divisibility) == [
+        "hidden_size 4100 is not divisible by num_attention_heads 32 (4100 / 32 = 128.125)",
+        "hidden_size 4100 is not divisible by num_attention_heads 40 (4100 / 40 = 102.5)",
+    ]
+
+
 def test_oc_select_default_in_a_whole_composition_is_fixed_in_place(tmp_path: Path) -> None:
     """In a composition that gave up nothing, a key absent is absent: ``oc.select`` takes its
     default, found at the default's characters; the fix edits the default, not the resolver."""

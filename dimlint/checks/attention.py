@@ -9,7 +9,7 @@ from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, prob
 from dimlint.checks.registry import Finding, grades, rule
 from dimlint.config import behaviour
 from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM, has_mqa_kernel
-from dimlint.config.spec import ModelSpec
+from dimlint.config.spec import FRAMEWORK, MEGATRON, MEGATRON_LM, OWN_MODULE, ModelSpec
 from dimlint.diagnostics import Severity
 
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ def check_head_divisibility(spec: ModelSpec) -> Iterator[Finding]:
         "DL101",
         f"{names['hidden']} {hidden} is not divisible by {names['heads']} {heads}"
         f" ({hidden} / {heads} = {hidden / heads:g}): {_what_happens(spec, hidden, heads)}"
-        f" Change {names['hidden']} or {names['heads']}, or state head_dim explicitly"
+        f" Change {names['hidden']} or {names['heads']}, or state {_head_width_name(spec)}"
+        " explicitly"
         f" if a head dim of {hidden // heads} is meant.{alternatives}",
         anchor(spec, "hidden", "heads"),
         fix=fix,
@@ -43,8 +44,32 @@ def check_head_divisibility(spec: ModelSpec) -> Iterator[Finding]:
 
 def _what_happens(spec: ModelSpec, hidden: int, heads: int) -> str:
     """What the frameworks do with the config, per framework (and, for transformers, per
-    model type, as observed by ``tools/generate_head_divisibility``)."""
+    model type, as observed by ``tools/generate_head_divisibility``). A config a Megatron front
+    end read says what Megatron does, first and alone: transformers never reads it."""
     floor = hidden // heads
+    core = f"kv_channels = {hidden} // {heads} = {floor}, an attention {heads * floor} wide"
+    framework = spec.memo.get(FRAMEWORK)
+    if framework == MEGATRON_LM:
+        return (
+            "Megatron-LM refuses to start: validate_args asserts hidden_size %"
+            " num_attention_heads == 0 when --kv-channels is not given"
+            " (megatron/training/arguments.py); megatron-core's TransformerConfig, built"
+            f" without those checks, would floor-divide ({core} instead of {hidden})."
+        )
+    if framework == MEGATRON:
+        return (
+            "Megatron-LM's validate_args and NeMo's non-mcore models assert the divisibility"
+            " when kv_channels is not given, while megatron-core's TransformerConfig (NeMo's"
+            f" mcore models) floor-divides and runs ({core} instead of {hidden}): the run is"
+            " refused, or the model silently differs from its sizes."
+        )
+    if framework == OWN_MODULE:
+        return (
+            "the module's own attention code decides: a head width floor-divided runs with"
+            f" heads {floor} wide, an attention {heads * floor} wide instead of {hidden}; an"
+            " assertion refuses it; or a reshape fails: the model is refused, or silently"
+            " differs from its sizes."
+        )
     kind = spec.model_type
     version = behaviour.transformers_version()
     seen = behaviour.head_divisibility(kind)
@@ -66,6 +91,14 @@ def _what_happens(spec: ModelSpec, hidden: int, heads: int) -> str:
         f" megatron-core's TransformerConfig alone floor-divides (kv_channels {floor}) and runs"
         " narrower: the config is refused, or the model silently differs from its sizes."
     )
+
+
+def _head_width_name(spec: ModelSpec) -> str:
+    """The key that states the head width explicitly, in the config's own dialect."""
+    framework = spec.memo.get(FRAMEWORK)
+    if framework == MEGATRON_LM:
+        return "--kv-channels"
+    return "kv_channels" if framework == MEGATRON else "head_dim"
 
 
 @rule(

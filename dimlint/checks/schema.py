@@ -17,7 +17,7 @@ from typing import Any
 
 from dimlint.checks.registry import Finding, PlannedFix, rule
 from dimlint.config import architectures, behaviour
-from dimlint.config.normalize import INT_FIELDS, MAX_DIMENSION, REQUIRED_FIELDS
+from dimlint.config.normalize import INT_FIELDS, MAX_DIMENSION, REQUIRED_FIELDS, field_keys
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import ModelSpec
 from dimlint.config.values import HugeInt, Malformed
@@ -247,6 +247,9 @@ def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
         yield Finding("DL003", message, pointer, fix=fix)
 
 
+#: Spellings of a layer count.
+_LAYER_KEYS = field_keys("layers")
+
 #: Keys that make a config use rotary embeddings, where no weight is shaped by the positions.
 ROTARY_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "partial_rotary_factor")
 
@@ -258,9 +261,15 @@ def _accepted_exception(spec: ModelSpec, key: str) -> bool:
       its optional CTC head uses it);
     * ``head_dim`` 0 in latent-attention configs, which write 0 for "unused" (GLM-5);
     * an integral float ``max_position_embeddings`` in a rotary model: no weight is shaped by it
-      (transformers' MusicFlamingo derives it from rope_theta).
+      (transformers' MusicFlamingo derives it from rope_theta);
+    * a layer count of 0 in a nested component of no transformers model type: a stack switched
+      off, not the model (NeMo's ``transf_encoder.num_layers: 0`` in Canary-style ASR configs
+      such as Cohere's transcription models: no transformer layers between the conformer and
+      the decoder).
     """
     value = spec.raw[key]
+    if value == 0 and not isinstance(value, bool) and key in _LAYER_KEYS:
+        return bool(spec.pointer) and spec.model_type is None
     if value is None:
         if behaviour.accepts_null(spec.model_type, key):
             # the config class types it ``int | None``; only a head that needs it refuses

@@ -227,10 +227,26 @@ def _candidates(
         arch = architectures.lookup(model_type) if isinstance(model_type, str) else None
         table_subs = arch.sub_configs if arch is not None else {}
         for key, child in [item for item in obj.items() if isinstance(item[1], dict)]:
-            known_sub = key in table_subs or key in SUB_CONFIG_KEYS
-            if known_sub or "model_type" in child or _has_dimensions(child):
+            if _is_sub_config(key, child, arch, table_subs):
                 child_pointer = f"{pointer}/{escape_pointer_token(key)}"
                 pending.append((child_pointer, child, table_subs.get(key), depth + 1))
+
+
+def _is_sub_config(
+    key: str,
+    child: dict[str, Any],
+    arch: Architecture | None,
+    table_subs: dict[str, str | None],
+) -> bool:
+    """Whether a nested object is a model config to judge. Under a known config class, an
+    object at a key the class does not declare is an attribute no layer reads (cohere_asr's
+    NeMo ``transf_encoder``, whose ``num_layers: 0`` is legal there): its numbers are no
+    model's dimensions, however dimension-like its keys."""
+    if key in table_subs or key in SUB_CONFIG_KEYS or "model_type" in child:
+        return True
+    if arch is not None and key not in arch.fields:
+        return False
+    return _has_dimensions(child)
 
 
 def normalize(

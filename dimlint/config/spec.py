@@ -156,3 +156,19 @@ class ModelSpec:
 
 #: ``spec.memo`` key of pointers a front end states but cannot rewrite (Python's ``4 * HIDDEN``).
 READ_ONLY = "read_only_pointers"
+#: ``spec.memo`` key set on a config a test helper builds for its unit tests (transformers'
+#: ``ModelTester`` defaults): a fixture, whatever its width, so no performance advice.
+FIXTURE = "test_fixture"
+#: ``spec.memo`` key of the training framework that reads the config, where the front end
+#: knows it (:data:`MEGATRON_LM`, :data:`MEGATRON`): rules then say what that framework does,
+#: not what transformers would (which never reads a launch script).
+FRAMEWORK = "framework"
+#: Megatron-LM's own arguments (``--hidden-size`` of a launch script or of its test YAML's
+#: ``MODEL_ARGS``): ``validate_args`` judges them before megatron-core sees them.
+MEGATRON_LM = "megatron-lm"
+#: A section in Megatron's argument names without ``--`` (NeMo's ``model:``, FlagScale's):
+#: read by Megatron-LM's arguments, NeMo's legacy models or megatron-core's
+#: ``TransformerConfig``, by which path the run takes.
+MEGATRON = "megatron"
+#: A ``torch.nn.Module``'s own defaults: the class's own attention code decides.
+OWN_MODULE = "module"

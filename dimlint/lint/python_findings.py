@@ -18,7 +18,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks.registry import Finding
-from dimlint.config.spec import ModelSpec
+from dimlint.config.spec import FIXTURE, FRAMEWORK, OWN_MODULE, ModelSpec
 from dimlint.lint.run_rules import spec_findings
 from dimlint.lint.selection import Selection
 
@@ -177,15 +177,18 @@ def collect(
     import libcst as cst
 
     from dimlint.checks.layers import check_layer
+    from dimlint.sources.python import attrconfigs, moduledefaults
     from dimlint.sources.python import configs as pyconfigs
     from dimlint.sources.python import layers as pylayers
     from dimlint.sources.python import named as pynamed
     from dimlint.sources.python.values import Evaluator
 
-    evaluator = Evaluator(scan, overrides)
+    in_tests = pyconfigs.is_test_module(path)
+    # a test helper's ``self.hidden_size`` is its __init__ default (transformers' ModelTester)
+    evaluator = Evaluator(scan, overrides, instance=in_tests)
     extractor = pyconfigs.Extractor(scan, evaluator)
     extractor.named = functools.partial(pynamed.lookup, path)
-    extractor.in_tests = pyconfigs.is_test_module(path)
+    extractor.in_tests = in_tests
     layer_calls = {
         id(site.node): (site, kind)
         for site in scan.sites
@@ -193,10 +196,13 @@ def collect(
         and (kind := pylayers.layer_kind(site.node, scan)) is not None
     }
     candidates = extractor.class_candidates()
+    candidates += moduledefaults.candidates(scan, evaluator)
     module_config = extractor.module_candidate()
     if module_config is not None:
         candidates.append(module_config)
-    candidates += extractor.site_candidates(lambda call: id(call) in layer_calls)
+    calls = extractor.site_candidates(lambda call: id(call) in layer_calls)
+    candidates += calls
+    candidates += attrconfigs.candidates(extractor, calls)
     found: list[Pending] = []
     readers: dict[int, int] = {}  # literal → how many places read it (filled as they are read)
     seen: set[tuple[int, int]] = set()
@@ -229,6 +235,23 @@ def collect(
             anchor = site.node.func
             found.append(Pending(finding, layer.members, anchor, False, constants, readers))
     return found
+
+
+def _from_instance(candidate: Candidate) -> bool:
+    """Whether the candidate reads a size through ``self`` (a test helper's ``self.hidden_size``,
+    read only in test modules: :mod:`dimlint.sources.python.instance`)."""
+    import libcst as cst
+
+    for member in candidate.members.values():
+        use = member.use
+        if (
+            isinstance(use, cst.Attribute)
+            and isinstance(use.value, cst.Name)
+            and use.value.value == "self"
+            and isinstance(member.value.value, int)
+        ):
+            return True
+    return False
 
 
 def _states_a_dimension(candidate: Candidate) -> bool:
@@ -276,6 +299,12 @@ class _CandidateChecker:
         from dimlint.sources.python import specs as pyspecs
 
         specs = pyspecs.specs_of(self.path, candidate)
+        if candidate.framework == OWN_MODULE:
+            for spec in specs.specs:
+                spec.memo[FRAMEWORK] = OWN_MODULE
+        if _from_instance(candidate):
+            for spec in specs.specs:
+                spec.memo[FIXTURE] = True  # a test helper's config: a fixture
         if self.rounding is not None:
             for spec in specs.specs:
                 if spec.embedding_rows is None and spec.vocab is not None:

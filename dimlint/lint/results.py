@@ -49,19 +49,25 @@ class FileResult:
 
 #: The origin :func:`dimlint.lint.yaml_front` appends to a parallel-layout finding's message.
 _ORIGIN = re.compile(r" \[parallel sizes from [^\]]*\]$")
+#: What a finding's message says about the model around the value rather than the value: the
+#: runner-up repairs (:func:`dimlint.checks.coupled.planned_fix`) and their parameter changes,
+#: which differ between two models reading one literal (``${a.b}`` in one section and
+#: ``${oc.select:a.b,…}`` in another: one value, one finding).
+_AROUND = re.compile(r" Alternatives: .*$|\s\((?:[+-]?[\d.]+% parameters|parameters unchanged)\)")
 
 
 def unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The findings of a run with each reported once: a value a Hydra defaults list composes
-    into several configs is found from each of them and from its own file; the copy with a
-    fix (its own file's) is kept."""
+    into several configs is found from each of them and from its own file, a literal two
+    sections of one file reference is found from each; the copy with a fix (its own file's)
+    is kept."""
     kept: dict[tuple[str, str, int | None, str], int] = {}
     found: list[Diagnostic] = []
     for diagnostic in diagnostics:
         start = diagnostic.span.start if diagnostic.span is not None else None
         # a parallel-layout finding names the pointers of the sizes it judged, which differ
         # between the group file and the primary that composes it: still one finding
-        message = _ORIGIN.sub("", diagnostic.message)
+        message = _AROUND.sub("", _ORIGIN.sub("", diagnostic.message))
         key = (diagnostic.code, diagnostic.path, start, message)
         index = kept.get(key)
         if index is None:

@@ -5,7 +5,9 @@ vocabulary padding (DL202), powers of two (DL203), FFN ratio and rounding (DL301
 about models that will be trained or served at scale. A model narrower than :data:`TOY_WIDTH`
 is a unit-test fixture or a toy (the configs of a training repository's tests have widths of
 2–48): its GEMMs are too small to fill a GPU, launch overhead dominates, and no padding or
-alignment changes its speed measurably. So on such a config these rules are silent unless the
+alignment changes its speed measurably; so is a config a test helper builds for its unit tests
+(transformers' ``ModelTester`` defaults, read in test modules), whatever its width. So on such a
+config these rules are silent unless the
 user asks: a deployment target (``--target``, ``targets`` in the settings), or the rule's full
 code in ``--select``/``--extend-select``. Correctness rules are never silenced.
 """
@@ -16,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from dimlint.checks import all_rules
 from dimlint.checks.registry import Finding, PlannedFix
-from dimlint.config.spec import ModelSpec
+from dimlint.config.spec import FIXTURE, ModelSpec
 from dimlint.diagnostics import Applicability
 from dimlint.lint.selection import Selection
 
@@ -47,7 +49,10 @@ TOY_WIDTH = 256
 
 def is_toy(spec: ModelSpec) -> bool:
     """Whether the config is narrower than :data:`TOY_WIDTH`: its width, or without one the
-    attention width heads × head dim (a KV cache of 3 heads of 5)."""
+    attention width heads × head dim (a KV cache of 3 heads of 5); or a fixture a test helper
+    builds (:data:`dimlint.config.spec.FIXTURE`), which no one trains or serves."""
+    if spec.memo.get(FIXTURE):
+        return True
     if spec.hidden is not None:
         return 0 < spec.hidden.value < TOY_WIDTH
     if spec.heads is not None and spec.head_dim is not None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from dimlint.checks import all_rules
 from dimlint.config.normalize import GATED_ACTIVATIONS, field_keys, normalize
-from dimlint.config.spec import Located, ModelSpec
+from dimlint.config.spec import FRAMEWORK, MEGATRON, MEGATRON_LM, Located, ModelSpec
 from dimlint.config.trainingkeys import (
     OPEN_LM_KEYS,
     TENCENT_KEYS,
@@ -258,6 +258,9 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
 
     obj = section.obj
     spec = normalize(path, section.pointer, obj)
+    framework = _framework(obj)
+    if framework is not None:
+        spec.memo[FRAMEWORK] = framework
     if spec.embedding_rows is None:
         for ancestor in reversed(section.ancestors):  # nanotron: model.make_vocab_size_…
             rows = embedding_rows(ancestor, "", spec.vocab)
@@ -298,6 +301,31 @@ def _spec(path: str, section: Section, family: str | None) -> tuple[ModelSpec, D
             if not stated:
                 derived = Derived(f"{key} {width}", _olmo_wording(obj, key, width, gated), pointer)
     return spec, derived
+
+
+#: Megatron's argument names no other dialect this reader knows writes (NeMo's ``model:``,
+#: FlagScale's): a section with one of them is read by a Megatron.
+_MEGATRON_MARKERS = frozenset(
+    {
+        "ffn_hidden_size",
+        "num_query_groups",
+        "kv_channels",
+        "make_vocab_size_divisible_by",
+        "encoder_seq_length",
+        "apply_query_key_layer_scaling",
+    }
+)
+
+
+def _framework(obj: dict[str, Any]) -> str | None:
+    """Which Megatron reads a section, if one does: Megatron-LM for its ``--`` arguments (a
+    launch script, a functional-test ``MODEL_ARGS``), some Megatron for its names written
+    plainly (gpt-neox, a Megatron fork with its own checks, is not judged as one)."""
+    if any(isinstance(key, str) and key.startswith("--") for key in obj):
+        return MEGATRON_LM
+    if _MEGATRON_MARKERS & obj.keys() and not _is_neox(obj):
+        return MEGATRON
+    return None
 
 
 def _rounded_head_width(spec: ModelSpec) -> None:

@@ -33,12 +33,14 @@ class Cfg:
     def __init__(self, spec: ModelSpec, tie: bool | None = None) -> None:
         self.spec = spec
         self._tie = tie
-        self.raw: dict[str, Any] = spec.raw
+        from dimlint.memory.legacy_fields import folded
         from dimlint.memory.parameters.remote import ALIASES, family_for
 
         stated = spec.model_type or ""
         alias = ALIASES.get(stated)
         self.model_type = alias[0] if alias is not None else stated
+        # legacy keys as the config class folds them (DeepSeek-V4's compress_ratios)
+        self.raw: dict[str, Any] = folded(spec.raw, self.model_type)
         arch = architectures.lookup(self.model_type) if self.model_type else None
         self.defaults: dict[str, Any] = dict(arch.defaults) if arch is not None else {}
         if alias is not None:

@@ -22,9 +22,18 @@ itself shows it learned:
   a list of layer indices, selects as many layers (Qwen3-VL-2B's ``deepstack_visual_indexes``
   [5, 11, 17] against the default [8, 16, 24]: one merger per entry).
 
-A list the class derives in ``__post_init__`` (declared ``None`` or empty) other than a plan has no
-learned value the run time can compare with; it is not judged here (the table does not record
-derived list defaults).
+The same holds inside sub-configs (at any depth: Qwen2.5-Omni's ``thinker_config.vision_config``),
+judged against the sub-config class's declared default. A list the class derives in
+``__post_init__`` or its model class reads with no declared default (``None`` or empty: Mllama's
+``cross_attention_layers``, Llama-4's ``moe_layers``, SmolLM3's ``no_rope_layers``, Qwen-MoE's
+``mlp_only_layers``) has no learned value to compare with, so the template's own tensors must
+show it: a list of layer indices (or of 0/1 flags) is inside only when some layer tensor is
+repeated as many times as it selects (or leaves out) layers; any other such list is outside. A
+mixed plan whose kinds' counts the template repeats must also give each kind the count the
+class derives for it by default (:mod:`~dimlint.memory.parameters.layer_kinds`), or swapping the
+kinds' counts would pass. A stated dict the config class declares with no default (DeepSeek-V4's
+``compress_rates`` other than the class's own, once :mod:`~dimlint.memory.legacy_fields` folded
+the legacy rates in) holding numbers was never learned either.
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from dimlint.config import architectures
+from dimlint.memory.parameters import derived_lists
 from dimlint.memory.parameters.layer_kinds import MIXER_KINDS
 
 #: Mixer kinds whose layers hold the same attention weights (only the mask differs).
@@ -63,6 +73,12 @@ class _Repeated(Protocol):
     def fields(self) -> frozenset[str]: ...
 
 
+def _inert(key: str) -> bool:
+    """Token ids and returned stages: no tensor's shape (a layer's ids are no token ids: the
+    ``target_layer_ids`` whose hidden states an assistant model reads are its input width)."""
+    return _INERT_LIST.search(key) is not None and "layer" not in key
+
+
 def _kind(item: str) -> str | None:
     kind = MIXER_KINDS.get(item.lower()) or _FFN_KINDS.get(item.lower())
     if kind is None:
@@ -80,23 +96,28 @@ def is_plan(value: object) -> bool:
 
 
 def _is_list(value: object) -> bool:
-    """A non-empty list of numbers or strings (a list of dicts is a sub-structure)."""
+    """A non-empty list of numbers, flags or strings (a list of dicts is a sub-structure)."""
     if not isinstance(value, list) or not value:
         return False
-    return all(isinstance(item, int | float | str) and not isinstance(item, bool) for item in value)
+    return all(isinstance(item, int | float | str) for item in value)
 
 
-def _objects(raw: dict[str, Any], model_type: str) -> list[tuple[str, dict[str, Any], str]]:
-    """``(prefix, config object, model type)`` of the config and of its sub-configs."""
-    found = [("", raw, model_type)]
+def _objects(
+    raw: dict[str, Any], model_type: str, prefix: str = "", depth: int = 0
+) -> list[tuple[str, dict[str, Any], str]]:
+    """``(prefix, config object, model type)`` of the config and of its sub-configs, nested
+    ones included (a few levels: Qwen2.5-Omni's ``thinker_config.vision_config``)."""
+    found = [(prefix, raw, model_type)]
     record = architectures.lookup(model_type)
+    if depth >= 3:
+        return found
     for key, default_type in (record.sub_configs if record is not None else {}).items():
         sub = raw.get(key)
         if isinstance(sub, dict):
             stated = sub.get("model_type")
             sub_type = stated if isinstance(stated, str) else default_type
             if sub_type:
-                found.append((f"{key}.", sub, sub_type))
+                found += _objects(sub, sub_type, f"{prefix}{key}.", depth + 1)
     return found
 
 
@@ -120,14 +141,27 @@ def _other_mixer_field(learned: dict[str, Any], prefix: str) -> str | None:
     return None
 
 
-def _plan_outside(
-    path: str, value: list[str], repeats: set[int], other_mixer: str | None
-) -> str | None:
+def _plan_counts(value: list[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for item in value:
         kind = _kind(item) or item
         counts[kind] = counts.get(kind, 0) + 1
-    described = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items()))
+    return counts
+
+
+def _described(counts: dict[str, int]) -> str:
+    return ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items()))
+
+
+def _plan_outside(
+    path: str,
+    value: list[str],
+    repeats: set[int],
+    other_mixer: str | None,
+    default: dict[str, int] | None,
+) -> str | None:
+    counts = _plan_counts(value)
+    described = _described(counts)
     if len(counts) > 1:
         unseen = [kind for kind, count in sorted(counts.items()) if count not in repeats]
         if unseen:
@@ -136,6 +170,14 @@ def _plan_outside(
                 f"{path} states {described} layers: the template repeats no layer tensor"
                 f" {counts[unseen[0]]} times (it learned layer groups of {seen}), so it was"
                 " learned on another plan"
+            )
+        if default != counts:
+            # The counts alone cannot tell which kind's tensors a group holds (23 heavily and
+            # 20 sparsely compressed layers pass as 20 and 23): the class's own plan can.
+            learned = _described(default) if default else "unknown"
+            return (
+                f"{path} states {described} layers; the class's default plan has {learned}:"
+                " the template cannot tell which kind its layer groups belong to"
             )
         return None
     if set(counts) == {"attention"} and other_mixer is not None:
@@ -146,13 +188,142 @@ def _plan_outside(
     return None
 
 
+#: Keys of per-layer plans: left out when the class's default plan is derived.
+_PLAN_KEYS = ("layer_types", "layers_block_type", "block_types", "attention_layers")
+
+
+def _default_plan(
+    obj: dict[str, Any], obj_type: str, value: list[str], recorded: object
+) -> dict[str, int] | None:
+    """How many layers of each kind of ``value`` the config class gives ``obj`` when it states
+    no plan: the recorded default plan when it has as many layers (the plan the template was
+    learned on), else :mod:`~dimlint.memory.parameters.layer_kinds`' derivation where it knows
+    the same kinds (where it knows other kinds it does not know this type's plan: the counts
+    are not compared), or None when that cannot be derived."""
+    if isinstance(recorded, list) and is_plan(recorded) and len(recorded) == len(value):
+        return _plan_counts(recorded)
+    derived = _derived_plan(obj, obj_type, value)
+    if derived is None or set(derived) != set(_plan_counts(value)):
+        return _plan_counts(value)
+    return derived
+
+
+def _derived_plan(obj: dict[str, Any], obj_type: str, value: list[str]) -> dict[str, int] | None:
+    from dimlint.config.normalize import normalize
+    from dimlint.memory.config_view import Cfg
+    from dimlint.memory.parameters import layer_kinds
+
+    plain = {key: item for key, item in obj.items() if key not in _PLAN_KEYS}
+    plain.pop("mlp_layer_types", None)
+    try:
+        cfg = Cfg(normalize("<template>", "", plain, obj_type))
+        if all(_kind(item) in ("mlp", "moe") for item in value):
+            moe = layer_kinds.moe_count(cfg)
+            counts = {"moe": moe, "mlp": cfg.layers - moe}
+        else:
+            counts = {}
+            for kind, count in layer_kinds.mixer_counts(cfg).items():
+                merged = _kind(kind) or ("attention" if kind in _ATTENTION else kind)
+                counts[merged] = counts.get(merged, 0) + count
+    except ValueError:  # too irregular to group: no default to compare with
+        return None
+    return {kind: count for kind, count in counts.items() if count}
+
+
 def _list_outside(path: str, key: str, value: list[Any], default: object) -> str | None:
     # An empty declared list, like None, is one the class fills in ``__post_init__``.
     if not isinstance(default, list) or not default or value == default:
         return None
-    if _INDEX_LIST.search(key) is not None and len(default) == len(value):
-        return None
+    indices = all(isinstance(item, int) and not isinstance(item, bool) for item in value)
+    if indices and _INDEX_LIST.search(key) is not None and len(default) == len(value):
+        return None  # which layers, not how many (Reformer's local/LSH kinds are no indices)
     return f"{path} = {_short(value)} differs from the only value learned ({_short(default)})"
+
+
+def _derived_outside(path: str, key: str, value: list[Any], repeats: set[int]) -> str | None:
+    """Why a stated list the class declares with no default (it derives one, or the model
+    reads it only when given) is not shown learned by the template's tensors, or None."""
+    seen = ", ".join(str(count) for count in sorted(repeats)) or "none"
+    # 0/1 entries beyond two are per-layer flags (SmolLM3's no_rope_layers), not indices
+    flags = all(item in (0, 1) for item in value) and (
+        len(value) > 2 or any(isinstance(item, bool) for item in value)
+    )
+    index = _INDEX_LIST.search(key) is not None and not flags
+    if index and all(isinstance(item, int) and not isinstance(item, bool) for item in value):
+        selected = len(set(value))  # a repeated index selects its layer once
+        if selected in repeats:
+            return None
+        return (
+            f"{path} selects {selected} layers: the template repeats no layer tensor"
+            f" {selected} times (it learned layer groups of {seen}); the class derives"
+            " this list, so no build learned another"
+        )
+    if all(item in (0, 1) for item in value):  # per-layer flags
+        ones = sum(1 for item in value if item)
+        groups = [count for count in (ones, len(value) - ones) if count]
+        if all(count in repeats for count in groups):
+            return None
+        return (
+            f"{path} marks {ones} of {len(value)} layers: the template repeats no layer tensor"
+            f" {' or '.join(str(count) for count in groups)} times (it learned layer groups"
+            f" of {seen}); the class derives this list, so no build learned another"
+        )
+    return f"{path} = {_short(value)} is a list the class derives; no build learned a stated one"
+
+
+def _other_kinds(path: str, value: list[str], recorded: object) -> str | None:
+    """Why a stated plan holds other kinds than the plan the class derives by default (the one
+    the template learned), or None: all MoE layers where the class makes the first dense."""
+    if not (isinstance(recorded, list) and is_plan(recorded)):
+        return None
+    stated, learned = _plan_counts(value), _plan_counts(recorded)
+    if set(stated) == set(learned):
+        return None
+    return (
+        f"{path} states {_described(stated)} layers; the template was learned on"
+        f" {_described(learned)}"
+    )
+
+
+def _other_length(
+    path: str, value: list[Any], recorded: object, record: Any, key: str
+) -> str | None:
+    """Why a list the template saw holding one value in every place (``uniform``) has another
+    length than it learned (Hiera's ``image_size`` of one side, D-FINE's decoder levels), or
+    None: each entry may build a stage, so their number shapes the model."""
+    declared = record.defaults.get(key) if record is not None else None
+    learned = recorded if isinstance(recorded, list) else declared
+    if not isinstance(learned, list) or len(learned) == len(value):
+        return None
+    return f"{path} has {len(value)} entries; the template learned {len(learned)}"
+
+
+def _same(value: object, recorded: object) -> bool:
+    """Whether a stated list or dict equals the recorded one (JSON reads a tuple as a list and
+    ``save_pretrained`` writes an infinite float as ``{"__float__": "Infinity"}``)."""
+    if isinstance(value, list) and isinstance(recorded, list):
+        return len(value) == len(recorded) and all(map(_same, value, recorded))
+    if isinstance(value, dict) and set(value) == {"__float__"}:
+        try:
+            return float(str(value["__float__"])) == recorded
+        except ValueError:
+            return False
+    return value == recorded
+
+
+#: Dict fields that shape no tensor (rotary tables, quantization, labels, generation).
+_INERT_DICTS = re.compile(
+    r"^(rope_\w+|quantization_config|id2label|label2id|task_specific_params|auto_map"
+    r"|.*_token_ids?|.*generation.*|.*_map)$"
+)
+
+
+def _dict_outside(path: str, value: dict[str, Any]) -> str | None:
+    """Why a stated dict holding numbers that the class declares with no default is outside
+    (DeepSeek-V4's ``compress_rates`` other than its class's value), or None."""
+    if not any(isinstance(item, int) and not isinstance(item, bool) for item in value.values()):
+        return None
+    return f"{path} = {_short(value)}: the template learned the class's own value only"
 
 
 def unlearned_list(
@@ -160,8 +331,11 @@ def unlearned_list(
 ) -> str | None:
     """Why a stated list of ``raw`` or of one of its sub-configs lies outside what
     ``model_type``'s template learned (see the module doc), or None. ``tensors`` are the
-    template's tensors for ``raw``; the row's guarded ``lists`` are compared elsewhere."""
-    guarded = learned.get("lists", {})
+    template's tensors for ``raw``; the row's guarded ``lists`` and ``uniform`` ones are
+    compared elsewhere."""
+    guarded = set(learned.get("lists", {}))
+    derived = derived_lists.defaults(model_type)
+    uniform = set(learned.get("uniform", {}) or {})  # a plan among them is judged here
     base = architectures.base_fields()
     repeats = _repeats(tensors)
     for prefix, obj, obj_type in _objects(raw, model_type):
@@ -172,17 +346,32 @@ def unlearned_list(
             for value in obj.values()
         ):
             other_mixer = None
-        # A composite class builds its sub-configs with its own values, not the sub-config
-        # class's declared ones: only the top level's declared lists are the learned values.
-        record = architectures.lookup(obj_type) if not prefix else None
+        record = architectures.lookup(obj_type)
         for key, value in obj.items():
             path = f"{prefix}{key}"
-            if path in guarded or key in base or _INERT_LIST.search(key) is not None:
+            if path in guarded or key in base or _inert(key):
                 continue
+            if path in derived and _same(value, derived[path]):
+                continue  # the value the class derives by default: the one learned
             if is_plan(value):
-                why = _plan_outside(path, value, repeats, other_mixer)
-            elif _is_list(value) and record is not None and key in record.fields:
-                why = _list_outside(path, key, value, record.defaults.get(key))
+                why = _other_kinds(path, value, derived.get(path))
+                mixed = len(_plan_counts(value)) > 1
+                default = _default_plan(obj, obj_type, value, derived.get(path)) if mixed else None
+                why = why or _plan_outside(path, value, repeats, other_mixer, default)
+            elif path in uniform and isinstance(value, list):
+                why = _other_length(path, value, derived.get(path), record, key)
+            elif record is not None and key in record.sub_configs:
+                continue  # judged as an object of its own (_objects)
+            elif path not in derived and (record is None or key not in record.fields):
+                continue
+            elif _is_list(value):
+                declared = record.defaults.get(key) if record is not None else None
+                if isinstance(declared, list) and declared:
+                    why = _list_outside(path, key, value, declared)
+                else:
+                    why = _derived_outside(path, key, value, repeats)
+            elif isinstance(value, dict) and (record is None or record.defaults.get(key) is None):
+                why = None if _INERT_DICTS.search(key) else _dict_outside(path, value)
             else:
                 continue
             if why is not None:

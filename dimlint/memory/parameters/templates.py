@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from dimlint.config import architectures
+from dimlint.memory.legacy_fields import folded
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
 
@@ -518,11 +519,16 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     tensors_json = record.get("tensors")
     if not isinstance(tensors_json, list):
         return Refusal(f"{class_name}'s tensors could not be fitted", True)
+    raw = folded(raw, model_type)  # legacy keys as the class folds them (compress_ratios)
     labels = labels_of(raw)
     label_axes: dict[str, list[int]] = record.get("labels", {})
-    if "num_labels" not in record:
+    # A row learned before heads were sized by labels fitted the head's label axis to whatever
+    # field equalled the default label count (type_vocab_size): the axis must still be the
+    # config's label count, at the defaults (here) and at this config's values (in the loop).
+    unsized_head = "num_labels" not in record and _has_label_head(learned, class_name)
+    if unsized_head:
         seen = _learned_labels(tensors_json, learned.get("defaults", {}))
-        if seen is not None and seen != labels and _has_label_head(learned, class_name):
+        if seen is not None and seen != labels:
             why = f"{class_name}'s head was learned with {seen} labels, not {labels}"
             return Refusal(why, True)
     unknown = _unknown_number(raw, model_type, learned)
@@ -605,6 +611,14 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             return Refusal(f"{name}'s learned shape is not whole for these values", True)
         for axis in label_axes.get(name, ()):
             shape[axis] = labels
+        if unsized_head and _HEAD.search(name) and shape and shape[0] != labels:
+            # CamemBERT's type_vocab_size 1 would give its 2-label head one row.
+            read = ", ".join(sorted(field for _, _, factors in dims[0] for field, _ in factors))
+            return Refusal(
+                f"{name}'s first axis was fitted to {read or 'a constant'} ({shape[0]} here),"
+                f" not to the {labels} labels of {class_name}'s head",
+                True,
+            )
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
     unlearned = unlearned_list(raw, model_type, learned, tensors)
     if unlearned is not None:
@@ -653,8 +667,10 @@ def labels_of(raw: dict[str, Any]) -> int:
     return stated if isinstance(stated, int) and not isinstance(stated, bool) else 2
 
 
+#: Classification heads whose first axis is the label count (RoBERTa-like and ELECTRA heads
+#: end in ``classifier.out_proj``).
 _HEAD = re.compile(
-    r"^(classifier(\.\*|\.\d+)?|score|classification_head\.out_proj|logits)\.weight$"
+    r"^(classifier(\.\*|\.\d+|\.out_proj)?|score|classification_head\.out_proj|logits)\.weight$"
 )
 
 

@@ -320,7 +320,7 @@ class Extractor:
             model_type = model_type or parent.model_type
         members.update(own)
         if model_type is None:
-            model_type = next(filter(None, map(self._transformers_model_type, bases)), None)
+            model_type = next(filter(None, map(self.transformers_model_type, bases)), None)
         if not members:
             return None
         candidate = Candidate(
@@ -335,7 +335,7 @@ class Extractor:
         )
         if model_type is not None and architectures.lookup(model_type) is not None:
             candidate.base_model_type = model_type  # absent fields take the type's defaults
-        candidate.framework = next(filter(None, map(self._framework, bases)), None)
+        candidate.framework = next(filter(None, map(self.framework_of, bases)), None)
         if candidate.framework is None and parent is not None:
             candidate.framework = parent.framework
         if candidate.framework is None and node.name.value == NANOGPT_CLASS:
@@ -448,7 +448,7 @@ class Extractor:
             return self._from_name(callee, node, own, frames)
         if last in self.classes:
             return self._override(self.classes[last], node, own, frames)
-        framework = self._framework(callee)
+        framework = self.framework_of(callee)
         if not own:
             return None
         if callee == "dict":
@@ -463,7 +463,7 @@ class Extractor:
             if not isinstance(model_type, str):
                 return None
             return self._transformers_call(f"{callee}(...)", node.func, own, model_type)
-        model_type = self._transformers_model_type(callee)
+        model_type = self.transformers_model_type(callee)
         if model_type is not None and architectures.lookup(model_type) is not None:
             return self._transformers_call(f"{last}(...)", node.func, own, model_type)
         if framework == "x-transformers" and "dim" in own and {"heads", "depth"} & set(own):
@@ -495,17 +495,17 @@ class Extractor:
             return None
         if last in self.classes or last in TEST_DOUBLES or callee == "dict":
             return None
-        if self._transformers_model_type(callee) is not None or last == "from_name":
+        if self.transformers_model_type(callee) is not None or last == "from_name":
             return None
         members_list = self.evaluator.keyword_members(node, frames, written=True) or []
         own = {m.key: m for m in members_list}
         if not has_dimensions(sized_keys(own)):
             return None
         candidate = Candidate("call", f"{last}(...)", node.func, own)
-        candidate.framework = self._framework(callee)
+        candidate.framework = self.framework_of(callee)
         return candidate
 
-    def _framework(self, callee: str) -> str | None:
+    def framework_of(self, callee: str) -> str | None:
         """The framework of a config class by its import: ``megatron`` for megatron-core's and
         NeMo's classes (both are megatron-core ``TransformerConfig`` subclasses),
         ``x-transformers`` for its layer stacks (``Decoder(dim=, depth=, heads=)``)."""
@@ -519,7 +519,7 @@ class Extractor:
             return "x-transformers"
         return None
 
-    def _transformers_model_type(self, callee: str) -> str | None:
+    def transformers_model_type(self, callee: str) -> str | None:
         """The model type of a transformers config class the file imports from transformers.
 
         levanter's ``LlamaConfig(hidden_dim=…)`` and NeMo's ``Qwen2Config`` dataclass share

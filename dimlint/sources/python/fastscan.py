@@ -39,6 +39,7 @@ from dimlint.sources.python.refused import RAISING, expects_raise
 from dimlint.sources.python.scan import (
     ENTER_RAISING,
     LEAVE_RAISING,
+    AttributeSite,
     Frame,
     FrameKind,
     Frames,
@@ -247,8 +248,8 @@ class _Converter:
         # whether Extractor._class reads its ``__init__``: the class is a config by its name,
         # a ``...Config`` base or ``@dataclass`` (a superset of the test there)
         config_like = node.name.endswith(CONFIG_CLASS_SUFFIXES) or any(
-            name.endswith(("Config", "Configuration", "dataclass")) for name in names
-        )
+            name.endswith(("Config", "Configuration", "dataclass", "Module")) for name in names
+        )  # and torch modules, whose defaults moduledefaults reads
         statements = [self._class_statement(statement, config_like) for statement in node.body]
         body = _new(cst.IndentedBlock, body=tuple(statements))
         return _new(
@@ -322,12 +323,16 @@ class _LazyFrame(Frame):
 
     __slots__ = ("_convert",)
 
-    def __init__(self, kind: FrameKind, convert: Callable[[ast.expr], Any]) -> None:
-        super().__init__(kind, None)
+    def __init__(self, kind: FrameKind, convert: Callable[[ast.expr], Any], name: str = "") -> None:
+        super().__init__(kind, None, name)
         self._convert = convert
 
     def expression(self, name: str) -> cst.BaseExpression | None:
         node = self.assigned.get(name)
+        return None if node is None else self._convert(node)
+
+    def default(self, name: str) -> cst.BaseExpression | None:
+        node = self.defaults.get(name)
         return None if node is None else self._convert(node)
 
     def assignments(self) -> list[tuple[str, cst.BaseExpression]]:
@@ -348,6 +353,15 @@ def _bind_target(frame: Frame, target: ast.expr) -> None:
 def _bind_params(frame: Frame, arguments: ast.arguments) -> None:
     for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
         frame.bind(arg.arg)
+        frame.params.add(arg.arg)
+    positional = [*arguments.posonlyargs, *arguments.args]
+    for arg, default in zip(
+        positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
+    ):
+        frame.defaults[arg.arg] = default
+    for arg, kw_default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True):
+        if kw_default is not None:
+            frame.defaults[arg.arg] = kw_default
     for star in (arguments.vararg, arguments.kwarg):
         if star is not None:
             frame.bind(star.arg)
@@ -385,6 +399,21 @@ def _record_import(result: Scan, frame: Frame, node: ast.Import | ast.ImportFrom
 
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+#: Statements that hold suites of statements (see :func:`_note_blocks`); a def's or class's
+#: own statements are its scope's block 0.
+_COMPOUND = frozenset(
+    {
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+        ast.TryStar,
+        ast.Match,
+    }
+)
 #: What the walk never visits: names and constants hold no call, dict or binding (a name's
 #: binding is read from the statement that binds it); the others are values of fields that are
 #: not nodes (``None``, identifiers, flags).
@@ -431,11 +460,37 @@ _SPECIAL = frozenset(
 )
 
 
+def _attribute_target(target: ast.expr) -> tuple[str, str] | None:
+    """``(receiver, attr)`` of a target ``name.attr``, else None."""
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return target.value.id, target.attr
+    return None
+
+
+#: Statements whose fields hold suites (lists of statements) of their own.
+_SUITES = ("body", "orelse", "finalbody")
+
+
+def _note_blocks(blocks: dict[int, int], node: Any) -> None:
+    """Record the suite of each assignment among the suites of a compound statement (an
+    identity per suite, as the libcst scan's ``IndentedBlock``)."""
+    suites = [getattr(node, name, None) for name in _SUITES]
+    suites += [handler.body for handler in getattr(node, "handlers", ())]
+    suites += [case.body for case in getattr(node, "cases", ())]
+    for suite in suites:
+        if suite.__class__ is not list:
+            continue
+        for statement in suite:
+            if statement.__class__ is ast.Assign or statement.__class__ is ast.AugAssign:
+                blocks[id(statement)] = id(suite)
+
+
 def _walk(
     result: Scan,
     tree: ast.Module,
-    new_frame: Callable[[FrameKind], Frame],
+    new_frame: Callable[[FrameKind, str], Frame],
     sites: list[tuple[Any, Frames]],
+    convert: Callable[[ast.expr], Any],
 ) -> None:
     """The scan's walk (see :func:`dimlint.sources.python.scan.scan`) over ``ast``: the same
     statements bind, in the same frames, and calls and dicts are found outer ones first.
@@ -446,12 +501,16 @@ def _walk(
     pop, push = stack.pop, stack.append
     leaves, special = _LEAVES, _SPECIAL
     raising = 0  # inside ``with pytest.raises(...)``: calls and dicts there are not configs
+    blocks: dict[int, int] = {}  # attribute assignment → its suite (absent: the scope's own)
+    attributes = result.attributes
     while stack:
         node, frames = pop()
         if node is ENTER_RAISING or node is LEAVE_RAISING:
             raising += 1 if node is ENTER_RAISING else -1
             continue
         kind = node.__class__
+        if kind in _COMPOUND:
+            _note_blocks(blocks, node)
         if (kind is ast.With or kind is ast.AsyncWith) and _raising_with(node):
             push((LEAVE_RAISING, frames))
             _push(stack, node.body, frames)
@@ -481,6 +540,11 @@ def _walk(
                     _bind_target(frame, target)
                 if len(targets) == 1 and targets[0].__class__ is ast.Name:
                     frame.assigned[targets[0].id] = node.value
+                for target in targets:
+                    named = _attribute_target(target)
+                    if named is not None:
+                        block = blocks.get(id(node), 0)
+                        attributes.append(AttributeSite(*named, node.value, frames, block, convert))
                 push((node.value, frames))
                 continue
             elif kind is ast.AnnAssign:
@@ -493,6 +557,10 @@ def _walk(
                 continue
             elif kind is ast.AugAssign or kind is ast.NamedExpr:
                 _bind_target(frames[-1] if frames else root, node.target)
+                named = _attribute_target(node.target) if kind is ast.AugAssign else None
+                if named is not None:
+                    block = blocks.get(id(node), 0)
+                    attributes.append(AttributeSite(*named, None, frames, block, convert))
             elif kind is ast.For or kind is ast.AsyncFor:
                 _bind_target(frames[-1] if frames else root, node.target)
                 _push(stack, (node.target, node.iter, *node.body, *node.orelse), frames)
@@ -520,7 +588,7 @@ def _walk(
                 continue
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 (frames[-1] if frames else root).bind(node.name)
-                inner = new_frame("function")
+                inner = new_frame("function", node.name)
                 arguments = node.args
                 _bind_params(inner, arguments)
                 defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d)]
@@ -528,19 +596,19 @@ def _walk(
                 _push(stack, [*node.decorator_list, *defaults], frames)
                 continue
             elif kind is ast.Lambda:
-                inner = new_frame("function")
+                inner = new_frame("function", "")
                 _bind_params(inner, node.args)
                 push((node.body, (*frames, inner)))
                 continue
             elif kind is ast.ClassDef:
                 (frames[-1] if frames else root).bind(node.name)
-                inner = new_frame("class")
+                inner = new_frame("class", "")
                 result.classes.append(Site(node, (*frames, inner)))
                 _push(stack, node.body, (*frames, inner))
                 _push(stack, [*node.decorator_list, *node.bases, *node.keywords], frames)
                 continue
             else:  # a comprehension: its own scope, binding its loop targets
-                inner = new_frame("function")
+                inner = new_frame("function", "")
                 for generator in node.generators:
                     _bind_target(inner, generator.target)
                 frames = (*frames, inner)
@@ -660,13 +728,13 @@ def read(tree: ast.Module, text: str) -> tuple[Scan, _Converter]:
     converter = _Converter(text)
     convert = converter.expression
 
-    def new_frame(kind: FrameKind) -> Frame:
-        return _LazyFrame(kind, convert)
+    def new_frame(kind: FrameKind, name: str = "") -> Frame:
+        return _LazyFrame(kind, convert, name)
 
     result = Scan()
     result.module = new_frame("module")
     found: list[tuple[Any, Frames]] = []
-    _walk(result, tree, new_frame, found)
+    _walk(result, tree, new_frame, found, convert)
     if refused.may_refuse(text):
         dropped = refused.in_ast(tree, text)
         found = [site for site in found if id(site[0]) not in dropped]

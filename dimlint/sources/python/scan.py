@@ -36,13 +36,19 @@ class Frame:
     nodes and converts the few that are looked up).
     """
 
-    __slots__ = ("assigned", "bound", "kind", "node")
+    __slots__ = ("assigned", "bound", "defaults", "kind", "name", "node", "params")
 
-    def __init__(self, kind: FrameKind, node: cst.CSTNode | None) -> None:
+    def __init__(self, kind: FrameKind, node: cst.CSTNode | None, name: str = "") -> None:
         self.kind: FrameKind = kind
         self.node = node
+        #: A function's name (``__init__``), empty for other scopes.
+        self.name = name
         self.bound: dict[str, int] = {}
         self.assigned: dict[str, Any] = {}
+        #: A function's parameters that have a default, and the default's expression.
+        self.defaults: dict[str, Any] = {}
+        #: A function's parameter names.
+        self.params: set[str] = set()
 
     def bind(self, name: str) -> None:
         self.bound[name] = self.bound.get(name, 0) + 1
@@ -56,8 +62,48 @@ class Frame:
         """Every name with such an assignment and its expression, in order of first binding."""
         return list(self.assigned.items())
 
+    def default(self, name: str) -> cst.BaseExpression | None:
+        """The default of a function's parameter ``name``, if it has one."""
+        found: cst.BaseExpression | None = self.defaults.get(name)
+        return found
+
 
 Frames = tuple[Frame, ...]
+
+
+class AttributeSite:
+    """An assignment to an attribute of a name: ``config.hidden_size = 4096`` (``receiver``,
+    ``attr``), in the statement block ``block`` (0: a scope's own statements outside any
+    compound statement; otherwise an identity shared by the statements of one suite, so that
+    two arms of an ``if`` are two blocks). An augmented assignment (``x.n += 1``) has no
+    value: it only says the attribute changes."""
+
+    __slots__ = ("_raw", "attr", "block", "convert", "frames", "receiver")
+
+    def __init__(
+        self,
+        receiver: str,
+        attr: str,
+        raw: Any,
+        frames: Frames,
+        block: int,
+        convert: Any = None,
+    ) -> None:
+        self.receiver = receiver
+        self.attr = attr
+        self._raw = raw
+        self.frames = frames
+        self.block = block
+        #: Turns the recorded value into a libcst-classed node (the ``ast`` reading's converter).
+        self.convert = convert
+
+    def value(self) -> cst.BaseExpression | None:
+        """The assigned expression (None for an augmented assignment)."""
+        if self._raw is None or self.convert is None:
+            found: cst.BaseExpression | None = self._raw
+            return found
+        converted: cst.BaseExpression = self.convert(self._raw)
+        return converted
 
 
 class Site:
@@ -74,6 +120,7 @@ class Scan:
     """What one pass over a module found."""
 
     __slots__ = (
+        "attributes",
         "classes",
         "globals",
         "imported_from",
@@ -92,6 +139,8 @@ class Scan:
         self.classes: list[Site] = []
         #: Calls and dict literals, outer ones before the ones nested in them.
         self.sites: list[Site] = []
+        #: Assignments to attributes of names (``config.hidden_size = 4096``), in source order.
+        self.attributes: list[AttributeSite] = []
         #: Local names of the ``torch.nn`` module (``nn`` after ``from torch import nn``).
         self.nn_aliases: set[str] = set()
         #: Local name → ``torch.nn`` class name, for ``from torch.nn import Linear as L``.
@@ -174,6 +223,9 @@ def _bind_target(frame: Frame, target: cst.BaseExpression) -> None:
 def _bind_params(frame: Frame, params: cst.Parameters) -> None:
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         frame.bind(param.name.value)
+        frame.params.add(param.name.value)
+        if param.default is not None:
+            frame.defaults[param.name.value] = param.default
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
             frame.bind(star.name.value)
@@ -209,6 +261,24 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
             scan.transformers_names[local] = imported
 
 
+def _attribute_target(target: Any) -> tuple[str, str] | None:
+    """``(receiver, attr)`` of a target ``name.attr``, else None."""
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        return target.value.value, target.attr.value
+    return None
+
+
+def _note_blocks(
+    blocks: dict[int, int], node: cst.IndentedBlock | cst.SimpleStatementSuite
+) -> None:
+    """Record the block of each attribute assignment among a suite's statements."""
+    for statement in node.body:
+        small = statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,)
+        for item in small:
+            if isinstance(item, cst.Assign | cst.AugAssign):
+                blocks[id(item)] = id(node)
+
+
 #: Stack markers around such a block's body (the walk is depth first: everything between
 #: them is inside the block).
 ENTER_RAISING, LEAVE_RAISING = object(), object()
@@ -228,6 +298,8 @@ def scan(module: cst.Module) -> Scan:
     stack: list[tuple[Any, Frames]] = [(statement, ()) for statement in reversed(module.body)]
     raising = 0
     seen_raising = False
+    blocks: dict[int, int] = {}  # attribute assignment → its suite (absent: the scope's own)
+    scopes: set[int] = set()  # the bodies of defs and classes
     while stack:
         node, frames = stack.pop()
         if node is ENTER_RAISING or node is LEAVE_RAISING:
@@ -254,8 +326,16 @@ def scan(module: cst.Module) -> Scan:
                 _bind_target(frame, target.target)
             if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
                 frame.assigned[node.targets[0].target.value] = node.value
+            for target in node.targets:
+                named = _attribute_target(target.target)
+                if named is not None:
+                    block = blocks.get(id(node), 0)
+                    result.attributes.append(AttributeSite(*named, node.value, frames, block))
             stack.append((node.value, frames))
             continue
+        elif kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
+            if id(node) not in scopes:  # a def's or class's own statements are block 0
+                _note_blocks(blocks, node)
         elif kind is cst.AnnAssign:
             if node.value is not None:
                 _bind_target(frame, node.target)
@@ -265,6 +345,10 @@ def scan(module: cst.Module) -> Scan:
             continue
         elif kind is cst.AugAssign or kind is cst.For or kind is cst.NamedExpr:
             _bind_target(frame, node.target)
+            named = _attribute_target(node.target) if kind is cst.AugAssign else None
+            if named is not None:
+                block = blocks.get(id(node), 0)
+                result.attributes.append(AttributeSite(*named, None, frames, block))
         elif kind is cst.WithItem:
             if node.asname is not None:
                 _bind_target(frame, node.asname.name)
@@ -279,7 +363,8 @@ def scan(module: cst.Module) -> Scan:
             continue
         elif kind is cst.FunctionDef:
             frame.bind(node.name.value)
-            inner = Frame("function", node)
+            inner = Frame("function", node, node.name.value)
+            scopes.add(id(node.body))
             _bind_params(inner, node.params)
             stack.append((node.body, (*frames, inner)))
             params = (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
@@ -294,6 +379,7 @@ def scan(module: cst.Module) -> Scan:
         elif kind is cst.ClassDef:
             frame.bind(node.name.value)
             inner = Frame("class", node)
+            scopes.add(id(node.body))
             result.classes.append(Site(node, (*frames, inner)))
             stack.append((node.body, (*frames, inner)))
             outside = (*node.decorators, *node.bases, *node.keywords)

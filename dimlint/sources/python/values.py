@@ -23,6 +23,7 @@ from typing import Any, Literal
 import libcst as cst
 
 from dimlint.records import Record
+from dimlint.sources.python.instance import InstanceAttributes
 from dimlint.sources.python.scan import Frame, Frames, Scan
 
 
@@ -88,7 +89,7 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _arithmetic(kind: type, left: Any, right: Any) -> Any:
+def arithmetic(kind: type, left: Any, right: Any) -> Any:
     """``left op right`` for numbers (and list/str repetition and concatenation); else UNKNOWN."""
     if is_number(left) and is_number(right):
         function = _NUMBER_OPERATORS.get(kind)  # shifts, bit operations, @: not sizes
@@ -156,9 +157,11 @@ def _string(text: str) -> Any:
 class Evaluator:
     """Evaluates expressions of one module, resolving names through the scopes of a scan."""
 
-    __slots__ = ("_active", "_constants", "overrides", "scan")
+    __slots__ = ("_active", "_constants", "_instance", "overrides", "scan")
 
-    def __init__(self, scan: Scan, overrides: dict[int, Any] | None = None) -> None:
+    def __init__(
+        self, scan: Scan, overrides: dict[int, Any] | None = None, *, instance: bool = False
+    ) -> None:
         self.scan = scan
         #: Values to assume for some literal nodes (by id): "what if this fix were applied".
         self.overrides = overrides or {}
@@ -166,6 +169,8 @@ class Evaluator:
         #: Values of module constants already evaluated (by id of their expression): each is
         #: evaluated once, so ``A2 = A1 + A1`` forty levels deep costs forty evaluations.
         self._constants: dict[int, Value] = {}
+        #: ``self.x`` read as its default (:mod:`dimlint.sources.python.instance`), when asked.
+        self._instance: InstanceAttributes | None = InstanceAttributes(scan) if instance else None
 
     def evaluate(self, node: cst.BaseExpression, frames: Frames) -> Value:
         """The static value of ``node`` written inside ``frames``."""
@@ -195,7 +200,25 @@ class Evaluator:
             return self.dict_literal(node, frames)  # type: ignore[arg-type]
         if kind is cst.Call:
             return self._call(node, frames)  # type: ignore[arg-type]
+        if kind is cst.Attribute and self._instance is not None:
+            return self._attribute(node, frames)  # type: ignore[arg-type]
         return Value(UNKNOWN)
+
+    def _attribute(self, node: cst.Attribute, frames: Frames) -> Value:
+        """``self.hidden_size``: the value ``__init__`` gives it, where that is known."""
+        assert self._instance is not None
+        found = self._instance.lookup(node, frames)
+        if found is None:
+            return Value(UNKNOWN)
+        expression, scope = found
+        key = id(expression)
+        if key in self._active:
+            return Value(UNKNOWN)
+        self._active.add(key)
+        try:
+            return self.evaluate(expression, scope)
+        finally:
+            self._active.discard(key)
 
     def _name(self, node: cst.Name, frames: Frames) -> Value:
         name = node.value
@@ -230,7 +253,7 @@ class Evaluator:
             if value is UNKNOWN:
                 return Value(UNKNOWN)
             right = self.evaluate(operation.right, frames).value
-            value = _arithmetic(operation.operator.__class__, value, right)
+            value = arithmetic(operation.operator.__class__, value, right)
         return Value(value)
 
     def resolve(self, name: str, frames: Frames) -> tuple[cst.BaseExpression, Frames] | None:

@@ -1,0 +1,137 @@
+"""Lists a config class derives or folds, against transformers' builds (issue 19, item 1).
+
+Released configs state lists the default config only derives — Mllama's
+``cross_attention_layers``, Llama-4's ``moe_layers``, Qwen3-VL's ``deepstack_visual_indexes``,
+Qwen-MoE's ``mlp_only_layers``, LFM2's ``full_attn_idxs``, SmolLM3's ``no_rope_layers`` — and
+legacy keys the class folds into them (DeepSeek-V4's ``compress_ratios``, Kimi-Linear's
+``linear_attn_config``). Each case is a released-style config built on the meta device as the
+class its ``architectures`` names (no memory, so at the released sizes) and compared with
+``mem``'s count: the value the template learned must be counted exact, another must be right
+or labelled an estimate that names the list — never wrong and exact.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import released_ground_truth as truth
+
+pytest.importorskip("transformers")
+pytest.importorskip("torch")
+
+_RELEASED = Path(__file__).resolve().parent / "data" / "released_configs"
+
+
+def _judge(raw: dict[str, Any]) -> tuple[bool, bool, str]:
+    """(right, labelled exact, mem's note) of ``raw``; fails on a false exact."""
+    built, why = truth.transformers_count(raw)
+    assert built is not None, why
+    ours, exact, notes = truth.dimlint_count(raw)
+    assert not (exact and ours != built), f"false exact: transformers {built}, mem {ours}"
+    return ours == built, exact, notes
+
+
+def _learned(raw: dict[str, Any]) -> None:
+    right, exact, notes = _judge(raw)
+    assert right, notes
+    assert exact, notes
+
+
+def _outside(raw: dict[str, Any], named: str) -> None:
+    _, exact, notes = _judge(raw)
+    assert not exact, "counted as learned"
+    assert named in notes, notes
+
+
+def _released(model_type: str, architecture: str, **changed: Any) -> dict[str, Any]:
+    """The default config as ``save_pretrained`` writes it (every derived list stated), with
+    ``changed`` keys set (``text_config__key`` inside a sub-config) and the plan keys the class
+    derives from them dropped where ``changed`` states their source."""
+    from transformers import AutoConfig
+
+    raw: dict[str, Any] = json.loads(
+        AutoConfig.for_model(model_type).to_json_string(use_diff=False)
+    )
+    raw["architectures"] = [architecture]
+    for key, value in changed.items():
+        where, _, name = key.rpartition("__")
+        target = raw[where] if where else raw
+        target[name] = value
+    return raw
+
+
+def test_mllama_cross_attention_layers() -> None:
+    def mllama(layers: list[int]) -> dict[str, Any]:
+        name = "MllamaForConditionalGeneration"
+        return _released("mllama", name, text_config__cross_attention_layers=layers)
+
+    _learned(mllama(list(range(1, 40, 5))))  # eight, as the default: the same tensors
+    _outside(mllama([3, 13, 23, 33]), "cross_attention_layers")
+
+
+def test_llama4_moe_layers() -> None:
+    def llama4(layers: list[int]) -> dict[str, Any]:
+        name = "Llama4ForConditionalGeneration"
+        return _released("llama4", name, text_config__moe_layers=layers)
+
+    _learned(llama4(list(range(48))))  # the default step of 1: every layer
+    # Maverick's odd layers under the default step: 24 MoE and 24 dense layers.
+    _outside(llama4(list(range(1, 48, 2))), "moe_layers")
+
+
+def test_qwen3_vl_deepstack_visual_indexes() -> None:
+    def qwen3_vl(indexes: list[int]) -> dict[str, Any]:
+        name = "Qwen3VLForConditionalGeneration"
+        return _released("qwen3_vl", name, vision_config__deepstack_visual_indexes=indexes)
+
+    _learned(qwen3_vl([5, 11, 17]))  # Qwen3-VL-2B's: three mergers, as the default
+    _outside(qwen3_vl([5, 11]), "deepstack_visual_indexes")
+
+
+def test_qwen3_moe_mlp_only_layers() -> None:
+    raw = _released("qwen3_moe", "Qwen3MoeForCausalLM")
+    _learned({**raw, "mlp_only_layers": []})
+    _outside({**raw, "mlp_only_layers": [0, 1]}, "mlp_only_layers")
+
+
+def test_lfm2_full_attn_idxs() -> None:
+    raw = _released("lfm2", "Lfm2ForCausalLM")
+    del raw["layer_types"]  # an older config: the class derives its plan from the indices
+    _learned({**raw, "full_attn_idxs": list(range(raw["num_hidden_layers"]))})
+    _outside({**raw, "full_attn_idxs": [2, 5, 8, 10, 12, 14]}, "full_attn_idxs")
+
+
+def test_smollm3_no_rope_layers() -> None:
+    raw = _released("smollm3", "SmolLM3ForCausalLM")
+    _learned({**raw, "no_rope_layers": [int((index + 1) % 4 != 0) for index in range(36)]})
+    # NoPE layers hold the same weights: right whatever the label, never wrong and exact.
+    right, _, _ = _judge({**raw, "no_rope_layers": [1] * 18 + [0] * 18})
+    assert right
+
+
+def test_deepseek_v4_compress_ratios() -> None:
+    raw = {"model_type": "deepseek_v4", "architectures": ["DeepseekV4ForCausalLM"]}
+    default = [128, 128] + [4 if index % 2 else 128 for index in range(41)]
+    _learned({**raw, "compress_ratios": default})
+    name = "AI-Hypercomputer__maxtext__src__maxtext__checkpoint_conversion__utils__"
+    path = _RELEASED / "tune" / f"{name}hf_model_configs.py__deepseek4_284b_dict_L1025.json"
+    released = json.loads(path.read_text(encoding="utf-8"))
+    _outside(released, "layer_types")  # two sliding-window layers no build had
+    _outside({**raw, "compress_rate_csa": 8}, "compress_rates")
+
+
+def test_kimi_linear_attn_config() -> None:
+    path = _RELEASED / "tune" / "h9-tec__llmviz__tests__fixtures__kimi_linear.json"
+    released = json.loads(path.read_text(encoding="utf-8"))
+    full = [index + 1 for index in range(27) if index and index % 4 == 0]
+    kda = [number for number in range(1, 28) if number not in full]
+    linear = {**released["linear_attn_config"], "full_attn_layers": full, "kda_layers": kda}
+    _learned({**released, "linear_attn_config": linear})
+    # As released: seven full-attention layers (the last one too), the hand recipe's count.
+    right, exact, notes = _judge(released)
+    assert right, notes
+    assert not exact, notes
+    assert "layer_types states 7 attention" in notes, notes
