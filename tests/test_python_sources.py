@@ -347,6 +347,60 @@ def test_positional_arguments_of_a_dataclass_override() -> None:
     assert found(text, select=("DL101",)) == [("DL101", 7, 11)]
 
 
+def test_a_model_built_over_spread_kwargs_is_read_in_its_written_sizes() -> None:
+    """timm-style factories (MAE's ``vit_base_patch16(**kwargs)``): the sizes written beside a
+    ``**kwargs`` spread hold, since Python refuses a keyword given twice. A class with defaults of
+    its own (transformers', one of this file) is not read that way: the spread could override
+    them."""
+    factory = (
+        "def vit_base(**kwargs):\n"
+        "    return VisionTransformer(patch_size=16, embed_dim={w}, depth=12, num_heads=12,"
+        " mlp_ratio=4, **kwargs)\n"
+    )
+    assert found(factory.format(w=833), select=("DL101",)) == [("DL101", 2, 55)]
+    assert found(factory.format(w=768), select=("DL101",)) == []
+    spread_over_defaults = (
+        "from transformers import LlamaConfig\n"
+        "def make(**kw):\n    return LlamaConfig(hidden_size=4100, **kw)\n"
+    )
+    assert found(spread_over_defaults, select=("DL101",)) == []
+    # a method the spread passes through may mean anything by its parameters (OLMo-core's
+    # ladder: ``hidden_size`` is the MLP width beside ``d_model``)
+    method = "x = cls.v1(d_model=640, hidden_size=640 * 8, n_layers=10, n_heads=6, **kwargs)\n"
+    assert found(method, select=("DL101",)) == []
+
+
+def test_the_vit_familys_width_is_read_in_module_fields_and_calls() -> None:
+    """A flax module's fields (gemma's SigLIP encoder, LiT's ``TextTransformer``: batch 5) and
+    CLIP's ``Transformer(width=, layers=, heads=)``: ``width`` beside heads and a depth is the
+    model width."""
+    fields = (
+        "import flax.linen as nn\n\n\nclass Encoder(nn.Module):\n"
+        "    width: int = {w}\n    depth: int = 27\n    mlp_dim: int = 4304\n"
+        "    num_heads: int = 16\n"
+    )
+    assert found(fields.format(w=1152), select=("DL101",)) == []
+    assert found(fields.format(w=1153), select=("DL101",)) == [("DL101", 5, 18)]
+    call = "model = Transformer(width={w}, layers=12, heads=8)\n"
+    assert found(call.format(w=512), select=("DL101",)) == []
+    assert found(call.format(w=513), select=("DL101",)) == [("DL101", 1, 27)]
+
+
+def test_other_spellings_of_heads_and_head_width() -> None:
+    """Held-out batch 6: lerobot's FastWAM dict states ``attn_head_dim`` (its DiT's attention is
+    heads × that wide: once a false DL101); lightseq's ``get_config(hidden_size=, nhead=)``
+    uses torch's ``nhead``."""
+    fastwam = (
+        "def default_action_dit_config():\n"
+        '    return {"hidden_dim": 1024, "ffn_dim": 4096, "num_heads": 24,'
+        ' "attn_head_dim": 128, "num_layers": 30}\n'
+    )
+    assert found(fastwam, select=("DL101",)) == []
+    lightseq = "config = Layer.get_config(hidden_size={w}, intermediate_size=4096, nhead=16)\n"
+    assert found(lightseq.format(w=1024), select=("DL101",)) == []
+    assert found(lightseq.format(w=1025), select=("DL101",)) == [("DL101", 1, 39)]
+
+
 def test_transformers_calls_report_only_what_they_add() -> None:
     """glm4_moe's own default (4096 / 96 heads) is transformers' defect, not this call's."""
     assert (

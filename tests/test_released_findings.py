@@ -143,6 +143,15 @@ def test_released_rope_blocks_are_quiet(rope: dict[str, Any]) -> None:
     assert _rope(rope) == []
 
 
+def test_interleaved_mrope_needs_no_section_sum() -> None:
+    """Qwen3-VL's interleaved layout takes every third rotary frequency for the height and width
+    sections and leaves the rest to time, so its sections need not sum to the half-width (trl's
+    tiny Qwen3-VL states [2, 2, 2] and runs); the consecutive split still must."""
+    split = {"rope_type": "default", "mrope_section": [2, 2, 2]}
+    assert [m.startswith("mrope_section sums to 6") for m in _rope(split)] == [True]
+    assert _rope({**split, "mrope_interleaved": True}) == []
+
+
 def test_dl101_says_what_transformers_does_per_model_type() -> None:
     refused = lint_text(json.dumps({**LLAMA, "hidden_size": 4100}), select=("DL101",))
     assert "refuses the config (llama's validate_architecture)" in refused[0].message

@@ -1,9 +1,9 @@
 """Config files of the training repositories gathered for issue 20, item 5, kept with their
 sources in ``tests/data/training_repos_more/SOURCES.tsv`` (repository, commit, path, and the half
 each repository fell in: a hash of its name decided, before anything was read, whether dimlint
-was tuned on it or only measured; ``held-out-2`` to ``held-out-4`` are batches gathered after the
-earlier fixes and measured before any change; ``BATCH3.md`` and ``BATCH4.md`` record the third's
-and the fourth's lists, chosen before they were fetched, and their measurements). Only YAML,
+was tuned on it or only measured; ``held-out-2`` to ``held-out-6`` are batches gathered after the
+earlier fixes and measured before any change; ``BATCH3.md`` to ``BATCH6.md`` record the third's
+to the sixth's lists, chosen before they were fetched, and their measurements). Only YAML,
 JSON and launch scripts are kept (the Python files the repositories' measurement read stay out of
 the suite and of ruff). The folders keep each repository's relative paths, so a Hydra tree
 composes as it does in its repository.
@@ -75,7 +75,15 @@ def test_every_file_has_its_source_and_half() -> None:
     stored = {p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if p.is_file()}
     records = {name for name in stored if re.fullmatch(r"BATCH\d+\.md", name)}
     assert {row["file"] for row in rows} == stored - {"SOURCES.tsv", *records}
-    halves = {"tune", "held-out", "held-out-2", "held-out-3", "held-out-4"}
+    halves = {
+        "tune",
+        "held-out",
+        "held-out-2",
+        "held-out-3",
+        "held-out-4",
+        "held-out-5",
+        "held-out-6",
+    }
     assert {row["half"] for row in rows} == halves
     assert len({row["repository"] for row in rows}) >= 16
     for row in rows:
@@ -169,6 +177,27 @@ def test_the_fourth_batchs_unread_styles_are_read() -> None:
     assert f"{resume}: read 2 configs" in err
 
 
+def test_the_sixth_batchs_unread_styles_are_read() -> None:
+    """Held-out batch 6, measured untouched: Cerebras' models nested deeper than the section
+    search went or in lists of mappings, FunASR's ``encoder_conf``, Swin's yacs YAML, PEFT
+    adapter configs once warned as model configs without a hidden size (DL005). Each is read,
+    with no error or warning."""
+    cerebras = DATA / "Cerebras__modelzoo/src/cerebras/modelzoo"
+    listed = cerebras / "models/multimodal/multimodal_simple/configs"
+    deep = cerebras / "data_preparation/data_preprocessing/raft/configs"
+    funasr = DATA / "modelscope__FunASR"
+    peft = DATA / "huggingface__peft"
+    swin = DATA / "microsoft__Swin-Transformer"
+    findings, err = _run(str(listed), str(deep), str(funasr), str(peft), str(swin))
+    assert not [f for f in findings if f["severity"] in ("error", "warning")]
+    files = [*listed.rglob("*.yaml"), *deep.rglob("*.yaml"), *funasr.rglob("*.yaml")]
+    files += swin.rglob("*.yaml")
+    assert len(files) >= 75
+    for path in [*files, *peft.rglob("*.json")]:
+        assert f"{path}: read " in err, path
+        assert f"{path}: read 0" not in err, path
+
+
 def test_a_composed_experiment_reads_its_model_from_the_group_files(tmp_path: Path) -> None:
     tree = tmp_path / "fa"
     shutil.copytree(DATA / "Dao-AILab__flash-attention", tree)
@@ -255,6 +284,11 @@ def test_planted_defects_found_at_their_line() -> None:
     fourth = {row["file"] for row in _sources() if row["half"] == "held-out-4"}
     assert len([path for path, _, _ in cases if _relative(path) in fourth]) >= 70
     assert not [file for file, _ in missed if file in fourth]
+    # the sixth: its only misses are EVA-CLIP's top-level ``embed_dim`` (the joint projection's
+    # width, which no head count divides: the planter's artifact)
+    sixth = {row["file"] for row in _sources() if row["half"] == "held-out-6"}
+    assert len([path for path, _, _ in cases if _relative(path) in sixth]) >= 140
+    assert all("/eva_clip/model_configs/" in f for f, _ in missed if f in sixth), missed
 
 
 _MLA = "--multi-latent-attention"

@@ -320,3 +320,113 @@ def test_opennmt_yaml_is_read_with_its_names() -> None:
     # ``heads`` beside a width but none of OpenNMT's layer or FFN options is not its dialect
     assert "DL101" not in _lines("x.yaml", "model:\n  hidden_size: 512\n  heads: 7\n")
     assert "DL101" in _lines("x.yaml", "model:\n  hidden_size: 512\n  heads: 7\n  layers: 6\n")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        # open_clip's JSON model configs: ``text_cfg: {width, heads, layers}``
+        (
+            "clip.json",
+            '{"embed_dim": 512,\n "text_cfg": {"width": {w}, "heads": 8, "layers": 12}}',
+            2,
+        ),
+        # a YAML section in the same names (big_vision's ``width``/``depth``/``num_heads``)
+        ("vit.yaml", "model:\n  variant: B/16\n  width: {w}\n  depth: 12\n  num_heads: 8\n", 3),
+    ],
+)  # fmt: skip
+def test_the_vit_familys_width_is_the_model_width(name: str, text: str, line: int) -> None:
+    """The ViT family's names (batch 5: gemma's SigLIP and LiT's text tower; CLIP, open_clip,
+    big_vision): ``width`` beside a head count and a depth is the attention's width, which
+    flax's and torch's multi-head attention refuse to split unevenly."""
+    result = lint_bytes(name, text.replace("{w}", "512").encode(), Selection())
+    assert result.read == (1, 0)
+    assert not result.diagnostics
+    assert _lines(name, text.replace("{w}", "513")).get("DL101") == {line}
+    # an image's width (beside its height), or a width without a depth, is not a model's
+    image = "render:\n  width: 513\n  height: 512\n  num_heads: 8\n  depth: 2\n"
+    assert "DL101" not in _lines("img.yaml", image)
+    assert "DL101" not in _lines("w.yaml", "model:\n  width: 513\n  num_heads: 8\n")
+
+
+ESPNET = """encoder: ConformerEncoder
+encoder_conf:
+    output_size: {width}
+    attention_heads: 4
+    linear_units: 2048
+    num_blocks: 12
+decoder_conf:
+    attention_heads: 4
+    linear_units: 2048
+    num_blocks: 6
+"""
+
+
+def test_espnet_encoder_conf_is_read_with_its_names() -> None:
+    """FunASR's and ESPnet's ``encoder_conf`` (held-out batch 6: 29 FunASR recipes unread):
+    ``output_size`` is the encoder's width, which ``MultiHeadedAttention`` asserts its
+    ``attention_heads`` divide."""
+    name = "conf/conformer_12e_6d_2048_256.yaml"
+    result = lint_bytes(name, ESPNET.format(width=256).encode(), Selection())
+    assert result.read == (1, 0)
+    assert not result.diagnostics
+    assert _lines(name, ESPNET.format(width=258)).get("DL101") == {3}
+
+
+def test_model_sections_in_lists_and_deep_trees_are_read() -> None:
+    """Cerebras' Model Zoo (held-out batch 6): image encoders in a list of mappings, and a
+    model five mappings down (``dpr.trainer.init.model.encoder``)."""
+    listed = (
+        "trainer:\n  init:\n    model:\n      image_model_list:\n        image_models:\n"
+        "        - image_encoder:\n            hidden_size: {w}\n            num_heads: 16\n"
+        "            num_hidden_layers: 24\n"
+    )
+    deep = (
+        "dpr:\n  trainer:\n    init:\n      model:\n        encoder:\n"
+        "          hidden_size: {w}\n          num_heads: 12\n          num_hidden_layers: 12\n"
+    )
+    for text, line in ((listed, 7), (deep, 6)):
+        result = lint_bytes("params.yaml", text.format(w=768).encode(), Selection())
+        assert result.read == (1, 0)
+        assert not result.diagnostics
+        assert _lines("params.yaml", text.format(w=769)).get("DL101") == {line}
+
+
+def test_peft_adapter_configs_are_not_model_configs() -> None:
+    """PEFT's ``adapter_config.json`` (held-out batch 6: 7 false DL005): the base model's
+    sizes, no config.json rules; prefix tuning splits ``token_dim`` into the heads."""
+    adapter = (
+        '{{"peft_type": "{kind}", "num_attention_heads": 24, "num_layers": 28,\n'
+        ' "token_dim": {w}, "num_virtual_tokens": 200}}\n'
+    )
+    name = "experiments/prefix/adapter_config.json"
+    for kind in ("PREFIX_TUNING", "PROMPT_TUNING"):
+        result = lint_bytes(name, adapter.format(kind=kind, w=3072).encode(), Selection())
+        assert not result.diagnostics
+    assert _lines(name, adapter.format(kind="PREFIX_TUNING", w=3073)).get("DL101") == {2}
+    assert "DL101" not in _lines(name, adapter.format(kind="PROMPT_TUNING", w=3073))
+
+
+SWIN = """MODEL:
+  TYPE: swin
+  NAME: swin_tiny_patch4_window7_224
+  SWIN:
+    EMBED_DIM: {width}
+    DEPTHS: [ 2, 2, 6, 2 ]
+    NUM_HEADS: [ 3, 6, 12, 24 ]
+    WINDOW_SIZE: 7
+"""
+
+
+def test_swin_yacs_first_stage_is_read() -> None:
+    """Swin's yacs YAML (held-out batch 6: 46 configs unread): the first stage is ``EMBED_DIM``
+    wide with ``NUM_HEADS[0]`` heads, which its window attention reshapes the width into."""
+    name = "configs/swin/swin_tiny_patch4_window7_224.yaml"
+    result = lint_bytes(name, SWIN.format(width=96).encode(), Selection())
+    assert result.read == (1, 0)
+    assert not result.diagnostics
+    messages = _messages(name, SWIN.format(width=97))
+    assert [m.split(" (")[0] for m in messages["DL101"]] == [
+        "EMBED_DIM 97 is not divisible by NUM_HEADS[0] 3"
+    ]
+    assert _lines(name, SWIN.format(width=97)).get("DL101") == {5}

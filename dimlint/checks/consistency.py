@@ -317,7 +317,11 @@ def _check_rope_lengths(
                     at(key),
                 )
     section = rope.get("mrope_section")
-    if isinstance(section, list) and all(isinstance(v, int) for v in section):
+    # interleaved multimodal rope (Qwen3-VL's ``mrope_interleaved``) does not split the
+    # frequencies into consecutive sections: the H and W sections take every third frequency
+    # from offsets 1 and 2 up to 3 x their size and T keeps the rest, so no sum is required
+    interleaved = rope.get("mrope_interleaved") is True
+    if isinstance(section, list) and all(isinstance(v, int) for v in section) and not interleaved:
         total = sum(section)
         if total != half:
             yield Finding(

@@ -39,6 +39,7 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
             "encoder_attention_heads",
             "attention_heads",
             "num-attention-heads",
+            "nhead",  # torch's ``nn.Transformer*`` spelling, kept by lightseq's ``get_config``
         ),
     ),
     "kv_heads": (
@@ -54,7 +55,16 @@ INT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "head_dim": (
         "head_dim",
-        ("d_kv", "kv_channels", "attention_head_dim", "attention_head_size", "head_size"),
+        (
+            "d_kv",
+            "kv_channels",
+            "attention_head_dim",
+            "attention_head_size",
+            "head_size",
+            "attn_head_dim",  # lerobot's FastWAM/Wan DiTs: attention is heads × this wide
+            "dim_head",  # lucidrains' layers
+            "head_width",  # open_clip / EVA-CLIP towers
+        ),
     ),
     "ffn": (
         "intermediate_size",

@@ -48,6 +48,57 @@ def hidden_dim_is_width(keys: Any) -> bool:
     )
 
 
+#: The ViT family's names: big_vision's and Google's ``vision_transformer`` (``width``,
+#: ``depth``/``num_layers``, ``num_heads``, ``mlp_dim``; gemma's SigLIP encoder, LiT's
+#: ``TextTransformer``), OpenAI's CLIP and open_clip (``Transformer(width, layers, heads)``).
+#: Their attention is ``width`` wide (flax's ``MultiHeadDotProductAttention`` and torch's
+#: ``nn.MultiheadAttention`` both refuse heads that do not divide it).
+VIT_DEPTH_KEYS = ("depth", "layers", "num_layers")
+VIT_HEAD_KEYS = (*HEAD_KEYS, "heads")
+VIT_RENAMES = {
+    "width": "hidden_size",
+    "heads": "num_attention_heads",
+    "depth": "num_hidden_layers",
+    "layers": "num_hidden_layers",
+    "mlp_dim": "intermediate_size",
+}
+
+
+def width_is_width(keys: Any) -> bool:
+    """``width`` beside a head count and a depth, with no other width key (the ViT family's
+    names, :data:`VIT_RENAMES`): ``width`` is the model width. An image's ``width`` comes with a
+    ``height``, and is then nothing of the model's."""
+    return (
+        "width" in keys
+        and "height" not in keys
+        and "hidden_dim" not in keys
+        and not any(key in keys for key in WIDTH_KEYS)
+        and any(key in keys for key in VIT_HEAD_KEYS)
+        and any(key in keys for key in VIT_DEPTH_KEYS)
+    )
+
+
+#: ESPnet's and FunASR's ``encoder_conf`` (``output_size``, ``attention_heads``,
+#: ``linear_units``, ``num_blocks``): the encoder's width, heads, FFN and layers. Their
+#: ``MultiHeadedAttention(n_head, n_feat)`` asserts ``n_feat % n_head == 0``.
+ESPNET_RENAMES = {
+    "output_size": "hidden_size",
+    "linear_units": "intermediate_size",
+    "num_blocks": "num_hidden_layers",
+}
+
+
+def is_espnet(keys: Any) -> bool:
+    """An ESPnet/FunASR encoder's options: ``output_size`` beside ``attention_heads`` and a
+    layer count or FFN width in its names, no other width key."""
+    return (
+        "output_size" in keys
+        and "attention_heads" in keys
+        and ("num_blocks" in keys or "linear_units" in keys)
+        and not any(key in keys for key in WIDTH_KEYS)
+    )
+
+
 #: open_lm's Mamba configs: ``d_model``, ``n_layer``, ``seq_len`` (no heads: a recurrence).
 OPEN_LM_MAMBA_KEYS = frozenset({"d_model", "n_layer", "seq_len"})
 

@@ -232,19 +232,33 @@ def _has_model_section(value: dict[str, Any]) -> bool:
     if looks_like_model_config(value):
         return False
     from dimlint.config.normalize import has_dimensions
+    from dimlint.config.trainingkeys import width_is_width
 
-    return any(isinstance(member, dict) and has_dimensions(member) for member in value.values())
+    return any(
+        isinstance(member, dict) and (has_dimensions(member) or width_is_width(member))
+        for member in value.values()
+    )
 
 
 def _training_config(value: dict[str, Any]) -> bool:
     """A training config (no ``model_type``, ``architectures``; framework keys or hyphens,
     open_lm's model keys: its ``hidden_dim`` is the width, not Mistral's FFN, or
-    TencentPretrain's ``heads_num``/``layers_num``)."""
+    TencentPretrain's ``heads_num``/``layers_num``, the ViT family's ``width``/``heads``, a PEFT
+    adapter's ``adapter_config.json``)."""
     if "model_type" in value or "architectures" in value:
         return False
-    from dimlint.config.trainingkeys import OPEN_LM_KEYS, OPEN_LM_MAMBA_KEYS, TENCENT_KEYS
+    from dimlint.config.trainingkeys import (
+        OPEN_LM_KEYS,
+        OPEN_LM_MAMBA_KEYS,
+        TENCENT_KEYS,
+        width_is_width,
+    )
 
     keys = value.keys()
+    if width_is_width(keys):
+        return True  # the ViT family's names, translated as the YAML reader does
+    if "peft_type" in keys:
+        return True  # a PEFT adapter's config: the base model's sizes, no config.json rules
     if keys >= OPEN_LM_KEYS or (keys >= OPEN_LM_MAMBA_KEYS and "dim" not in keys):
         return True
     if keys >= TENCENT_KEYS or any(

@@ -256,12 +256,17 @@ def _from_instance(candidate: Candidate) -> bool:
 
 def _states_a_dimension(candidate: Candidate) -> bool:
     """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not)."""
+    from dimlint.config.trainingkeys import VIT_RENAMES, width_is_width
     from dimlint.sources.python.configs import ALL_DIMENSION_KEYS
 
+    members = candidate.members
+    keys = (
+        ALL_DIMENSION_KEYS | VIT_RENAMES.keys() if width_is_width(members) else ALL_DIMENSION_KEYS
+    )
     return any(
         isinstance(m.value.value, int) and not isinstance(m.value.value, bool)
-        for key, m in candidate.members.items()
-        if key in ALL_DIMENSION_KEYS
+        for key, m in members.items()
+        if key in keys
     )
 
 

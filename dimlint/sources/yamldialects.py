@@ -21,6 +21,20 @@ Each dialect here names the same dimensions as the common keys, in its own words
 * **OpenNMT-py** (``heads``, ``heads_kv``, ``transformer_ff``, ``layers``/``dec_layers``/
   ``enc_layers``; ``pos_ffn_activation_fn: silu`` is its gated MLP): the top level of its
   training YAML (see :data:`dimlint.config.trainingkeys.OPENNMT_RENAMES`).
+* **the ViT family** (``width`` beside a head count and ``depth``/``layers``/``num_layers``,
+  no other width key: big_vision, CLIP, open_clip): ``width`` is the model width, ``heads``
+  its heads, ``mlp_dim`` its MLP (see :func:`dimlint.config.trainingkeys.width_is_width`).
+* **Swin's yacs YAML** (``EMBED_DIM``, per-stage ``DEPTHS`` and ``NUM_HEADS`` lists): the first
+  stage's width and heads (see :func:`_swin_first_stage`).
+* **ESPnet / FunASR** (``encoder_conf: {output_size: 256, attention_heads: 4, linear_units:
+  2048, num_blocks: 12}``): the encoder's width, heads, FFN and layers
+  (:func:`dimlint.config.trainingkeys.is_espnet`).
+* **PEFT adapter configs** (``adapter_config.json`` with ``peft_type``): prompt and prefix
+  tuning state the base model's ``token_dim`` (its width), ``num_attention_heads`` and
+  ``num_layers``; prefix tuning (``PREFIX_TUNING``) reshapes its key/value prefix into heads of
+  ``token_dim // num_attention_heads``, so there ``token_dim`` is read as the width (prompt
+  tuning and P-tuning never split it into heads). Read as a training config (no config.json
+  rules such as DL005).
 * **levanter / open_lm** (``hidden_dim`` beside ``num_heads``/``n_heads`` and no other width
   key): ``hidden_dim`` is the model width. Where a ``dim`` is stated (Mistral's
   ``params.json``), ``hidden_dim`` is the FFN and nothing is translated.
@@ -36,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.trainingkeys import (
+    ESPNET_RENAMES,
     HEAD_KEYS,
     MEGATRON_MLA_NAMES,
     OPENNMT_GATED,
@@ -43,9 +58,12 @@ from dimlint.config.trainingkeys import (
     OPENNMT_RENAMES,
     TENCENT_KEYS,
     TENCENT_RENAMES,
+    VIT_RENAMES,
     WIDTH_KEYS,
     hidden_dim_is_width,
+    is_espnet,
     is_opennmt,
+    width_is_width,
 )
 
 if TYPE_CHECKING:
@@ -119,6 +137,25 @@ def _attention_layers(document: YamlDocument, pointer: str, node: dict[str, Any]
             document.alias(f"{pointer}/{common}", f"{base}/{written}")
 
 
+def _swin_first_stage(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
+    """Swin's yacs YAML (``MODEL.SWIN: {EMBED_DIM: 96, DEPTHS: [2, 2, 6, 2], NUM_HEADS: [3, 6,
+    12, 24]}``): the first stage is ``EMBED_DIM`` wide with ``NUM_HEADS[0]`` heads, and its
+    window attention reshapes the width into them (``C // num_heads``), so they must divide it.
+    Later stages double the width; only the first is read as the model's."""
+    width, heads, depths = node.get("EMBED_DIM"), node.get("NUM_HEADS"), node.get("DEPTHS")
+    if not (isinstance(width, int) and isinstance(heads, list) and isinstance(depths, list)):
+        return
+    if not heads or not isinstance(heads[0], int) or isinstance(heads[0], bool):
+        return
+    if "hidden_size" in node or "num_attention_heads" in node:
+        return
+    node["hidden_size"] = width
+    document.alias(f"{pointer}/hidden_size", f"{pointer}/EMBED_DIM")
+    node["num_attention_heads"] = heads[0]
+    document.alias(f"{pointer}/num_attention_heads", f"{pointer}/NUM_HEADS/0")
+    document.spelled[f"{pointer}/num_attention_heads"] = "NUM_HEADS[0]"
+
+
 def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
     added: dict[str, str] = {}  # common key → written key
     if any(isinstance(key, str) and key.startswith("--") for key in node):
@@ -168,7 +205,20 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
             added["gated_linear_unit"] = "pos_ffn_activation_fn"
     if hidden_dim_is_width(node):
         added["hidden_size"] = "hidden_dim"
+    if is_espnet(node):
+        for key, common in ESPNET_RENAMES.items():
+            value = node.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                added[common] = key
+    if node.get("peft_type") == "PREFIX_TUNING" and "token_dim" in node:
+        added["hidden_size"] = "token_dim"  # prefix tuning's copy of the base model's width
+    if width_is_width(node):
+        for key, common in VIT_RENAMES.items():
+            value = node.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and common not in added:
+                added[common] = key
     _attention_layers(document, pointer, node)
+    _swin_first_stage(document, pointer, node)
     for common, written in added.items():
         if common in node:
             continue

@@ -31,8 +31,12 @@ from dimlint.config.normalize import has_dimensions
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.records import Record
 
-#: How deep sections and parallel sizes are searched (nanotron's is at depth 2).
+#: How deep parallel sizes are searched (nanotron's are at depth 2).
 MAX_DEPTH = 4
+#: How deep model sections are searched: Cerebras' Model Zoo nests a model five mappings down
+#: (``dpr.trainer.init.model.encoder``) and keeps image encoders in lists of mappings
+#: (``image_models: [{image_encoder: {hidden_size: …}}]``), each item a level.
+SECTION_DEPTH = 7
 
 #: Parallel sizes, by the target key they set: the keys frameworks spell them with.
 PARALLEL_KEYS: dict[str, tuple[str, ...]] = {
@@ -92,12 +96,17 @@ def sections(value: Any) -> list[Section]:
         if has_dimensions(node):
             found.append(Section(pointer, node, ancestors))
             continue
-        if depth >= MAX_DEPTH:
+        if depth >= SECTION_DEPTH:
             continue
         for key, child in node.items():
+            child_pointer = f"{pointer}/{escape_pointer_token(key)}"
             if isinstance(child, dict):
-                pending.append(
-                    (f"{pointer}/{escape_pointer_token(key)}", child, (*ancestors, node), depth + 1)
+                pending.append((child_pointer, child, (*ancestors, node), depth + 1))
+            elif isinstance(child, list):  # a list of model mappings (Cerebras' image encoders)
+                pending.extend(
+                    (f"{child_pointer}/{index}", item, (*ancestors, node), depth + 1)
+                    for index, item in enumerate(child)
+                    if isinstance(item, dict)
                 )
     return found
 

@@ -28,6 +28,7 @@ import libcst as cst
 
 from dimlint.config import architectures
 from dimlint.config.normalize import INT_FIELDS, field_keys
+from dimlint.config.trainingkeys import width_is_width
 from dimlint.sources.python.dotted import dotted_name
 from dimlint.sources.python.scan import Frames, Scan, Site
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member, Value
@@ -151,6 +152,8 @@ def is_test_module(path: str) -> bool:
 def has_dimensions(keys: Any) -> bool:
     """Two of hidden / heads / layers are named: the same test JSON configs pass."""
     present = set(keys)
+    if width_is_width(present):  # the ViT family's width, depth and heads
+        return True
     return sum(1 for group in DIMENSION_GROUPS if group & present) >= 2
 
 
@@ -439,7 +442,7 @@ class Extractor:
         last = callee.split(".")[-1]
         members_list = self.evaluator.keyword_members(node, frames)
         if members_list is None:
-            return None  # **kwargs: any key may be set
+            return self._spread_call(node, frames, callee)
         own = {m.key: m for m in members_list}
         if last == "from_name" and "." in callee:
             return self._from_name(callee, node, own, frames)
@@ -476,6 +479,31 @@ class Extractor:
                 candidate.framework = self._nanogpt_settings(own)
             return candidate
         return None
+
+    def _spread_call(self, node: cst.Call, frames: Frames, callee: str) -> Candidate | None:
+        """A model built with ``**kwargs`` spread over its written sizes: timm-style factories
+        (``VisionTransformer(embed_dim=768, depth=12, num_heads=12, **kwargs)``, MAE's and
+        DeiT's ``vit_base_patch16``). The written keywords hold (a spread cannot give one of them
+        again); the spread may add any other key, so a class with defaults of its own (a
+        transformers config, a config class of this file) is not read: its defaults could be
+        overridden. An unknown class is read in its written values only, as any other call.
+        Only a class (a CapWords name): a function or method the spread passes through
+        (OLMo-core's ``cls.v1(d_model=640, hidden_size=640 * 8, **kwargs)``, whose
+        ``hidden_size`` is the MLP's) may give its parameters any meaning."""
+        last = callee.rsplit(".", maxsplit=1)[-1]
+        if not last[:1].isupper() or last.isupper():
+            return None
+        if last in self.classes or last in TEST_DOUBLES or callee == "dict":
+            return None
+        if self.transformers_model_type(callee) is not None or last == "from_name":
+            return None
+        members_list = self.evaluator.keyword_members(node, frames, written=True) or []
+        own = {m.key: m for m in members_list}
+        if not has_dimensions(sized_keys(own)):
+            return None
+        candidate = Candidate("call", f"{last}(...)", node.func, own)
+        candidate.framework = self.framework_of(callee)
+        return candidate
 
     def framework_of(self, callee: str) -> str | None:
         """The framework of a config class by its import: ``megatron`` for megatron-core's and

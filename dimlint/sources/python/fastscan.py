@@ -694,8 +694,8 @@ class _Relevance:
         if last in self.layers or last in result.nn_names:
             return True
         keywords = [keyword.arg for keyword in node.keywords]
-        if None in keywords:
-            return False  # **kwargs: no candidate (and not a layer, above)
+        if None in keywords:  # **kwargs: only written sizes of an unknown class (configs)
+            return bool(self.has_dimensions([k for k in keywords if k is not None]))
         if last in self.class_names or last in {"from_name", "for_model"}:
             return True
         if kind is ast.Name and last == "dict":

@@ -24,6 +24,10 @@ from, so that findings and fixes land on the source text. What differs from JSON
 * **``hidden_dim`` as the width** (levanter's ``LlamaConfig(hidden_dim=…)``, bd3lms' and
   mdlm's ``PretrainedConfig`` subclasses: ``hidden_dim`` beside ``n_heads`` and no other width
   key), as the YAML reader reads it (:func:`dimlint.config.trainingkeys.hidden_dim_is_width`).
+* **``width`` as the width** (the ViT family: big_vision, gemma's SigLIP, CLIP's
+  ``Transformer(width, layers, heads)``: ``width`` beside a head count and a depth),
+  :func:`dimlint.config.trainingkeys.width_is_width`; ``heads``, ``depth``/``layers`` and
+  ``mlp_dim`` are then its heads, layers and MLP width.
 * **nanoGPT's dialect** (``GPTConfig`` with ``n_layer``, ``n_head``, ``n_embd``, ``block_size``
   and ``bias``; the candidate's framework ``nanogpt``): ``block_size`` is the positions table,
   and the model is nanoGPT's ``GPT`` — model type :data:`NANOGPT_TYPE`, which
@@ -40,7 +44,12 @@ from dimlint.config.geometry import llama_ffn
 from dimlint.config.normalize import INT_FIELDS, field_keys, specs_for_document
 from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import INT_FIELD_NAMES, READ_ONLY, Located, ModelSpec
-from dimlint.config.trainingkeys import MEGATRON_MLA_NAMES, hidden_dim_is_width
+from dimlint.config.trainingkeys import (
+    MEGATRON_MLA_NAMES,
+    VIT_RENAMES,
+    hidden_dim_is_width,
+    width_is_width,
+)
 from dimlint.records import Record
 from dimlint.sources.python.configs import ALL_DIMENSION_KEYS, Candidate
 from dimlint.sources.python.values import UNKNOWN, Member, Value, is_number
@@ -144,6 +153,12 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         renames.update(NANOGPT_NAMES)
     if hidden_dim_is_width(keys):  # levanter, bd3lms/mdlm: ``hidden_dim`` is the width
         renames["hidden_dim"] = "hidden_size"
+    if width_is_width(keys):  # the ViT family: ``width``, ``depth``/``layers``, ``heads``
+        renames.update(
+            (key, common)
+            for key, common in VIT_RENAMES.items()
+            if _known_int(members, key) is not None
+        )
     for key, member in members.items():
         raw_key = renames.get(key, key) if renames.get(key) not in keys else key
         if raw_key != key:

@@ -317,11 +317,17 @@ class Evaluator:
             members.append(Member(key, element.key, "string", element.value, value))
         return _dict_value(members)
 
-    def keyword_members(self, call: cst.Call, frames: Frames) -> list[Member] | None:
-        """The ``key=value`` arguments of a call; None when it also spreads ``**kwargs``."""
+    def keyword_members(
+        self, call: cst.Call, frames: Frames, *, written: bool = False
+    ) -> list[Member] | None:
+        """The ``key=value`` arguments of a call; None when it also spreads ``**kwargs``, unless
+        ``written``: then the keywords written in the call (a spread cannot override those:
+        Python refuses a keyword given twice)."""
         members: list[Member] = []
         for arg in call.args:
             if arg.star == "**":
+                if written:
+                    continue
                 return None
             if arg.keyword is None:
                 continue
