@@ -26,3 +26,26 @@ def test_unknown_model_types_read_the_common_spellings() -> None:
     assert spec.hidden is not None
     assert spec.heads is not None
     assert (spec.hidden.value, spec.heads.value) == (768, 12)
+
+
+def test_a_head_width_declared_under_another_name_is_the_default_head_dim() -> None:
+    """SwitchTransformersConfig declares ``d_kv`` (64) without T5's ``head_dim`` alias, and its
+    attention is ``num_heads × d_kv`` wide whatever ``d_model``: transformers' own router test
+    builds ``SwitchTransformersConfig(hidden_size=8)`` (12 heads) and runs it. The head width
+    is explicit, so DL101 has nothing to say; a written ``d_kv`` still wins."""
+    config = {"model_type": "switch_transformers", "d_model": 8}
+    (spec,) = specs_for_document("config.json", config)
+    assert spec.heads is not None
+    assert spec.head_dim is not None
+    assert (spec.heads.value, spec.head_dim.value) == (12, 64)
+    assert (spec.head_dim.key, spec.head_dim.origin) == ("d_kv", "default")
+    (written,) = specs_for_document("config.json", {**config, "d_kv": 4})
+    assert written.head_dim is not None
+    assert written.head_dim.value == 4
+
+
+def test_other_fields_take_no_default_from_a_spelling() -> None:
+    """Swin declares ``embed_dim`` (the first stage's width, not the model's ``hidden_size``):
+    a spelling's default is the head width's alone."""
+    (spec,) = specs_for_document("config.json", {"model_type": "swin"})
+    assert spec.hidden is None or spec.hidden.key != "embed_dim"

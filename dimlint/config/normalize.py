@@ -126,6 +126,16 @@ LEGACY_FIRST: dict[str, str] = {"hidden": "n_embed"}
 #: ``embed_dim`` (1280) wide (``Qwen2VLVisionConfig``; ``VisionAttention(embed_dim, num_heads)``).
 OWN_WIDTH_KEYS: dict[str, dict[str, str]] = {"qwen2_vl_vision": {"hidden": "embed_dim"}}
 
+#: Fields whose other spellings, where the config class declares one with a default, are that
+#: field's default: a class that declares its head width under another name (the T5 family's
+#: ``d_kv`` without T5's ``attribute_map`` entry: Switch Transformers, Pix2Struct, Pop2Piano,
+#: UDOP; Reformer's ``attention_head_size``) builds its attention as heads × that width, so the
+#: head width is explicit even when the config leaves it out (``SwitchTransformersConfig(
+#: d_model=8)`` runs 12 heads of 64). Other fields take no default from a spelling: there
+#: the class's own field can mean something else (Swin's ``embed_dim`` is the first stage's
+#: width, Mamba-2's ``num_heads`` its SSM heads, BART's ``encoder_ffn_dim`` one stack's FFN).
+DECLARED_SPELLING_DEFAULTS = frozenset({"head_dim"})
+
 #: Dimensions without which the core rules cannot run (DL005 when absent with no default).
 REQUIRED_FIELDS = ("hidden", "heads", "layers", "vocab")
 
@@ -304,10 +314,13 @@ def _field_plan(
         # Standard names are read even where they are not declared fields: modeling code reads
         # them with getattr (GLM-4.5's head_dim is not a Glm4MoeConfig field, yet it is used).
         minimum = 0 if name in ZERO_ALLOWED else 1
+        default_key = own_key
+        if name in DECLARED_SPELLING_DEFAULTS and own_key not in arch.fields:
+            default_key = next((key for key in spellings if key in arch.fields), own_key)
         default: Located[int] | None = None
-        value = arch.defaults.get(own_key)
+        value = arch.defaults.get(default_key)
         if is_dimension(value) and value >= minimum:
-            default = Located(value, own_key, None, "default")
+            default = Located(value, default_key, None, "default")
         plan.append((name, _tokens(keys), minimum, default))
     return tuple(plan)
 
