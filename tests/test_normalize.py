@@ -49,3 +49,16 @@ def test_other_fields_take_no_default_from_a_spelling() -> None:
     a spelling's default is the head width's alone."""
     (spec,) = specs_for_document("config.json", {"model_type": "swin"})
     assert spec.hidden is None or spec.hidden.key != "embed_dim"
+
+
+def test_heads_a_class_does_not_declare_are_not_the_models() -> None:
+    """SwiftFormer has no attention heads: a ``num_attention_heads`` given to its config is a
+    stray attribute (transformers' own config test passes 12 with a width of 32), so no rule
+    reads it. A composite class still reads the flat legacy heads of its text model."""
+    stray = {"model_type": "swiftformer", "hidden_size": 32, "num_attention_heads": 12}
+    (spec,) = specs_for_document("config.json", stray)
+    assert spec.heads is None
+    flat = {"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28}
+    composite = specs_for_document("config.json", flat)[0]
+    assert composite.heads is not None
+    assert composite.heads.value == 28

@@ -136,6 +136,15 @@ OWN_WIDTH_KEYS: dict[str, dict[str, str]] = {"qwen2_vl_vision": {"hidden": "embe
 #: width, Mamba-2's ``num_heads`` its SSM heads, BART's ``encoder_ffn_dim`` one stack's FFN).
 DECLARED_SPELLING_DEFAULTS = frozenset({"head_dim"})
 
+#: Fields a config class must declare (under its standard name, its alias or a spelling) for a
+#: written value to be the model's: a single-model class without attention heads (SwiftFormer,
+#: ResNet, ConvNeXt, Mamba) keeps a ``num_attention_heads`` it is given as a stray attribute its
+#: model never reads — transformers' own ``ConfigTester(config_class=SwiftFormerConfig,
+#: hidden_size=32, num_attention_heads=12)`` passes — so no rule judges it. Composite classes
+#: (Qwen2-VL, LLaVA) still read it: their flat legacy configs state the text model's heads at the
+#: top level.
+DECLARED_ONLY = frozenset({"heads"})
+
 #: Dimensions without which the core rules cannot run (DL005 when absent with no default).
 REQUIRED_FIELDS = ("hidden", "heads", "layers", "vocab")
 
@@ -303,11 +312,14 @@ def _field_plan(
     arch = architectures.lookup(model_type) if model_type else None
     if arch is None:
         return _UNTYPED_PLAN
-    plan = []
+    plan: list[tuple[str, tuple[tuple[str, str], ...], int, Located[int] | None]] = []
     own_widths = OWN_WIDTH_KEYS.get(model_type or "", {})
     for name, (standard, spellings) in INT_FIELDS.items():
         own_key = own_widths.get(name, arch.attribute(standard))
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        if name in DECLARED_ONLY and not arch.sub_configs and arch.fields.isdisjoint(keys):
+            plan.append((name, (), 0, None))  # the class has no such dimension
+            continue
         legacy = LEGACY_FIRST.get(name)
         if legacy is not None and legacy in arch.fields:
             keys = (legacy, *(key for key in keys if key != legacy))
