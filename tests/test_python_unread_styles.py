@@ -173,6 +173,33 @@ def test_model_tester_values_that_are_not_certain_are_not_read(text: str, path: 
     assert [f for f in _found(text, path) if f[0] == "DL101"] == []
 
 
+CONFIG_TESTER = """import unittest
+
+from transformers import SwiftFormerConfig
+
+
+class SwiftFormerModelTest(unittest.TestCase):
+    def setUp(self):
+        self.config_tester = ConfigTester(
+            self,
+            config_class=SwiftFormerConfig,
+            has_text_modality=False,
+            hidden_size=32,
+            num_attention_heads=12,
+            num_hidden_layers=12,
+        )
+"""
+
+
+def test_a_config_test_helpers_keywords_are_no_model() -> None:
+    """transformers' ConfigTester sets odd values on the class to round-trip them (SwiftFormer
+    has no attention heads; BERT's is tested with hidden_size=37): no model is built from
+    them, so nothing is judged. The same call outside a test module is read as before."""
+    path = "tests/models/swiftformer/test_modeling_swiftformer.py"
+    assert _found(CONFIG_TESTER, path) == []
+    assert [code for code, _, _ in _found(CONFIG_TESTER, "setup_model.py")] == ["DL101"]
+
+
 # --- attribute assignments on a built config ---------------------------------------------
 
 ASSIGNED = """from transformers import LlamaConfig

@@ -72,6 +72,12 @@ X_LAYER_STACKS = frozenset({"Decoder", "Encoder", "CrossAttender", "AttentionLay
 TEST_DOUBLES = frozenset(
     {"SimpleNamespace", "Namespace", "Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock"}
 )
+#: The keyword of a test helper that checks a config class's attributes, not a model:
+#: transformers' ``ConfigTester(self, config_class=SwiftFormerConfig, hidden_size=32,
+#: num_attention_heads=12)`` (in its test suites and those that vendor them) sets each keyword
+#: on the class and round-trips it through JSON and ``from_pretrained``; values are chosen to be
+#: odd (``hidden_size=37`` over BERT's 12 heads) and no model is ever built from them.
+CONFIG_TEST_KEYWORD = "config_class"
 #: Keywords that make a call or dict a config when two of these groups are present.
 DIMENSION_GROUPS = tuple(field_keys(field) for field in ("hidden", "heads", "layers"))
 ALL_DIMENSION_KEYS = frozenset(
@@ -467,7 +473,7 @@ class Extractor:
             candidate = Candidate("call", f"{last}(...)", node.func, own)
             candidate.framework = framework
             return candidate
-        if last in TEST_DOUBLES and self.in_tests:
+        if self.in_tests and (last in TEST_DOUBLES or CONFIG_TEST_KEYWORD in own):
             return None
         if has_dimensions(sized_keys(own)):
             candidate = Candidate("call", f"{last}(...)", node.func, own)
