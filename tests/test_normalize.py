@@ -62,3 +62,28 @@ def test_heads_a_class_does_not_declare_are_not_the_models() -> None:
     composite = specs_for_document("config.json", flat)[0]
     assert composite.heads is not None
     assert composite.heads.value == 28
+
+
+def test_a_rotated_fraction_the_class_sets_by_default_is_the_default() -> None:
+    """Phi's and GLM-4's configs set ``partial_rotary_factor`` 0.5 in ``__post_init__`` (no
+    dataclass field): a config that leaves it out rotates half of each head, not all of it."""
+    (spec,) = specs_for_document("config.json", {"model_type": "glm4_moe"})
+    assert spec.partial_rotary_factor is not None
+    assert spec.partial_rotary_factor.value == 0.5
+    (llama,) = specs_for_document("config.json", {"model_type": "llama"})
+    assert llama.partial_rotary_factor is None
+
+
+def test_the_generator_reads_only_literal_fractions() -> None:
+    from dimlint.tools.generate_architectures import _BC_FRACTION
+
+    def found(line: str) -> list[str]:
+        return list(_BC_FRACTION.findall(line))
+
+    assert found('kwargs.setdefault("partial_rotary_factor", 0.5)  # BC') == ["0.5"]
+    legacy = (
+        'self.rope_parameters.setdefault("partial_rotary_factor", kwargs.pop("rotary_pct", 0.25))'
+    )
+    assert found(legacy) == ["0.25"]
+    assert found('kwargs.setdefault("partial_rotary_factor", rotary_dim / self.head_dim)') == []
+    assert found('text_config.setdefault("partial_rotary_factor", 0.5)') == []  # a sub-config's
