@@ -191,6 +191,39 @@ class SwiftFormerModelTest(unittest.TestCase):
 """
 
 
+COMPOSITE_TESTER = """from transformers import Glm4vMoeConfig
+
+
+class Glm4vMoeVisionText2TextModelTester:
+    def __init__(
+        self,
+        parent,
+        text_config={
+            "hidden_size": 16,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 1,
+            "num_hidden_layers": 2,
+            "rope_parameters": {"type": "default", "mrope_section": [1, 1]},
+        },
+    ):
+        self.parent = parent
+        self.text_config = text_config
+
+    def get_config(self):
+        return Glm4vMoeConfig(text_config=self.text_config)
+"""
+
+
+def test_a_testers_sub_config_dict_is_read_by_the_call_that_takes_it() -> None:
+    """The ``text_config`` default is GLM-4V-MoE's text config (it rotates half of each head
+    by default: 8 × 0.5 / 2 = 2 frequencies, the sections' sum), not an untyped dict of its
+    own that would rotate all 8. A sum that is wrong for the typed reading is still found."""
+    path = "tests/models/glm4v_moe/test_modeling_glm4v_moe.py"
+    assert _found(COMPOSITE_TESTER, path) == []
+    wrong = COMPOSITE_TESTER.replace("[1, 1]", "[1, 2]")
+    assert _found(wrong, path) == [("DL604", _line(wrong, "[1, 2]"), "warning")]
+
+
 def test_a_config_test_helpers_keywords_are_no_model() -> None:
     """transformers' ConfigTester sets odd values on the class to round-trip them (SwiftFormer
     has no attention heads; BERT's is tested with hidden_size=37): no model is built from

@@ -143,6 +143,15 @@ class Candidate:
         self.framework: str | None = None
 
 
+def _nested_uses(members: Iterable[Member], into: set[int]) -> None:
+    """The written values of every key nested in these members' dict values (not their own)."""
+    stack = [member.value.members for member in members]
+    while stack:
+        for member in stack.pop():
+            into.add(id(member.use))
+            stack.append(member.value.members)
+
+
 def is_test_module(path: str) -> bool:
     """Whether ``path`` names a test module by pytest's and unittest's conventions."""
     parts = path.replace("\\", "/").split("/")
@@ -416,6 +425,7 @@ class Extractor:
     def site_candidates(self, is_layer: Callable[[cst.Call], bool]) -> list[Candidate]:
         """Candidates of calls and dict literals; ``is_layer(call)`` marks torch.nn layers."""
         found: list[Candidate] = []
+        nested: set[int] = set()  # the values a call reads as its sub-configs' keys
         for site in self.scan.sites:
             node = site.node
             if id(node) in self._consumed:
@@ -428,8 +438,19 @@ class Extractor:
                 candidate = self._dict(node, site.frames)
             if candidate is not None:
                 self._consume(candidate.members.values())
+                if candidate.kind == "call":
+                    _nested_uses(candidate.members.values(), nested)
                 found.append(candidate)
-        return found
+        # A dict a later call reads as a sub-config through a name (transformers' testers:
+        # ``text_config={…}`` as an ``__init__`` default, ``Glm4vMoeConfig(text_config=
+        # self.text_config)``) is that call's, read with its sub-config's type and defaults:
+        # not a second, untyped config of its own.
+        return [
+            candidate
+            for candidate in found
+            if candidate.kind != "dict"
+            or not all(id(member.use) in nested for member in candidate.members.values())
+        ]
 
     def _consume(self, members: Iterable[Member]) -> None:
         """Dicts nested in a candidate are part of it (sub-configs), not candidates of their own."""
