@@ -1,0 +1,43 @@
+"""DL601 on a window that is absent: a finding only where the class's defaults are known."""
+
+from __future__ import annotations
+
+import json
+
+from dimlint.lint.pipeline import lint_bytes
+from dimlint.lint.python_front import lint_python
+from dimlint.lint.selection import Selection
+
+LAYERS = ["sliding_attention", "full_attention"]
+
+
+def _codes(config: dict[str, object]) -> list[str]:
+    result = lint_bytes("config.json", json.dumps(config, indent=1).encode(), Selection())
+    return [d.code for d in result.diagnostics]
+
+
+def test_an_identified_type_without_a_window_default_is_reported() -> None:
+    # Qwen2's window defaults to None: its sliding layers have no window
+    config = {"model_type": "qwen2", "layer_types": LAYERS, "num_hidden_layers": 2}
+    assert "DL601" in _codes({**config, "sliding_window": None})
+    assert "DL601" in _codes({**config, "sliding_window": 0})  # written: known everywhere
+
+
+def test_an_unidentified_class_may_default_its_window() -> None:
+    """transformers' T5Gemma2 tester: the class comes from a class attribute, unknown here,
+    and its real default (4096) is the window."""
+    text = (
+        "from transformers import T5Gemma2TextConfig\n\n\n"
+        "class Tester:\n"
+        "    text_config_class = T5Gemma2TextConfig\n\n"
+        "    def get_config(self):\n"
+        "        return self.text_config_class(\n"
+        "            hidden_size=32, num_attention_heads=4, num_hidden_layers=2,\n"
+        "            layer_types=['sliding_attention', 'full_attention'],\n"
+        "        )\n"
+    )
+    found = lint_python("tests/test_modeling_t5gemma2.py", text.encode(), Selection())
+    assert [d.code for d in found.diagnostics] == []
+    written = text.replace("num_hidden_layers=2,", "num_hidden_layers=2, sliding_window=0,")
+    found = lint_python("tests/test_modeling_t5gemma2.py", written.encode(), Selection())
+    assert [d.code for d in found.diagnostics] == ["DL601"]
