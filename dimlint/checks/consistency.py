@@ -323,11 +323,29 @@ def _check_rope_lengths(
     section = rope.get("mrope_section")
     if isinstance(section, list) and all(isinstance(v, int) for v in section):
         total = sum(section)
-        if total != half:
+        if total != half and rope.get("mrope_interleaved") is True:
+            # Qwen3-VL's layout: no split, strided slices that stop at the rotary half
             yield Finding(
                 "DL604",
-                f"mrope_section sums to {total} but the rotary half-width is {half} (head dim"
-                f" {head_width} / 2): multimodal rope splits the rotary frequencies into these"
-                " sections, so they must add up to it.",
+                f"mrope_section sums to {total} but the rotary half-width is {half}"
+                f" ({_half_width(head_width, fraction)}): interleaved multimodal rope gives"
+                " height and width every third frequency up to three times their sections and"
+                " time the rest, so the model runs with a split other than the one stated."
+                f" Make the sections add up to {half}.",
                 at("mrope_section"),
             )
+        elif total != half:
+            yield Finding(
+                "DL604",
+                f"mrope_section sums to {total} but the rotary half-width is {half}"
+                f" ({_half_width(head_width, fraction)}): multimodal rope splits the rotary"
+                " frequencies into these sections, so they must add up to it.",
+                at("mrope_section"),
+            )
+
+
+def _half_width(head_width: int, fraction: float) -> str:
+    """How the rotary half-width is computed, for a message."""
+    if fraction == 1:
+        return f"head dim {head_width} / 2"
+    return f"head dim {head_width} × {fraction:g} / 2"

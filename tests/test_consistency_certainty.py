@@ -1,4 +1,5 @@
-"""DL601 on a window that is absent: a finding only where the class's defaults are known."""
+"""Consistency rules say only what is known: DL601 on an absent window where the class's defaults
+are known, DL604 on mrope sections with what the layout does."""
 
 from __future__ import annotations
 
@@ -41,3 +42,18 @@ def test_an_unidentified_class_may_default_its_window() -> None:
     written = text.replace("num_hidden_layers=2,", "num_hidden_layers=2, sliding_window=0,")
     found = lint_python("tests/test_modeling_t5gemma2.py", written.encode(), Selection())
     assert [d.code for d in found.diagnostics] == ["DL601"]
+
+
+def test_interleaved_mrope_sections_are_said_to_run() -> None:
+    """Qwen3-VL's interleaved layout does not split the frequencies: sections that do not add
+    up still run (transformers' own tests use [16, 8, 8] on 8-wide heads), with another split."""
+
+    def rope(**extra: object) -> str:
+        rope_parameters = {"rope_type": "default", "mrope_section": [16, 8, 8], **extra}
+        config = {"model_type": "qwen3_vl_text", "head_dim": 8, "rope_parameters": rope_parameters}
+        result = lint_bytes("config.json", json.dumps(config, indent=1).encode(), Selection())
+        (finding,) = [d for d in result.diagnostics if d.code == "DL604"]
+        return finding.message
+
+    assert "must add up" in rope()
+    assert "runs with a split other than the one stated" in rope(mrope_interleaved=True)
