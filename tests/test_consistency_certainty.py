@@ -57,3 +57,11 @@ def test_interleaved_mrope_sections_are_said_to_run() -> None:
 
     assert "must add up" in rope()
     assert "runs with a split other than the one stated" in rope(mrope_interleaved=True)
+
+
+def test_an_attribute_map_name_is_a_key_the_class_reads() -> None:
+    """VipLLaVA maps ``vision_feature_layers`` onto ``vision_feature_layer``: no near miss
+    (transformers' own VipLLaVA test passes it); a real near miss of a field still is one."""
+    base = {"model_type": "vipllava", "vision_feature_layers": [-2, -5]}
+    assert "DL004" not in _codes(base)
+    assert "DL004" in _codes({"model_type": "vipllava", "projector_hiden_act": "gelu"})
