@@ -65,3 +65,21 @@ def test_an_attribute_map_name_is_a_key_the_class_reads() -> None:
     base = {"model_type": "vipllava", "vision_feature_layers": [-2, -5]}
     assert "DL004" not in _codes(base)
     assert "DL004" in _codes({"model_type": "vipllava", "projector_hiden_act": "gelu"})
+
+
+def _severities(config: dict[str, object], code: str) -> list[str]:
+    result = lint_bytes("config.json", json.dumps(config, indent=1).encode(), Selection())
+    return [d.severity.name.lower() for d in result.diagnostics if d.code == code]
+
+
+def test_an_odd_rotary_width_fails_only_where_the_query_is_sliced_by_it() -> None:
+    """Heads 6 wide rotating half (GLM's and Phi's default): 3 channels. GLM slices the query
+    by its rotary table, which arange(0, 3, 2) makes 4 wide: it runs (transformers' own
+    Moonshine test, 4 × 0.9). Phi slices by int(6 × 0.5) = 3 against that table: it fails."""
+    sizes = {"hidden_size": 12, "num_attention_heads": 2, "num_hidden_layers": 2}
+    assert _severities({"model_type": "glm", **sizes, "head_dim": 6}, "DL103") == ["warning"]
+    assert _severities({"model_type": "phi", **sizes}, "DL103") == ["error"]
+    # an odd head rotated whole: the table (6) is wider than the head (5), fails everywhere
+    odd = {"model_type": "llama", "hidden_size": 10, "num_attention_heads": 2}
+    rope = {"rope_type": "default", "partial_rotary_factor": 1.0}
+    assert _severities({**odd, "rope_parameters": rope}, "DL103") == ["error"]

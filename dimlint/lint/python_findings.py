@@ -255,14 +255,20 @@ def _from_instance(candidate: Candidate) -> bool:
 
 
 def _states_a_dimension(candidate: Candidate) -> bool:
-    """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not)."""
+    """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not),
+    itself or in a sub-config (``LlavaConfig(text_config=self.text_config)`` over a tester's
+    dict default)."""
     from dimlint.sources.python.configs import ALL_DIMENSION_KEYS
 
-    return any(
-        isinstance(m.value.value, int) and not isinstance(m.value.value, bool)
-        for key, m in candidate.members.items()
-        if key in ALL_DIMENSION_KEYS
-    )
+    stack = [tuple(candidate.members.values())]
+    while stack:
+        for m in stack.pop():
+            value = m.value.value
+            sized = isinstance(value, int) and not isinstance(value, bool)
+            if sized and m.key in ALL_DIMENSION_KEYS:
+                return True
+            stack.append(m.value.members)
+    return False
 
 
 def _states(candidate: Candidate, specs: CandidateSpecs, pointer: str | None) -> bool:
