@@ -83,6 +83,39 @@ def test_module_defaults_stay_silent_when_nothing_is_certain(text: str) -> None:
     assert [f for f in _found(text) if f[2] == "error"] == []
 
 
+LUCIDRAINS = """from torch.nn import Module
+
+
+class SigLIP(Module):
+    def __init__(self, image_size=224, patch_size=14, dim=1153, depth=27, heads=16):
+        super().__init__()
+        self.dim_head = dim // heads
+"""
+
+
+def test_lucidrains_heads_and_depth_are_a_modules_heads_and_layers() -> None:
+    """vit-pytorch's ``SigLIP(dim=1152, depth=27, heads=16)``: heads and layers under
+    x-transformers' names; the message names the module's own parameters."""
+    line = _line(LUCIDRAINS, "dim=1153")
+    # 1153 is also off the Tensor Core alignment (DL201, a warning: 1153 wide is no toy)
+    assert _found(LUCIDRAINS) == [("DL101", line, "error"), ("DL201", line, "warning")]
+    diagnostic = next(d for d in _lint(LUCIDRAINS, "model.py") if d.code == "DL101")
+    assert diagnostic.message.startswith("dim 1153 is not divisible by heads 16")
+    assert _found(LUCIDRAINS.replace("dim=1153", "dim=1152")) == []
+
+
+def test_a_prefixed_head_width_is_another_attentions() -> None:
+    """``SigLIPVAT(dim=512, heads=8, dim_head=64, self_attn_dim_head=32)``: the module's heads
+    are 64 wide (8 × 64 = 512); the prefixed width sizes another attention."""
+    text = LUCIDRAINS.replace(
+        "dim=1153, depth=27, heads=16",
+        "dim=512, depth=27, heads=8, dim_head=64, self_attn_heads=4, self_attn_dim_head=32",
+    )
+    assert _found(text) == []
+    narrower = text.replace("dim_head=64,", "dim_head=32,")
+    assert [code for code, _, _ in _found(narrower)] == ["DL105"]  # 8 × 32 = 256 ≠ 512
+
+
 def test_a_test_sized_module_gets_no_performance_warning() -> None:
     """The noise budget: a module 36 wide (< 256, dimlint's toy line) is a unit-test model,
     its width's Tensor Core alignment is not worth a warning; a crash still is an error."""
