@@ -83,6 +83,39 @@ def test_module_defaults_stay_silent_when_nothing_is_certain(text: str) -> None:
     assert [f for f in _found(text) if f[2] == "error"] == []
 
 
+LUCIDRAINS = """from torch.nn import Module
+
+
+class SigLIP(Module):
+    def __init__(self, image_size=224, patch_size=14, dim=1153, depth=27, heads=16):
+        super().__init__()
+        self.dim_head = dim // heads
+"""
+
+
+def test_lucidrains_heads_and_depth_are_a_modules_heads_and_layers() -> None:
+    """vit-pytorch's ``SigLIP(dim=1152, depth=27, heads=16)``: heads and layers under
+    x-transformers' names; the message names the module's own parameters."""
+    line = _line(LUCIDRAINS, "dim=1153")
+    # 1153 is also off the Tensor Core alignment (DL201, a warning: 1153 wide is no toy)
+    assert _found(LUCIDRAINS) == [("DL101", line, "error"), ("DL201", line, "warning")]
+    diagnostic = next(d for d in _lint(LUCIDRAINS, "model.py") if d.code == "DL101")
+    assert diagnostic.message.startswith("dim 1153 is not divisible by heads 16")
+    assert _found(LUCIDRAINS.replace("dim=1153", "dim=1152")) == []
+
+
+def test_a_prefixed_head_width_is_another_attentions() -> None:
+    """``SigLIPVAT(dim=512, heads=8, dim_head=64, self_attn_dim_head=32)``: the module's heads
+    are 64 wide (8 × 64 = 512); the prefixed width sizes another attention."""
+    text = LUCIDRAINS.replace(
+        "dim=1153, depth=27, heads=16",
+        "dim=512, depth=27, heads=8, dim_head=64, self_attn_heads=4, self_attn_dim_head=32",
+    )
+    assert _found(text) == []
+    narrower = text.replace("dim_head=64,", "dim_head=32,")
+    assert [code for code, _, _ in _found(narrower)] == ["DL105"]  # 8 × 32 = 256 ≠ 512
+
+
 def test_a_test_sized_module_gets_no_performance_warning() -> None:
     """The noise budget: a module 36 wide (< 256, dimlint's toy line) is a unit-test model,
     its width's Tensor Core alignment is not worth a warning; a crash still is an error."""
@@ -171,6 +204,66 @@ def test_model_tester_defaults_are_the_config_its_tests_build() -> None:
 )
 def test_model_tester_values_that_are_not_certain_are_not_read(text: str, path: str) -> None:
     assert [f for f in _found(text, path) if f[0] == "DL101"] == []
+
+
+CONFIG_TESTER = """import unittest
+
+from transformers import SwiftFormerConfig
+
+
+class SwiftFormerModelTest(unittest.TestCase):
+    def setUp(self):
+        self.config_tester = ConfigTester(
+            self,
+            config_class=SwiftFormerConfig,
+            has_text_modality=False,
+            hidden_size=32,
+            num_attention_heads=12,
+            num_hidden_layers=12,
+        )
+"""
+
+
+COMPOSITE_TESTER = """from transformers import Glm4vMoeConfig
+
+
+class Glm4vMoeVisionText2TextModelTester:
+    def __init__(
+        self,
+        parent,
+        text_config={
+            "hidden_size": 16,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 1,
+            "num_hidden_layers": 2,
+            "rope_parameters": {"type": "default", "mrope_section": [1, 1]},
+        },
+    ):
+        self.parent = parent
+        self.text_config = text_config
+
+    def get_config(self):
+        return Glm4vMoeConfig(text_config=self.text_config)
+"""
+
+
+def test_a_testers_sub_config_dict_is_read_by_the_call_that_takes_it() -> None:
+    """The ``text_config`` default is GLM-4V-MoE's text config (it rotates half of each head
+    by default: 8 × 0.5 / 2 = 2 frequencies, the sections' sum), not an untyped dict of its
+    own that would rotate all 8. A sum that is wrong for the typed reading is still found."""
+    path = "tests/models/glm4v_moe/test_modeling_glm4v_moe.py"
+    assert _found(COMPOSITE_TESTER, path) == []
+    wrong = COMPOSITE_TESTER.replace("[1, 1]", "[1, 2]")
+    assert _found(wrong, path) == [("DL604", _line(wrong, "[1, 2]"), "warning")]
+
+
+def test_a_config_test_helpers_keywords_are_no_model() -> None:
+    """transformers' ConfigTester sets odd values on the class to round-trip them (SwiftFormer
+    has no attention heads; BERT's is tested with hidden_size=37): no model is built from
+    them, so nothing is judged. The same call outside a test module is read as before."""
+    path = "tests/models/swiftformer/test_modeling_swiftformer.py"
+    assert _found(CONFIG_TESTER, path) == []
+    assert [code for code, _, _ in _found(CONFIG_TESTER, "setup_model.py")] == ["DL101"]
 
 
 # --- attribute assignments on a built config ---------------------------------------------

@@ -151,6 +151,18 @@ def check_rotary(spec: ModelSpec) -> Iterator[Finding]:
         factor = spec.partial_rotary_factor.value if spec.partial_rotary_factor else 1.0
         how = f"head dim {head_width} × {names['rotary']} {factor:g} = {rotary:g}"
     fix, alternatives = planned_fix(spec, problem)
+    if _rounded_up(spec, rotary, head_width):
+        yield Finding(
+            "DL103",
+            f"the rotary dimension is odd ({how}): transformers' {spec.model_type} builds its"
+            f" rotary table over even steps ({rotary + 1} channels) and slices the query by the"
+            f" table, so the model runs rotating {rotary + 1} channels, not the {rotary} stated."
+            f" State a fraction that gives an even width.{alternatives}",
+            anchor(spec, "rotary", "head_dim"),
+            fix=fix,
+            severity=Severity.WARNING,
+        )
+        return
     yield Finding(
         "DL103",
         f"the rotary dimension is odd or fractional ({how}): rotary embeddings rotate channel"
@@ -159,6 +171,30 @@ def check_rotary(spec: ModelSpec) -> Iterator[Finding]:
         f" fails.{alternatives}",
         anchor(spec, "rotary", "head_dim"),
         fix=fix,
+    )
+
+
+#: transformers model types whose attention slices the query by a rotary width computed from
+#: the config (``self.rotary_ndims = int(head_dim * partial_rotary_factor)``, GPT-J's
+#: ``rotary_dim``): an odd width there meets a rotary table one channel wider and the forward
+#: fails. The others slice by the table itself (``rotary_dim = cos.shape[-1]``: Llama's
+#: family, GLM, Nemotron, Moonshine), which ``arange(0, dim, 2)`` rounds up to even.
+ROTARY_SLICED_BY_CONFIG = frozenset(
+    {"gpt_neox", "gpt_neox_japanese", "gptj", "codegen", "persimmon", "phi", "stablelm", "clvp"}
+)
+
+
+def _rounded_up(spec: ModelSpec, rotary: float, head_width: int | None) -> bool:
+    """An odd rotated width that a transformers model rounds up to even and runs: a known
+    model type slicing by its table, a fraction (not a stated width), room in the head."""
+    return (
+        spec.known_type
+        and spec.model_type not in ROTARY_SLICED_BY_CONFIG
+        and spec.rotary_dim is None
+        and spec.memo.get(FRAMEWORK) is None
+        and head_width is not None
+        and float(rotary).is_integer()
+        and rotary + 1 <= head_width
     )
 
 

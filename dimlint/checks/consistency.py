@@ -29,9 +29,13 @@ def check_sliding_window(spec: ModelSpec) -> Iterator[Finding]:
     if spec.layer_types is not None:
         sliding_layers = sum(1 for kind in spec.layer_types.value if kind in SLIDING_LAYER_TYPES)
     other_window = any(spec.raw.get(key) for key in WINDOW_KEYS)
+    # An absent window is "not set" only where the class's defaults are known: an unidentified
+    # class (transformers' T5Gemma2 test builds its text config through
+    # ``self.text_config_class(layer_types=…)``, whose class defaults the window to 4096) may
+    # give it one.
     if (
         sliding_layers
-        and (window is None or window.value == 0)
+        and (window.value == 0 if window is not None else spec.known_type)
         and not other_window
         and "sliding_window" not in spec.invalid
     ):
@@ -326,8 +330,15 @@ def _check_rope_lengths(
         if total != half:
             yield Finding(
                 "DL604",
-                f"mrope_section sums to {total} but the rotary half-width is {half} (head dim"
-                f" {head_width} / 2): multimodal rope splits the rotary frequencies into these"
-                " sections, so they must add up to it.",
+                f"mrope_section sums to {total} but the rotary half-width is {half}"
+                f" ({_half_width(head_width, fraction)}): multimodal rope splits the rotary"
+                " frequencies into these sections, so they must add up to it.",
                 at("mrope_section"),
             )
+
+
+def _half_width(head_width: int, fraction: float) -> str:
+    """How the rotary half-width is computed, for a message."""
+    if fraction == 1:
+        return f"head dim {head_width} / 2"
+    return f"head dim {head_width} × {fraction:g} / 2"

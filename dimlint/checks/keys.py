@@ -187,8 +187,11 @@ def _same_kind(spec: ModelSpec, key: str, field: str) -> bool:
 
 @functools.cache
 def _own_fields(model_type: str | None) -> frozenset[str]:
+    """The type's fields and the names its ``attribute_map`` maps onto them (VipLLaVA's
+    ``vision_feature_layers`` is ``vision_feature_layer``): keys the class reads."""
     arch = architectures.lookup(model_type) if model_type else None
-    return (arch.fields if arch else DIMENSION_KEYS) | architectures.base_fields()
+    own = (arch.fields | frozenset(arch.aliases)) if arch else DIMENSION_KEYS
+    return own | architectures.base_fields()
 
 
 @functools.cache

@@ -136,6 +136,25 @@ LEGACY_FIRST: dict[str, str] = {"hidden": "n_embed"}
 #: ``embed_dim`` (1280) wide (``Qwen2VLVisionConfig``; ``VisionAttention(embed_dim, num_heads)``).
 OWN_WIDTH_KEYS: dict[str, dict[str, str]] = {"qwen2_vl_vision": {"hidden": "embed_dim"}}
 
+#: Fields whose other spellings, where the config class declares one with a default, are that
+#: field's default: a class that declares its head width under another name (the T5 family's
+#: ``d_kv`` without T5's ``attribute_map`` entry: Switch Transformers, Pix2Struct, Pop2Piano,
+#: UDOP; Reformer's ``attention_head_size``) builds its attention as heads × that width, so the
+#: head width is explicit even when the config leaves it out (``SwitchTransformersConfig(
+#: d_model=8)`` runs 12 heads of 64). Other fields take no default from a spelling: there
+#: the class's own field can mean something else (Swin's ``embed_dim`` is the first stage's
+#: width, Mamba-2's ``num_heads`` its SSM heads, BART's ``encoder_ffn_dim`` one stack's FFN).
+DECLARED_SPELLING_DEFAULTS = frozenset({"head_dim"})
+
+#: Fields a config class must declare (under its standard name, its alias or a spelling) for a
+#: written value to be the model's: a single-model class without attention heads (SwiftFormer,
+#: ResNet, ConvNeXt, Mamba) keeps a ``num_attention_heads`` it is given as a stray attribute its
+#: model never reads — transformers' own ``ConfigTester(config_class=SwiftFormerConfig,
+#: hidden_size=32, num_attention_heads=12)`` passes — so no rule judges it. Composite classes
+#: (Qwen2-VL, LLaVA) still read it: their flat legacy configs state the text model's heads at the
+#: top level.
+DECLARED_ONLY = frozenset({"heads"})
+
 #: Dimensions without which the core rules cannot run (DL005 when absent with no default).
 REQUIRED_FIELDS = ("hidden", "heads", "layers", "vocab")
 
@@ -319,21 +338,27 @@ def _field_plan(
     arch = architectures.lookup(model_type) if model_type else None
     if arch is None:
         return _UNTYPED_PLAN
-    plan = []
+    plan: list[tuple[str, tuple[tuple[str, str], ...], int, Located[int] | None]] = []
     own_widths = OWN_WIDTH_KEYS.get(model_type or "", {})
     for name, (standard, spellings) in INT_FIELDS.items():
         own_key = own_widths.get(name, arch.attribute(standard))
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        if name in DECLARED_ONLY and not arch.sub_configs and arch.fields.isdisjoint(keys):
+            plan.append((name, (), 0, None))  # the class has no such dimension
+            continue
         legacy = LEGACY_FIRST.get(name)
         if legacy is not None and legacy in arch.fields:
             keys = (legacy, *(key for key in keys if key != legacy))
         # Standard names are read even where they are not declared fields: modeling code reads
         # them with getattr (GLM-4.5's head_dim is not a Glm4MoeConfig field, yet it is used).
         minimum = 0 if name in ZERO_ALLOWED else 1
+        default_key = own_key
+        if name in DECLARED_SPELLING_DEFAULTS and own_key not in arch.fields:
+            default_key = next((key for key in spellings if key in arch.fields), own_key)
         default: Located[int] | None = None
-        value = arch.defaults.get(own_key)
+        value = arch.defaults.get(default_key)
         if is_dimension(value) and value >= minimum:
-            default = Located(value, own_key, None, "default")
+            default = Located(value, default_key, None, "default")
         plan.append((name, _tokens(keys), minimum, default))
     return tuple(plan)
 

@@ -255,7 +255,9 @@ def _from_instance(candidate: Candidate) -> bool:
 
 
 def _states_a_dimension(candidate: Candidate) -> bool:
-    """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not)."""
+    """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not),
+    itself or in a sub-config (``LlavaConfig(text_config=self.text_config)`` over a tester's
+    dict default)."""
     from dimlint.config.trainingkeys import VIT_RENAMES, width_is_width
     from dimlint.sources.python.configs import ALL_DIMENSION_KEYS
 
@@ -263,11 +265,15 @@ def _states_a_dimension(candidate: Candidate) -> bool:
     keys = (
         ALL_DIMENSION_KEYS | VIT_RENAMES.keys() if width_is_width(members) else ALL_DIMENSION_KEYS
     )
-    return any(
-        isinstance(m.value.value, int) and not isinstance(m.value.value, bool)
-        for key, m in members.items()
-        if key in keys
-    )
+    stack = [tuple(members.values())]
+    while stack:
+        for m in stack.pop():
+            value = m.value.value
+            sized = isinstance(value, int) and not isinstance(value, bool)
+            if sized and m.key in keys:
+                return True
+            stack.append(m.value.members)
+    return False
 
 
 def _states(candidate: Candidate, specs: CandidateSpecs, pointer: str | None) -> bool:

@@ -61,6 +61,31 @@ def _legacy_keys(config_class: Any) -> set[str]:
     return set(_KWARGS_READ.findall(source))
 
 
+#: A rotated fraction the class sets in ``__post_init__`` when none is given, as a literal
+#: (GLM's, GLM-4-MoE's, GLM-4V-MoE's, Nemotron's, Moonshine's ``kwargs.setdefault(
+#: "partial_rotary_factor", 0.5)``; GPT-NeoX's ``self.rope_parameters.setdefault(
+#: "partial_rotary_factor", kwargs.pop("rotary_pct", 0.25))``). It is no dataclass field, yet
+#: it is the default every config of the type gets; a fraction computed from other keys
+#: (MiniMax-M2's ``rotary_dim / self.head_dim``) is not a literal and is not recorded.
+_BC_FRACTION = re.compile(
+    r"""(?:kwargs|self\.rope_parameters)\.setdefault\(\s*["']partial_rotary_factor["']\s*,"""
+    r"""\s*(?:kwargs\.pop\(\s*["'][A-Za-z_]\w*["']\s*,\s*)?(\d+(?:\.\d+)?)\s*\)"""
+)
+
+
+def _set_fraction(config_class: Any) -> float | None:
+    """The literal rotated fraction ``config_class`` itself sets by default, if one."""
+    try:
+        source = inspect.getsource(config_class)
+    except (OSError, TypeError):
+        return None
+    found = {float(match) for match in _BC_FRACTION.findall(source)}
+    if len(found) != 1:
+        return None
+    (fraction,) = found
+    return fraction if 0 < fraction <= 1 else None
+
+
 def _describe(
     config_class: Any,
     base_fields: frozenset[str],
@@ -91,6 +116,9 @@ def _describe(
         ok, value = _to_json(field.default)
         if ok:
             defaults[field.name] = value
+    fraction = _set_fraction(config_class)
+    if fraction is not None and "partial_rotary_factor" not in defaults:
+        defaults["partial_rotary_factor"] = fraction
     return {
         "aliases": dict(config_class.attribute_map),
         "defaults": defaults,

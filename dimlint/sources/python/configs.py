@@ -73,6 +73,12 @@ X_LAYER_STACKS = frozenset({"Decoder", "Encoder", "CrossAttender", "AttentionLay
 TEST_DOUBLES = frozenset(
     {"SimpleNamespace", "Namespace", "Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock"}
 )
+#: The keyword of a test helper that checks a config class's attributes, not a model:
+#: transformers' ``ConfigTester(self, config_class=SwiftFormerConfig, hidden_size=32,
+#: num_attention_heads=12)`` (in its test suites and those that vendor them) sets each keyword
+#: on the class and round-trips it through JSON and ``from_pretrained``; values are chosen to be
+#: odd (``hidden_size=37`` over BERT's 12 heads) and no model is ever built from them.
+CONFIG_TEST_KEYWORD = "config_class"
 #: Keywords that make a call or dict a config when two of these groups are present.
 DIMENSION_GROUPS = tuple(field_keys(field) for field in ("hidden", "heads", "layers"))
 ALL_DIMENSION_KEYS = frozenset(
@@ -136,6 +142,15 @@ class Candidate:
         #: The training framework whose config class this is ("megatron" for megatron-core's
         #: ``TransformerConfig`` family and NeMo's subclasses), by what the file imports.
         self.framework: str | None = None
+
+
+def _nested_uses(members: Iterable[Member], into: set[int]) -> None:
+    """The written values of every key nested in these members' dict values (not their own)."""
+    stack = [member.value.members for member in members]
+    while stack:
+        for member in stack.pop():
+            into.add(id(member.use))
+            stack.append(member.value.members)
 
 
 def is_test_module(path: str) -> bool:
@@ -413,6 +428,7 @@ class Extractor:
     def site_candidates(self, is_layer: Callable[[cst.Call], bool]) -> list[Candidate]:
         """Candidates of calls and dict literals; ``is_layer(call)`` marks torch.nn layers."""
         found: list[Candidate] = []
+        nested: set[int] = set()  # the values a call reads as its sub-configs' keys
         for site in self.scan.sites:
             node = site.node
             if id(node) in self._consumed:
@@ -425,8 +441,19 @@ class Extractor:
                 candidate = self._dict(node, site.frames)
             if candidate is not None:
                 self._consume(candidate.members.values())
+                if candidate.kind == "call":
+                    _nested_uses(candidate.members.values(), nested)
                 found.append(candidate)
-        return found
+        # A dict a later call reads as a sub-config through a name (transformers' testers:
+        # ``text_config={…}`` as an ``__init__`` default, ``Glm4vMoeConfig(text_config=
+        # self.text_config)``) is that call's, read with its sub-config's type and defaults:
+        # not a second, untyped config of its own.
+        return [
+            candidate
+            for candidate in found
+            if candidate.kind != "dict"
+            or not all(id(member.use) in nested for member in candidate.members.values())
+        ]
 
     def _consume(self, members: Iterable[Member]) -> None:
         """Dicts nested in a candidate are part of it (sub-configs), not candidates of their own."""
@@ -470,7 +497,7 @@ class Extractor:
             candidate = Candidate("call", f"{last}(...)", node.func, own)
             candidate.framework = framework
             return candidate
-        if last in TEST_DOUBLES and self.in_tests:
+        if self.in_tests and (last in TEST_DOUBLES or CONFIG_TEST_KEYWORD in own):
             return None
         if has_dimensions(sized_keys(own)):
             candidate = Candidate("call", f"{last}(...)", node.func, own)

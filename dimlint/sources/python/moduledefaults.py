@@ -39,6 +39,7 @@ from dimlint.sources.python.configs import (
 )
 from dimlint.sources.python.dotted import dotted_name
 from dimlint.sources.python.scan import Scan, Site
+from dimlint.sources.python.specs import MODULE_NAMES
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member
 
 #: The head width under the names normalization knows.
@@ -96,10 +97,21 @@ def defaults_candidate(site: Site, evaluator: Evaluator) -> Candidate | None:
     if function is None:
         return None
     params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    # The module's own head width is the plainest name of those that set one: lucidrains'
+    # ``SigLIPVAT(dim_head=64, self_attn_dim_head=32)`` sizes its heads by ``dim_head``, the
+    # prefixed one another attention's.
+    widths = [
+        p.name.value
+        for p in every
+        if p.name.value not in HEAD_DIM_KEYS and _HEAD_WIDTH.search(p.name.value)
+    ]
+    named = any(p.name.value in HEAD_DIM_KEYS for p in every)  # ``head_dim`` itself wins
+    own_width = min(widths, key=len) if widths and not named else None
     members: dict[str, Member] = {}
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+    for param in every:
         name = param.name.value
-        head_width = name not in HEAD_DIM_KEYS and _HEAD_WIDTH.search(name) is not None
+        head_width = name == own_width
         default = param.default
         value = evaluator.evaluate(default, site.frames).value if default else None
         if default is None or value is UNKNOWN or value is None:
@@ -114,7 +126,7 @@ def defaults_candidate(site: Site, evaluator: Evaluator) -> Candidate | None:
         for key, member in members.items()
         if isinstance(member.value.value, int) and not isinstance(member.value.value, bool)
     ]
-    if not has_dimensions(sized):
+    if not has_dimensions([MODULE_NAMES.get(key, key) for key in sized]):
         return None
     candidate = Candidate("class", node.name.value, node.name, members)
     candidate.framework = OWN_MODULE  # its own code: what rules say names no framework

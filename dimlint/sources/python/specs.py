@@ -43,7 +43,7 @@ from typing import Any
 from dimlint.config.geometry import llama_ffn
 from dimlint.config.normalize import INT_FIELDS, field_keys, specs_for_document
 from dimlint.config.pointers import escape_pointer_token
-from dimlint.config.spec import INT_FIELD_NAMES, READ_ONLY, Located, ModelSpec
+from dimlint.config.spec import INT_FIELD_NAMES, OWN_MODULE, READ_ONLY, Located, ModelSpec
 from dimlint.config.trainingkeys import (
     MEGATRON_MLA_NAMES,
     VIT_RENAMES,
@@ -70,6 +70,9 @@ X_TRANSFORMERS_NAMES = {
     "attn_kv_heads": "num_key_value_heads",
     "attn_dim_head": "head_dim",
 }
+#: A torch module's own parameters in lucidrains' style (``SigLIP(dim=1152, depth=27,
+#: heads=16)``, as x-transformers' stacks): its heads and its layers.
+MODULE_NAMES = {"heads": "num_attention_heads", "depth": "num_hidden_layers"}
 #: Keys only litgpt's ``Config`` uses: their presence selects litgpt's meaning of the others.
 LITGPT_MARKERS = frozenset(
     {
@@ -149,6 +152,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
     renames = {**(LITGPT_NAMES if litgpt else {}), **_megatron_names(keys)}
     if candidate.framework == "x-transformers":
         renames.update(X_TRANSFORMERS_NAMES)
+    if candidate.framework == OWN_MODULE:
+        renames.update(MODULE_NAMES)
     if candidate.framework == "nanogpt":
         renames.update(NANOGPT_NAMES)
     if hidden_dim_is_width(keys):  # levanter, bd3lms/mdlm: ``hidden_dim`` is the width
