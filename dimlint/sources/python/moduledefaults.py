@@ -111,14 +111,14 @@ def defaults_candidate(site: Site, evaluator: Evaluator) -> Candidate | None:
     members: dict[str, Member] = {}
     for param in every:
         name = param.name.value
-        head_width = name == own_width
+        head_width = name == own_width or name in HEAD_DIM_KEYS
         default = param.default
         value = evaluator.evaluate(default, site.frames).value if default else None
         if default is None or value is UNKNOWN or value is None:
             if head_width:
                 return None  # a head width the caller passes: the heads need not divide
             continue
-        key = "head_dim" if head_width else name  # lucidrains' ``dim_head=64``
+        key = "head_dim" if name == own_width else name  # lucidrains' ``dim_head=64``
         evaluated = evaluator.evaluate(default, site.frames)
         members[key] = Member(name, param.name, "identifier", default, evaluated)
     sized = [
