@@ -20,7 +20,7 @@ SAMPLE = ("smollm3", "mllama", "llama4", "kimi_linear", "deepseek_v4", "qwen3_vl
 
 
 def test_recorded_for_the_pinned_transformers() -> None:
-    text = derived_lists._data()[:200].decode()
+    text = derived_lists.TABLE.data[:200].decode()
     assert f'"transformers_version": "{transformers.__version__}"' in text
     assert templates.transformers_version() == transformers.__version__
 

@@ -33,11 +33,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dimlint.config.rowtable import RowTable
 from dimlint.records import Record
 
 #: ``dimlint/data``: two packages up from this module.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA_FILE = os.path.join(_PACKAGE_DIR, "data", "load_names.json")
+_TABLE = RowTable(DATA_FILE)
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
 _NATURAL = re.compile(r"(\d+)")
 #: Operations of a converter whose effect on shapes is replayed: stacking one tensor per
@@ -50,33 +52,16 @@ def fold(name: str) -> str:
     return _INDEX.sub("*", name)
 
 
-@functools.cache
-def _text() -> str:
-    try:
-        with open(DATA_FILE, encoding="utf-8") as handle:
-            return handle.read()
-    except OSError:
-        return ""
-
-
-@functools.cache
-def _row_offsets() -> dict[str, int]:
-    return {
-        json.loads(match.group(1)): match.end()
-        for match in re.finditer(r'\n    ("(?:[^"\\]|\\.)*"): ', _text())
-    }
-
-
 def transformers_version() -> str:
     """The transformers release the rows were learned from ("" without the file)."""
-    match = re.search(r'"transformers_version": "([^"]*)"', _text()[:200])
+    match = re.search(r'"transformers_version": "([^"]*)"', _TABLE.data[:200].decode())
     return match.group(1) if match else ""
 
 
 @functools.cache
 def _legacy() -> list[Any]:
     """The renames every class applies after its own (on the table's second line)."""
-    match = re.search(r'\n  "legacy": (.*),\n', _text()[:20000])
+    match = re.search(rb'\n  "legacy": (.*),\n', _TABLE.data[:20000])
     if match is None:
         return []
     parsed = json.loads(match.group(1))
@@ -86,13 +71,8 @@ def _legacy() -> list[Any]:
 @functools.cache
 def row(model_type: str) -> dict[str, Any] | None:
     """The learned row of ``model_type`` (its classes), or None."""
-    start = _row_offsets().get(model_type)
-    if start is None:
-        return None
-    text = _text()
-    end = text.index("\n", start)
-    parsed: dict[str, Any] = json.loads(text[start:end].rstrip(","))
-    return parsed
+    found = _TABLE.row(model_type)
+    return found if isinstance(found, dict) else None
 
 
 class Transform:

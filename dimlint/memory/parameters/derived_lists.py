@@ -11,33 +11,18 @@ as learned. Like the other tables, one model type per line; only the line asked 
 from __future__ import annotations
 
 import functools
-import json
 import os
 from typing import Any
 
+from dimlint.config.rowtable import RowTable
+
 #: ``dimlint/data``: two packages up from this module.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DATA_FILE = os.path.join(_PACKAGE_DIR, "data", "derived_lists.json")
-
-
-@functools.cache
-def _data() -> bytes:
-    try:
-        with open(DATA_FILE, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return b""
+TABLE = RowTable(os.path.join(_PACKAGE_DIR, "data", "derived_lists.json"))
 
 
 @functools.cache
 def defaults(model_type: str) -> dict[str, Any]:
     """Dotted path → the list or dict ``model_type``'s default config derives there."""
-    data = _data()
-    key = f"\n    {json.dumps(model_type)}: ".encode()
-    found = data.find(key)
-    if found < 0:
-        return {}
-    start = found + len(key)
-    end = data.index(b"\n", start)
-    parsed: dict[str, Any] = json.loads(data[start:end].rstrip(b","))
-    return parsed
+    found = TABLE.row(model_type)
+    return found if isinstance(found, dict) else {}

@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from dimlint.config import architectures
+from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
@@ -41,6 +42,7 @@ from dimlint.records import Record
 #: ``dimlint/data``: two packages up from this module.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA_FILE = os.path.join(_PACKAGE_DIR, "data", "shapes.json")
+_TABLE = RowTable(DATA_FILE)
 
 Term = tuple[Fraction, tuple[tuple[str, int], ...]]
 
@@ -61,27 +63,9 @@ class Tensor(Record):
         return total
 
 
-@functools.cache
-def _data() -> bytes:
-    """The table as bytes: a lookup decodes one row, not the whole 6 MB file."""
-    try:
-        with open(DATA_FILE, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return b""
-
-
-@functools.cache
-def _row_offsets() -> dict[str, int]:
-    return {
-        json.loads(match.group(1)): match.end()
-        for match in re.finditer(rb'\n    ("(?:[^"\\]|\\.)*"): ', _data())
-    }
-
-
 def transformers_version() -> str:
     """The transformers release the templates were learned from ("" without the file)."""
-    match = re.search(rb'"transformers_version": "([^"]*)"', _data()[:200])
+    match = re.search(rb'"transformers_version": "([^"]*)"', _TABLE.data[:200])
     return match.group(1).decode() if match else ""
 
 
@@ -89,7 +73,7 @@ def transformers_version() -> str:
 def generic_mentions() -> frozenset[str]:
     """Shape-like names transformers' generic model and config code mentions (recorded once
     beside the rows): a stated key among them may be read for any model type."""
-    match = re.search(rb'\n  "generic_mentions": (\[[^\n]*\]),\n', _data()[:1_000_000])
+    match = re.search(rb'\n  "generic_mentions": (\[[^\n]*\]),\n', _TABLE.data[:1_000_000])
     if match is None:
         return frozenset()
     return frozenset(str(name) for name in json.loads(match.group(1)))
@@ -98,21 +82,13 @@ def generic_mentions() -> frozenset[str]:
 @functools.cache
 def row(model_type: str) -> dict[str, Any] | None:
     """The learned row of ``model_type``, or None when there is none."""
-    data = _data()
-    # One substring search finds the row (indexing every row first would cost more).
-    key = f"\n    {json.dumps(model_type)}: ".encode()
-    found = data.find(key)
-    if found < 0:
-        return None
-    start = found + len(key)
-    end = data.index(b"\n", start)
-    parsed: dict[str, Any] = json.loads(data[start:end].rstrip(b","))
-    return parsed
+    found = _TABLE.row(model_type)
+    return found if isinstance(found, dict) else None
 
 
 def model_type_names() -> list[str]:
     """Every model type with a row."""
-    return list(_row_offsets())
+    return list(_TABLE.offsets)
 
 
 def _terms(expression: Any) -> list[Term] | None:
