@@ -1358,18 +1358,9 @@ def mentioned(config: Any) -> list[str]:
     ``num_nextn_predict_layers``, gpt-oss's ``experts_per_token``): it cannot shape a tensor.
     A name read under a computed spelling (``getattr(config, f"{x}_dim")``) would escape a
     word search; the fragments such code joins are words of the same sources."""
-    import inspect
-
     declared = set(config.to_dict()) | set(_declared(type(config)))
     declared |= set(getattr(config, "attribute_map", {}) or {})
-    sources: list[str] = []
-    for klass in type(config).__mro__:
-        if str(getattr(klass, "__module__", "")).startswith("transformers.models."):
-            try:
-                sources.append(inspect.getsource(klass))
-            except (OSError, TypeError):
-                continue
-    sources.extend(undeclared_reads.model_sources(type(config).__module__))
+    sources = _class_sources(config)
     generic = set(generic_mentions())
     return sorted(
         word
