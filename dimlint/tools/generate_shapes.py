@@ -301,7 +301,7 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             and not any(size % value == 0 or value % size == 0 for size in sizes if size > 1)
         ):
             continue  # divides no size and no size divides it: it shapes no tensor
-        if time.monotonic() > deadline:
+        if time.process_time() > deadline:
             learned.fixed.add(path)
             continue
         outcome: tuple[dict[str, int], Groups] | None = None
@@ -943,7 +943,7 @@ def learn(
             return learn(model_type, budget_s, undeclared=False, strings=strings)
     base_values = _values(config)
     learned = _Learned(base_values, built[primary][1], {**extras, **rebased})
-    _learn_fields(built[primary][0], config, learned, time.monotonic() + budget_s)
+    _learn_fields(built[primary][0], config, learned, time.process_time() + budget_s)
     if learned.fixed & (set(extras) | set(rebased)):
         return learn(model_type, budget_s, undeclared=False, strings=strings)
     derived = _derived(config) - set(extras) - set(rebased)
@@ -1561,30 +1561,31 @@ def _declared_of(config: Any, paths: Sequence[str]) -> dict[str, object]:
 
 
 class _OverBudget(Exception):
-    """A model type ran past its wall-clock limit."""
+    """A model type ran past its CPU-time limit."""
 
 
 def _bounded_learn(model_type: str, limit_s: float, budget_s: float = 12.0) -> dict[str, object]:
-    """:func:`learn` under a hard wall-clock limit (``SIGALRM``, where the platform has it):
-    one type whose default builds slowly (or a class that waits on something) must not stall
-    the table; it gets an ``error`` row and the run-time falls back to the family recipes."""
+    """:func:`learn` under a hard limit of CPU time (``SIGPROF``, where the platform has it):
+    one type whose default builds slowly must not stall the table; it gets an ``error`` row and
+    the run-time falls back to the family recipes. CPU time, not wall clock, so that a table
+    generated on busy cores learns what one generated on idle cores learns."""
     import signal
 
-    if not hasattr(signal, "SIGALRM") or limit_s <= 0:
+    if not hasattr(signal, "SIGPROF") or limit_s <= 0:
         return learn(model_type, budget_s)
 
     def expire(signum: int, frame: object) -> None:
         raise _OverBudget
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, limit_s)
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, limit_s)
     try:
         return learn(model_type, budget_s)
     except _OverBudget:
         return {"classes": {}, "unbuilt": {}, "error": f"over {limit_s:.0f}s"}
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def generate(
@@ -1597,7 +1598,7 @@ def generate(
     """Learn every model type of the installed transformers (or those in ``only``); with
     ``cache``, rows already in that JSON-lines file are reused and new ones appended (a type
     named in ``only`` is relearned and its new row appended, which wins on reading). Each type
-    is bounded by ``limit_s`` seconds of wall clock, its field learning by ``budget_s`` (past
+    is bounded by ``limit_s`` seconds of CPU time, its field learning by ``budget_s`` (past
     it, the fields not yet changed are ``fixed``: a composite type whose builds are slow, such
     as Gemma-3, needs more to learn its towers' fields)."""
     from transformers.models.auto import configuration_auto
@@ -1683,11 +1684,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--cache", type=Path, help="JSON-lines file of rows to resume from")
+    parser.add_argument("--limit", type=float, default=300.0, help="CPU seconds per model type")
     parser.add_argument(
-        "--limit", type=float, default=300.0, help="wall-clock seconds per model type"
-    )
-    parser.add_argument(
-        "--budget", type=float, default=12.0, help="seconds of field learning per model type"
+        "--budget", type=float, default=12.0, help="CPU seconds of field learning per model type"
     )
     parser.add_argument(
         "--refresh",
