@@ -6,7 +6,9 @@ DL606 needs to know, without importing transformers, whether the class a config 
 built. transformers registers every class under the model types it serves in the
 ``MODEL_*_MAPPING_NAMES`` tables of ``models/auto/modeling_auto.py``; this module inverts them
 and writes ``dimlint/data/classes.json`` (one class per line, read lazily by
-:mod:`dimlint.config.model_classes`).
+:mod:`dimlint.config.model_classes`). Beside it, per model type, the one class ``AutoModel`` and
+``AutoModelForCausalLM`` build from its config (``auto``): the encoder-decoder composites build
+their towers through those two (see :mod:`dimlint.memory.parameters.composed`).
 
 Usage: ``python -m dimlint.tools.generate_classes [--output PATH] [--check]``
 """
@@ -22,14 +24,20 @@ from pathlib import Path
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "classes.json"
 
 
-def collect() -> tuple[str, dict[str, list[str]]]:
-    """(transformers version, {class name: sorted model types}) from the installed release."""
+#: The ``auto`` roles and the tables transformers' auto classes read them from.
+AUTO_TABLES = {"base": "MODEL_MAPPING_NAMES", "causal_lm": "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"}
+
+
+def collect() -> tuple[str, dict[str, list[str]], dict[str, dict[str, str]]]:
+    """(transformers version, {class name: sorted model types}, {model type: {role: class}})
+    from the installed release. A type mapped to several classes (Funnel's two base models,
+    chosen by the config's ``architectures``) gets no entry for that role."""
     import transformers
-    import transformers.models.auto.modeling_auto as auto
+    import transformers.models.auto.modeling_auto as auto_tables
 
     classes: dict[str, set[str]] = {}
-    for name in dir(auto):
-        table = getattr(auto, name)
+    for name in dir(auto_tables):
+        table = getattr(auto_tables, name)
         if not name.endswith("_MAPPING_NAMES") or not isinstance(table, dict):
             continue
         for model_type, value in table.items():
@@ -37,16 +45,32 @@ def collect() -> tuple[str, dict[str, list[str]]]:
             for cls in names:
                 if isinstance(cls, str) and not cls.endswith("Config"):
                     classes.setdefault(cls, set()).add(str(model_type))
-    return transformers.__version__, {cls: sorted(types) for cls, types in sorted(classes.items())}
+    auto: dict[str, dict[str, str]] = {}
+    for role, table_name in AUTO_TABLES.items():
+        for model_type, value in getattr(auto_tables, table_name).items():
+            if isinstance(value, str):
+                auto.setdefault(str(model_type), {})[role] = value
+    return (
+        transformers.__version__,
+        {cls: sorted(types) for cls, types in sorted(classes.items())},
+        {model_type: auto[model_type] for model_type in sorted(auto)},
+    )
 
 
-def render(version: str, classes: dict[str, list[str]]) -> str:
-    """One class per line, so a lookup can parse a single row."""
+def render(version: str, classes: dict[str, list[str]], auto: dict[str, dict[str, str]]) -> str:
+    """One class (then one model type) per line, so a lookup can parse a single row. The
+    ``auto`` rows are indented deeper than the class rows, so a class lookup never lands on
+    one."""
     rows = [f"    {json.dumps(cls)}: {json.dumps(types)}" for cls, types in classes.items()]
+    auto_rows = [
+        f"      {json.dumps(model_type)}: {json.dumps(roles, sort_keys=True)}"
+        for model_type, roles in auto.items()
+    ]
     return (
         "{\n"
         f'  "transformers_version": {json.dumps(version)},\n'
-        '  "classes": {\n' + ",\n".join(rows) + "\n  }\n}\n"
+        '  "classes": {\n' + ",\n".join(rows) + "\n  },\n"
+        '  "auto": {\n' + ",\n".join(auto_rows) + "\n  }\n}\n"
     )
 
 

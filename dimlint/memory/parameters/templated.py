@@ -10,9 +10,11 @@ sub-config whose fields shape each tensor.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
+from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
 from dimlint.memory.parameters.templates import Refusal, Tensor, learned_tensors
 
 _EMBEDDING = re.compile(
@@ -50,13 +52,27 @@ def _routing(specs: list[ModelSpec]) -> tuple[int, int] | None:
     return None
 
 
+def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
+    """The document's tensors: an encoder-decoder composite's from its two towers' own
+    templates (:mod:`~dimlint.memory.parameters.composed`), falling back on the composite's
+    template only where both towers are the types it was learned with; any other model type's
+    from its template."""
+    if not is_composite(raw, architecture):
+        return learned_tensors(raw, architecture)
+    composed = composed_tensors(raw)
+    if isinstance(composed, Refusal) and default_towers(raw):
+        learned = learned_tensors(raw, architecture)
+        return composed if isinstance(learned, Refusal) else learned
+    return composed
+
+
 def templated_parameters(
     specs: list[ModelSpec], architecture: str
 ) -> tuple[int, int, int, tuple[tuple[str, int], ...], tuple[str, ...]] | Refusal:
     """``(total, active, embedding, components, notes)`` of the document, or why its model type
     has no usable template (the family recipes then apply, unverified where it says so)."""
     top = specs[0]
-    tensors = learned_tensors(top.raw, architecture)
+    tensors = _tensors(top.raw, architecture)
     if isinstance(tensors, Refusal):
         return tensors
     total = sum(tensor.numel for tensor in tensors)

@@ -501,6 +501,37 @@ _RUNTIME_FLAGS = frozenset(
 )  # fmt: skip
 
 
+#: Fields whose class default is None and whose stated value the modeling code uses in place
+#: of another field's (in transformers 5.24, TrOCR's cross-attention keys and values take
+#: ``cross_attention_hidden_size`` as their input width instead of ``d_model``; the
+#: encoder-decoder composites and MusicGen only compare it with the encoder's width). A
+#: generator that varies numbers never moves a None default, so no template learned them.
+_STAND_INS = {"cross_attention_hidden_size": "hidden_size"}
+
+
+def _unlearned_stand_in(
+    raw: dict[str, Any], model_type: str, learned: dict[str, Any], values: _Values
+) -> str | None:
+    """Why a stated stand-in width (:data:`_STAND_INS`) the row never learned may change the
+    tensors, or None: stated equal to the field it stands in for, it changes nothing."""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return None
+    known = set(learned.get("examined", [])) | set(learned.get("defaults", {}))
+    known |= set(learned.get("declared", {})) | set(learned.get("derived", {}))
+    for key, standard in _STAND_INS.items():
+        stated = raw.get(key)
+        if stated is None or key in known or key not in record.fields:
+            continue
+        replaced = values.get(record.attribute(standard))
+        if stated != replaced:
+            return (
+                f"{key} = {stated} was never learned for {model_type} (it replaces the"
+                f" {standard} {replaced} some layers are sized by)"
+            )
+    return None
+
+
 def class_for(learned: dict[str, Any], architecture: str) -> str | None:
     """The class whose template applies: the one ``architectures`` names, else the class
     the generator learned from (the causal LM or conditional-generation class)."""
@@ -589,6 +620,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if isinstance(forced, str):
         return Refusal(forced, True)
     values = _Values(raw, learned, {**forced, "num_labels": labels})
+    stand_in = _unlearned_stand_in(raw, model_type, learned, values)
+    if stand_in is not None:
+        return Refusal(stand_in, True)
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
@@ -674,6 +708,25 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if unlearned is not None:
         return Refusal(unlearned, True)
     return tensors
+
+
+def class_value(raw: dict[str, Any], standard: str) -> int | None:
+    """The integer a standard field (``hidden_size``) of the config ``raw`` holds once its
+    class has read it (stated under any spelling its ``attribute_map`` knows, derived as
+    ``__post_init__`` derives it, else the class default), or None where the learned row cannot
+    say: the same values the template evaluates its shapes with."""
+    model_type = raw.get("model_type")
+    learned = row(model_type) if isinstance(model_type, str) else None
+    record = architectures.lookup(model_type) if isinstance(model_type, str) else None
+    if learned is None or record is None or not isinstance(model_type, str):
+        return None
+    raw = folded(raw, model_type)
+    learned = _variant(raw, learned)
+    read = _as_the_class_reads(raw, model_type, learned)
+    forced = _string_fields(read, learned)
+    if isinstance(forced, str):
+        return None
+    return _Values(read, learned, forced).get(record.attribute(standard))
 
 
 def _label_regime(record: dict[str, Any], labels: int) -> dict[str, Any]:
