@@ -418,9 +418,28 @@ def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any
             and key not in text
             and _SHAPE_KEY.search(key) is not None
             and (not isinstance(mentions, list) or key in mentions or key in generic_mentions())
+            and not _mirrors_text(raw, key, value, record, learned)
         ):
             return key
     return None
+
+
+def _mirrors_text(
+    raw: dict[str, Any],
+    key: str,
+    value: int,
+    record: architectures.Architecture,
+    learned: dict[str, Any],
+) -> bool:
+    """Whether the undeclared top-level ``key`` of a composite config repeats, at the same
+    value, the field of its language model the template reads (``text_config.key``): older
+    releases of the class kept such a mirror (Voxtral's and LLaVA's ``vocab_size``), today's
+    sets it as a plain attribute. Code that reads either one reads the value the template
+    counted with (transformers' generic code reaches the language model's through
+    ``get_text_config()``), so the key is inert; at another value it is not known to be."""
+    if "text_config" not in record.sub_configs or not isinstance(raw.get("text_config"), dict):
+        return False
+    return _Values(raw, learned).get(f"text_config.{key}") == value
 
 
 def _flat_text_fields(
@@ -442,11 +461,15 @@ _SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hid
 
 def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
     """Why a sub-config of another model type than the template's cannot be counted by it (a
-    vision-encoder-decoder whose decoder is GPT-2, not the default BERT), or None: the
-    template reads fields of its sub-model's config class (``decoder.type_vocab_size``), and a
-    stated sub-model whose class lacks one the declared sub-model class has is another model.
-    (Only such fields tell: a class may build another sub-model type by default than the one
-    its table declares, RF-DETR's DINOv2 backbone.)"""
+    LLaVA whose language model is Qwen2, not the default Llama), or None: the template reads
+    fields of its sub-model's config class (``text_config.attention_bias``), and a stated
+    sub-model of another registered type is another model, whether or not its class has those
+    fields. A stated type transformers does not register is left to the field check: a class
+    whose sub-config has a fixed class ignores the label (Florence-2's ``davit``), and one
+    that resolves it through AutoConfig refuses the config. (A class may also build another
+    sub-model type by default than the one its table declares, RF-DETR's DINOv2 backbone: a
+    sub-config stating no type is the class's default, and a ``backbone_config``, which
+    transformers consolidates with its own utility, is left to the field check.)"""
     record = architectures.lookup(model_type)
     if record is None:
         return None
@@ -469,6 +492,14 @@ def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, A
             return (
                 f"{key}.model_type = {stated}: the template was learned with {default_type}"
                 f" ({key}.{missing[0]} is not a field of {stated})"
+            )
+        if other is not None and read and key != "backbone_config":
+            # A registered type: a sub-config the class resolves through AutoConfig builds that
+            # type's model (Qwen2's biased q/k/v where the template learned Llama's; DeiT's
+            # distillation token where it learned ViT), whose tensors the template never saw.
+            return (
+                f"{key}.model_type = {stated}: the template was learned with {default_type}"
+                f" and no build of a {stated} {key} was learned"
             )
     return None
 

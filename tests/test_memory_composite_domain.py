@@ -1,0 +1,84 @@
+"""Composite configs whose sub-configs or top-level keys lie outside what a template learned.
+
+- A sub-config of another registered model type than the one the composite's template was
+  learned with is another model (LLaVA with a Qwen2 language model has q/k/v biases the Llama
+  one lacks): never exact from that template, and the reason names the type.
+- A top-level key the composite's config class does not declare (older releases wrote
+  ``vocab_size`` beside ``text_config``) is inert when it repeats the language model's value:
+  Voxtral-Mini-3B's released config is exact; at another value it stays an estimate.
+
+Every count labelled exact is compared with the model transformers builds on the meta device.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from released_ground_truth import dimlint_count, transformers_count  # noqa: E402
+
+COMPOSITES = HERE / "data" / "composites"
+VOXTRAL = (
+    HERE
+    / "data"
+    / "released_configs"
+    / "tune"
+    / (
+        "tenstorrent__tt-metal__models__tt_transformers__model_params__Voxtral-Mini-3B-2507__config.json"
+    )
+)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        pytest.skip(f"{path.name} is absent")
+    with open(path, encoding="utf-8") as handle:
+        raw: dict[str, Any] = json.load(handle)
+    return raw
+
+
+def _truth(raw: dict[str, Any]) -> int:
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    transformers.logging.set_verbosity_error()
+    truth, why = transformers_count(raw)
+    assert truth is not None, why
+    return truth
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("llava_qwen2.json", "text_config.model_type = qwen2"),
+        ("llava_siglip.json", "vision_config.model_type = siglip_vision_model"),
+        ("mistral3_qwen3.json", "text_config.model_type = qwen3"),
+    ],
+)
+def test_other_sub_model_type_is_an_estimate(name: str, reason: str) -> None:
+    raw = _load(COMPOSITES / name)
+    ours, exact, notes = dimlint_count(raw)
+    truth = _truth(raw)
+    assert not exact, f"{ours} labelled exact (transformers: {truth})"
+    assert reason in notes
+
+
+def test_top_level_mirror_of_the_language_model_is_inert() -> None:
+    raw = _load(VOXTRAL)
+    assert raw["vocab_size"] == raw["text_config"]["vocab_size"]
+    ours, exact, notes = dimlint_count(raw)
+    assert exact, notes
+    assert ours == _truth(raw)
+
+
+def test_top_level_key_at_another_value_stays_an_estimate() -> None:
+    raw = _load(COMPOSITES / "voxtral_stray_vocab.json")
+    ours, exact, notes = dimlint_count(raw)
+    truth = _truth(raw)
+    assert not exact, f"{ours} labelled exact (transformers: {truth})"
+    assert "vocab_size is not a field of voxtral" in notes
