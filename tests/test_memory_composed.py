@@ -35,6 +35,7 @@ INSIDE = [
     COMPOSITES / "vit384_gpt2.json",
     COMPOSITES / "vit768_gpt2.json",
     COMPOSITES / "bert256_gpt2.json",
+    COMPOSITES / "bert256_gpt2_tie_encoder_decoder.json",  # no weight is shared across towers
     COMPOSITES / "w2v512_gpt2.json",
     COMPOSITES / "w2v512_out768_gpt2.json",
     COMPOSITES / "vit_trocr_same.json",
