@@ -135,6 +135,17 @@ LEGACY_FIRST: dict[str, str] = {"hidden": "n_embed"}
 #: vision ``hidden_size`` (3584) is the width its patch merger projects to, the ViT itself is
 #: ``embed_dim`` (1280) wide (``Qwen2VLVisionConfig``; ``VisionAttention(embed_dim, num_heads)``).
 OWN_WIDTH_KEYS: dict[str, dict[str, str]] = {"qwen2_vl_vision": {"hidden": "embed_dim"}}
+#: Model types whose transformer blocks run at another width than ``hidden_size`` while a flag
+#: (read from the config, else the class default) is on: MobileBERT's
+#: ``true_hidden_size = intra_bottleneck_size if use_bottleneck else hidden_size``
+#: (``MobileBertConfig``), and its self-attention splits ``true_hidden_size`` into heads
+#: (``attention_head_size = int(config.true_hidden_size / config.num_attention_heads)``) and
+#: its FFN widens it (``nn.Linear(config.true_hidden_size, config.intermediate_size)``):
+#: ``hidden_size`` is only the width between the blocks' bottlenecks, and need not divide.
+#: Model type → (the canonical field, the key that then states it, the flag).
+FLAGGED_WIDTH_KEYS: dict[str, tuple[str, str, str]] = {
+    "mobilebert": ("hidden", "intra_bottleneck_size", "use_bottleneck")
+}
 
 #: Fields whose other spellings, where the config class declares one with a default, are that
 #: field's default: a class that declares its head width under another name (the T5 family's
@@ -279,7 +290,8 @@ def normalize(
 
     prefix = f"{pointer}/"
     fields = spec.__dict__  # one store per field instead of a setattr call
-    for name, keys, minimum, default in _field_plan(model_type if arch else None):
+    planned = model_type if arch else None
+    for name, keys, minimum, default in _field_plan(planned, _flagged_width(planned, obj, arch)):
         for key, token in keys:
             if key in obj:
                 value = obj[key]
@@ -324,9 +336,19 @@ def _child(pointer: str, key: str) -> str:
     return f"{pointer}/{escape_pointer_token(key)}"
 
 
+def _flagged_width(model_type: str | None, obj: dict[str, Any], arch: Architecture | None) -> bool:
+    """Whether ``obj``'s model type runs its blocks at the width :data:`FLAGGED_WIDTH_KEYS`
+    names: the flag as written, else as the class defaults it."""
+    entry = FLAGGED_WIDTH_KEYS.get(model_type or "")
+    if entry is None or arch is None:
+        return False
+    flag = obj.get(entry[2], arch.defaults.get(entry[2]))
+    return flag is True
+
+
 @functools.cache
 def _field_plan(
-    model_type: str | None,
+    model_type: str | None, flagged: bool = False
 ) -> tuple[tuple[str, tuple[tuple[str, str], ...], int, Located[int] | None], ...]:
     """Per model type, once: each field's keys in lookup order (with each key's escaped
     pointer token), minimum, and default.
@@ -340,9 +362,14 @@ def _field_plan(
         return _UNTYPED_PLAN
     plan: list[tuple[str, tuple[tuple[str, str], ...], int, Located[int] | None]] = []
     own_widths = OWN_WIDTH_KEYS.get(model_type or "", {})
+    if flagged:
+        field, key, _ = FLAGGED_WIDTH_KEYS[model_type or ""]
+        own_widths = {**own_widths, field: key}
     for name, (standard, spellings) in INT_FIELDS.items():
         own_key = own_widths.get(name, arch.attribute(standard))
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        if flagged and name == FLAGGED_WIDTH_KEYS[model_type or ""][0]:
+            keys = (own_key,)  # the blocks' width, stated or the class default: never the other
         if name in DECLARED_ONLY and not arch.sub_configs and arch.fields.isdisjoint(keys):
             plan.append((name, (), 0, None))  # the class has no such dimension
             continue

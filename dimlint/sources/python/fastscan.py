@@ -667,11 +667,17 @@ class _Relevance:
 
     def __init__(self, result: Scan) -> None:
         from dimlint.config.torch_layers import LAYERS
-        from dimlint.sources.python.configs import ALL_DIMENSION_KEYS, has_dimensions
+        from dimlint.sources.python.configs import (
+            ALL_DIMENSION_KEYS,
+            HEAD_WIDTH_KEYS,
+            has_dimensions,
+        )
 
         self.layers = LAYERS
         self.dimension_keys = ALL_DIMENSION_KEYS
         self.has_dimensions = has_dimensions
+        #: A head width a helper function's body states (``Extractor._helper_width``).
+        self.head_width_keys = HEAD_WIDTH_KEYS
         self.result = result
         self.class_names = {site.node.name for site in result.classes}
 
@@ -694,6 +700,8 @@ class _Relevance:
         if last in self.layers or last in result.nn_names:
             return True
         keywords = [keyword.arg for keyword in node.keywords]
+        if not self.head_width_keys.isdisjoint(keywords):
+            return True
         if None in keywords:  # **kwargs: only written sizes of an unknown class (configs)
             return bool(self.has_dimensions([k for k in keywords if k is not None]))
         if last in self.class_names or last in {"from_name", "for_model"}:
