@@ -141,3 +141,42 @@ def test_gin_files_are_walked(tmp_path: Path) -> None:
     )
     findings = json.loads(done.stdout)
     assert [(f["code"], f["line"]) for f in findings] == [("DL201", 8)]
+
+
+FLAXFORMER = """\
+# mLongT5 Base model with transient global attention.
+include 'flaxformer/t5x/configs/longt5/architectures/longt5_1_1_transient_global_flaxformer.gin'
+NUM_EMBEDDINGS = 256384  # vocab size rounded to a multiple of 128 for TPU efficiency
+
+# Architecture overrides
+NUM_ENCODER_LAYERS = 12
+NUM_DECODER_LAYERS = 12
+NUM_HEADS = 12
+HEAD_DIM = {head_dim}
+EMBED_DIM = {embed_dim}
+MLP_DIM = 2048
+Z_LOSS = 0.0001
+"""
+
+
+def test_flaxformer_size_macros_are_the_model() -> None:
+    assert _lint(FLAXFORMER.format(head_dim=64, embed_dim=768)).diagnostics == []
+    text = FLAXFORMER.format(head_dim=64, embed_dim=772)
+    result = _lint(text)
+    assert result.read == (1, 0)
+    assert _at(result, text) == {("DL201", "772")}  # not DL101: heads are HEAD_DIM wide
+
+
+def test_flaxformer_heads_need_head_dim_in_the_file() -> None:
+    text = FLAXFORMER.format(head_dim=64, embed_dim=772).replace("HEAD_DIM = 64\n", "")
+    result = _lint(text)
+    assert _codes(result.diagnostics) == {"DL201"}
+    assert any(note.startswith("/NUM_HEADS: not read") for note in result.notes)
+
+
+def test_an_architecture_file_of_required_macros_is_no_model() -> None:
+    text = "NUM_HEADS = %gin.REQUIRED\nHEAD_DIM = %gin.REQUIRED\nEMBED_DIM = %gin.REQUIRED\n"
+    result = _lint(text)
+    assert result.read is None
+    assert result.skipped is not None
+    assert result.diagnostics == []

@@ -19,7 +19,9 @@ def lint_gin(path: str, data: bytes, selection: Selection) -> FileResult:
 
     result = FileResult(path)
     if not ginfile.may_have_model(data):
-        result.skipped = "no model bindings (emb_dim, num_heads, head_dim, mlp_dim, *_layers)"
+        result.skipped = (
+            "no model bindings (emb_dim, num_heads, head_dim, mlp_dim, *_layers, EMBED_DIM…)"
+        )
         return result
     text = data.decode("utf-8", errors="replace")
     from dimlint.config.spec import T5X

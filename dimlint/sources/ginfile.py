@@ -52,16 +52,41 @@ T5X_RENAMES = {
 #: T5X's depth parameters, the first bound one is the model's depth (decoder-only:
 #: ``num_layers``; encoder-decoder: the encoder's, as transformers' T5 reads ``num_layers``).
 T5X_LAYERS = ("num_layers", "num_encoder_layers", "num_decoder_layers")
+#: flaxformer's size macros (``EMBED_DIM = 768``, ``NUM_HEADS = 12``, ``HEAD_DIM = 64``…), which
+#: its architecture files require every model file to define and wire into the configurables
+#: themselves (``dense_attention.MultiHeadDotProductAttention.num_heads = %NUM_HEADS``) → the
+#: common names. Read as the model of a file that binds no model configurable of its own.
+MACRO_RENAMES = {
+    "EMBED_DIM": "hidden_size",
+    "EMB_DIM": "hidden_size",
+    "NUM_HEADS": "num_attention_heads",
+    "HEAD_DIM": "head_dim",
+    "MLP_DIM": "intermediate_size",
+    "NUM_LAYERS": "num_hidden_layers",
+    "NUM_ENCODER_LAYERS": "num_hidden_layers",
+    "NUM_DECODER_LAYERS": "num_hidden_layers",
+    "NUM_EMBEDDINGS": "vocab_size",
+    "NUM_EXPERTS": "num_experts",
+    "NUM_SELECTED_EXPERTS": "num_experts_per_tok",
+}
+#: Of those, the ones that make the macros a model (two of them must be literals).
+MODEL_MACROS = frozenset(
+    {"EMBED_DIM", "EMB_DIM", "NUM_HEADS", "HEAD_DIM", "MLP_DIM", "NUM_LAYERS", "NUM_ENCODER_LAYERS"}
+    | {"NUM_DECODER_LAYERS"}
+)
 #: Parameters that make a configurable a model's (two of them must be bound).
 MODEL_PARAMETERS = frozenset({"emb_dim", "num_heads", "head_dim", "mlp_dim", *T5X_LAYERS})
 
 
+_MODEL_WORDS = re.compile(
+    rb"\b(?:emb_dim|num_heads|head_dim|mlp_dim|num_(?:encoder_|decoder_)?layers"
+    rb"|EMBED_DIM|EMB_DIM|NUM_HEADS|HEAD_DIM|MLP_DIM|NUM_(?:ENCODER_|DECODER_)?LAYERS)\b"
+)
+
+
 def may_have_model(data: bytes) -> bool:
-    """Whether the file binds two of T5X's model parameters (by name, anywhere)."""
-    found = sum(
-        1 for name in ("emb_dim", "num_heads", "mlp_dim", "head_dim") if name.encode() in data
-    )
-    return found >= 2 or (found >= 1 and b"_layers" in data)
+    """Whether the file names two of T5X's model parameters or flaxformer's size macros."""
+    return len({match.group(0) for match in _MODEL_WORDS.finditer(data)}) >= 2
 
 
 class _Written:
@@ -76,6 +101,7 @@ class _Written:
 def load(path: str, text: str) -> YamlDocument:
     """The bindings of the gin file as a document of one mapping per configurable."""
     macros: dict[str, _Written] = {}
+    macro_names: dict[str, tuple[int, int]] = {}
     bindings: dict[str, dict[str, tuple[_Written, int, int]]] = {}
     notes: list[str] = []
     scope: str | None = None
@@ -112,6 +138,7 @@ def load(path: str, text: str) -> YamlDocument:
             owner, parameter = scope, name
         elif not indent and "." not in name and "/" not in name:
             macros[name] = written
+            macro_names[name] = key_at
             scope = None
             continue
         elif "." in name:
@@ -121,6 +148,7 @@ def load(path: str, text: str) -> YamlDocument:
             continue
         if parameter in MODEL_PARAMETERS or parameter in ("vocab_size", "mlp_activations"):
             bindings.setdefault(owner, {})[parameter] = (written, *key_at)
+    macro_keys = {name: at for name, at in macro_names.items() if name in MACRO_RENAMES}
     value: dict[str, dict[str, Any]] = {}
     values: dict[str, tuple[int, int]] = {}
     keys: dict[str, tuple[int, int]] = {}
@@ -138,11 +166,41 @@ def load(path: str, text: str) -> YamlDocument:
             values[pointer] = place
             keys[pointer] = (key_start, key_end)
         value[owner] = section
-    document = YamlDocument(path, text, value, values, keys)
+    top: dict[str, Any] = {}
+    known = [
+        n for n in macro_keys if n in MODEL_MACROS and _is_int(_resolve(macros[n], macros, 0)[0])
+    ]
+    if not value and len(known) >= 2:
+        for name, (key_start, key_end) in macro_keys.items():
+            pointer = f"/{escape_pointer_token(name)}"
+            item, place = _resolve(macros[name], macros, 0)
+            if isinstance(item, Unresolved):
+                notes.append(f"{pointer}: {macros[name].text} not read ({item.reason})")
+            top[name] = item
+            values[pointer] = place
+            keys[pointer] = (key_start, key_end)
+    document = YamlDocument(path, text, top or value, values, keys)
     for owner, section in value.items():
         _translate(document, f"/{escape_pointer_token(owner)}", section, notes)
+    if top:
+        _translate_macros(document, top, notes)
     document.notes = notes
     return document
+
+
+def _translate_macros(document: YamlDocument, macros: dict[str, Any], notes: list[str]) -> None:
+    """Add the common names of flaxformer's size macros (:data:`MACRO_RENAMES`): heads only
+    beside ``HEAD_DIM`` (flaxformer's attention is ``NUM_HEADS × HEAD_DIM`` wide, as T5X's)."""
+    if "NUM_HEADS" in macros and not isinstance(macros.get("HEAD_DIM"), int):
+        del macros["NUM_HEADS"]
+        notes.append(
+            "/NUM_HEADS: not read (no HEAD_DIM in this file: the attention is NUM_HEADS ×"
+            " HEAD_DIM wide, and HEAD_DIM comes from an included file)"
+        )
+    for name, common in MACRO_RENAMES.items():
+        if name in macros and common not in macros:
+            macros[common] = macros[name]
+            document.alias(f"/{common}", f"/{escape_pointer_token(name)}")
 
 
 def _translate(
@@ -179,6 +237,8 @@ def _resolve(
     macro = _MACRO.fullmatch(raw)
     if macro is not None:
         name = macro.group(1)
+        if name == "gin.REQUIRED":
+            return Unresolved(raw, "required: a file that includes this one gives it"), place
         if name not in macros:
             return Unresolved(raw, f"%{name} is defined outside this file"), place
         if depth >= MAX_MACRO_DEPTH:
@@ -193,6 +253,10 @@ def _resolve(
     if _STRING.fullmatch(raw):
         return raw[1:-1], place
     return Unresolved(raw, "not a literal: gin computes it when the config is parsed"), place
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _without_comment(line: str) -> str:
