@@ -8,11 +8,12 @@ definition it names), and what the file does not state is left out with a ``--ve
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from dimlint.diagnostics import Diagnostic
+from dimlint.diagnostics import Diagnostic, Severity
 from dimlint.lint.discovery import _wanted_name
 from dimlint.lint.pipeline import lint_bytes
 from dimlint.lint.results import FileResult
@@ -180,3 +181,46 @@ def test_an_architecture_file_of_required_macros_is_no_model() -> None:
     assert result.read is None
     assert result.skipped is not None
     assert result.diagnostics == []
+
+
+# --- the stored gin files of t5x and flaxformer ----------------------------------------------
+
+CORPUS = Path(__file__).parent / "data" / "training_repos_more"
+_STORED_WIDTH = re.compile(r"(?m)^(\s*(?:emb_dim|EMBED_DIM)\s*=\s*)(\d+)")
+
+
+def _stored() -> list[Path]:
+    return sorted(
+        [
+            *(CORPUS / "google-research__t5x").rglob("*.gin"),
+            *(CORPUS / "google__flaxformer").rglob("*.gin"),
+        ]
+    )
+
+
+def test_stored_gin_files_are_read_without_errors_or_warnings() -> None:
+    files = _stored()
+    assert len(files) >= 120
+    for path in files:
+        result = lint_bytes(str(path), path.read_bytes(), Selection())
+        assert result.read is not None, path
+        assert result.read[0] >= 1, path
+        assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING], path
+
+
+def test_a_width_planted_in_each_stored_gin_file_is_found_at_its_line() -> None:
+    cases = 0
+    for path in _stored():
+        text = path.read_text(encoding="utf-8")
+        found = _STORED_WIDTH.search(text)
+        if found is None or int(found.group(2)) < 64:
+            continue  # unit-test-sized models (tiny.gin) are below the noise line
+        cases += 1
+        planted = text[: found.start(2)] + str(int(found.group(2)) + 65) + text[found.end(2) :]
+        line = text.count("\n", 0, found.start(2)) + 1
+        result = lint_bytes(str(path), planted.encode(), Selection())
+        assert any(
+            d.code == "DL201" and d.span and d.span.start_pos.line == line
+            for d in result.diagnostics
+        ), path
+    assert cases >= 100
