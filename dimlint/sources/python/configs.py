@@ -98,6 +98,7 @@ class Candidate:
         "brace",
         "check_keys",
         "fields",
+        "fixture",
         "framework",
         "inherited",
         "kind",
@@ -144,6 +145,8 @@ class Candidate:
         #: The training framework whose config class this is ("megatron" for megatron-core's
         #: ``TransformerConfig`` family and NeMo's subclasses), by what the file imports.
         self.framework: str | None = None
+        #: A test helper's model (a transformers tester's): a fixture, no performance advice.
+        self.fixture = False
 
 
 def _nested_uses(members: Iterable[Member], into: set[int]) -> None:

@@ -388,6 +388,8 @@ def _record_import(result: Scan, frame: Frame, node: ast.Import | ast.ImportFrom
         frame.bind(local)
         if module is not None:
             result.imported_from[local] = module
+        elif node.level and node.module is not None:
+            result.relative_from[local] = node.module.rsplit(".", 1)[-1]
         if module == "torch" and imported == "nn":
             result.nn_aliases.add(local)
         elif module == "torch.nn":
@@ -692,7 +694,10 @@ class _Relevance:
             while root.__class__ is ast.Attribute:
                 root = root.value
             if root.__class__ is not ast.Name:
-                return False  # not a dotted name: neither a layer nor a config
+                # ``super().__init__(parent, hidden_size=64)``: a test helper's sizes handed to
+                # its parent (dimlint.sources.python.testers); otherwise neither a layer nor
+                # a config
+                return bool(last == "__init__")
             head = root.id
         else:
             return False
