@@ -224,3 +224,22 @@ def test_a_width_planted_in_each_stored_gin_file_is_found_at_its_line() -> None:
             for d in result.diagnostics
         ), path
     assert cases >= 100
+
+
+def test_a_fix_edits_the_macro_definition(tmp_path: Path) -> None:
+    gin = tmp_path / "model.gin"
+    gin.write_text(
+        "EMB_DIM = 4100\n"
+        "network.T5Config:\n"
+        "  emb_dim = %EMB_DIM\n"
+        "  num_heads = 32\n"
+        "  head_dim = 128\n"
+        "  num_layers = 24\n",
+        encoding="utf-8",
+    )
+    command = [sys.executable, "-m", "dimlint", "check", str(gin), "--no-config"]
+    subprocess.run([*command, "--fix", "--unsafe-fixes"], capture_output=True, check=False)
+    text = gin.read_text(encoding="utf-8")
+    assert text.startswith("EMB_DIM = 4096\n")
+    assert "  emb_dim = %EMB_DIM\n" in text
+    assert _lint(text).diagnostics == []
