@@ -370,8 +370,8 @@ def _floor_head_dim(values: dict[str, Member], anchor: cst.CSTNode) -> Member:
     width: Any = UNKNOWN
     if hidden is not None and heads is not None:
         h, n = hidden.value.value, heads.value.value
-        if _positive(h) and _positive(n):
-            width = h // n
+        if _positive(h) and _positive(n) and h >= n:
+            width = h // n  # (a width of 0 is no head: left unknown, the tester unread)
     return Member("head_dim", None, None, anchor, Value(width))
 
 
