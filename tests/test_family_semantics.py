@@ -135,6 +135,11 @@ def test_a_helper_that_computes_head_dim_leaves_its_callers_unread() -> None:
     assert _codes(text, "model.py") == set()
 
 
+def test_a_helper_that_states_no_head_dim_is_read_in_the_callers_values() -> None:
+    text = HELPER.format(head_dim="None").replace("2560, num_heads=8", "1000, num_heads=3")
+    assert ("DL101", 10) in _found(text, "model.py")
+
+
 def test_a_helper_that_passes_head_dim_on_is_read_in_the_callers_values() -> None:
     text = (
         "def _config(*, embed_dim, num_heads, head_dim=None):\n"

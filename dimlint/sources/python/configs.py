@@ -563,6 +563,8 @@ class Extractor:
                 if isinstance(use, cst.Name) and use.value in frames[0].params:
                     continue  # the caller's own value, passed on
                 known = member.value.value
+                if known is None:
+                    continue  # ``head_dim=None``: derived from the width, as if not stated
                 usable = isinstance(known, int) and not isinstance(known, bool) and known > 0
                 found[name] = member if usable else None
                 break
