@@ -200,3 +200,30 @@ def test_mamba2_state_size_marks_a_recurrence() -> None:
     assert not [d for d in lint_text(text, path="model.py") if d.code == "DL105"]
     attention = text.replace("state_size=128, ", "")
     assert [d for d in lint_text(attention, path="model.py") if d.code == "DL105"]
+
+
+# --- a config that names its class but not its model type ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("architecture", "width", "heads"),
+    [
+        ("MT5ForConditionalGeneration", 512, 6),  # d_kv 64 by default: 6 heads of 64
+        ("T5ForConditionalGeneration", 4672, 64),  # ByT5-XXL's sizes, heads of 64
+        ("GptOssForCausalLM", 2880, 64),  # head_dim 64 by default, 2880 / 64 = 45 is no head
+    ],
+)
+def test_a_named_class_gives_its_default_head_width(
+    architecture: str, width: int, heads: int
+) -> None:
+    config = {"architectures": [architecture], "d_model": width, "num_heads": heads}
+    config |= {"num_layers": 8, "vocab_size": 32128}
+    assert not {"DL101", "DL104"} & _codes(json.dumps(config, indent=2))
+    config["architectures"] = ["SomethingUnknownForCausalLM"]  # no class, no head width
+    assert "DL101" in _codes(json.dumps(config, indent=2)) or width % heads == 0
+
+
+def test_a_named_class_gives_no_other_default() -> None:
+    # a stripped BLOOM entry without its width: BLOOM's default 64 is not taken for it
+    config = {"architectures": ["BloomForCausalLM"], "n_layer": 70, "num_attention_heads": 112}
+    assert "DL101" not in _codes(json.dumps(config))

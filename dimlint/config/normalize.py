@@ -309,6 +309,8 @@ def normalize(
             if default is not None:
                 fields[name] = default
     _resolve_special_cases(spec, arch)
+    if model_type is None and stated_type is None and spec.head_dim is None:
+        spec.head_dim = _class_head_width(obj)
 
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
     layer_types = obj.get("layer_types")
@@ -330,6 +332,64 @@ def normalize(
     spec.embedding_rows = trainingkeys.embedding_rows(obj, pointer, spec.vocab)
     spec.recurrent = trainingkeys.is_recurrent(obj, model_type, arch is not None)
     return spec
+
+
+def _class_head_width(obj: dict[str, Any]) -> Located[int] | None:
+    """The head width of a config that names its class but not its model type, where that
+    class declares one by default under its own name (a trimmed ``config.json``:
+    ``{"architectures": ["MT5ForConditionalGeneration"], "d_model": 512, "num_heads": 6}``,
+    which ``MT5ForConditionalGeneration.from_pretrained`` loads as an ``MT5Config`` whose heads
+    are ``d_kv`` = 64 wide whatever ``d_model`` is). Only the head width, and only to keep a
+    rule from asking a divisibility the class never asks: no other default of the class is
+    taken for a config that does not say its type (a stripped BLOOM entry without its width
+    does not become BLOOM's default 64 wide)."""
+    arch = architectures.lookup(_type_of_architectures(obj.get("architectures")) or "")
+    if arch is None:
+        return None
+    for name in DECLARED_SPELLING_DEFAULTS:
+        standard, spellings = INT_FIELDS[name]
+        for key in (arch.attribute(standard), standard, *spellings):
+            value = arch.defaults.get(key)
+            if key in arch.fields and is_dimension(value) and value > 0:
+                return Located(value, key, None, "default")
+    return None
+
+
+def _type_of_architectures(names: Any) -> str | None:
+    """The model type of a config that names its classes but not its type: the one type
+    transformers registers every named class for, or, where a class serves several, the type
+    its name spells (``T5ForConditionalGeneration`` → ``T5Config`` → t5). None when they
+    disagree."""
+    if not isinstance(names, list) or not names:
+        return None
+    from dimlint.config import model_classes
+
+    found: set[str] = set()
+    for name in names:
+        if not isinstance(name, str):
+            return None
+        types = model_classes.model_types_of(name)
+        if not types:
+            return None
+        if len(types) > 1:
+            spelled = _spelled_type(name)
+            if spelled not in types:
+                return None
+            types = frozenset({spelled})
+        found |= types
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _spelled_type(name: str) -> str | None:
+    """The model type a model class's name spells: its stem before ``For…``/``Model``."""
+    stem = name.split("For", 1)[0].removesuffix("Model")
+    return _compact_types().get(stem.lower())
+
+
+@functools.cache
+def _compact_types() -> dict[str, str]:
+    """Model types by their name without separators (``gptneox`` → ``gpt_neox``)."""
+    return {key.replace("_", "").replace("-", ""): key for key in architectures.model_type_names()}
 
 
 def _child(pointer: str, key: str) -> str:
