@@ -227,3 +227,22 @@ def test_a_named_class_gives_no_other_default() -> None:
     # a stripped BLOOM entry without its width: BLOOM's default 64 is not taken for it
     config = {"architectures": ["BloomForCausalLM"], "n_layer": 70, "num_attention_heads": 112}
     assert "DL101" not in _codes(json.dumps(config))
+
+
+def test_a_composite_written_flat_takes_its_text_models_head_width() -> None:
+    # Megatron-Bridge's Qwen3.5 test dict: the text model's keys at the top level of a
+    # ``qwen3_5`` config; Qwen3_5TextConfig's heads are 256 wide by default
+    config = {
+        "model_type": "qwen3_5",
+        "architectures": ["Qwen3_5ForCausalLM"],
+        "hidden_size": 5120,
+        "num_attention_heads": 24,
+        "num_key_value_heads": 4,
+        "num_hidden_layers": 64,
+        "intermediate_size": 17408,
+        "vocab_size": 248320,
+    }
+    assert "DL101" not in _codes(json.dumps(config, indent=2))
+    # LLaVA's text model (llama) has no default head width: its flat heads must divide
+    config |= {"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"]}
+    assert "DL101" in _codes(json.dumps(config, indent=2))

@@ -311,6 +311,14 @@ def normalize(
     _resolve_special_cases(spec, arch)
     if model_type is None and stated_type is None and spec.head_dim is None:
         spec.head_dim = _class_head_width(obj)
+    elif (
+        arch is not None
+        and spec.head_dim is None
+        and "head_dim" not in spec.invalid
+        and spec.heads is not None
+        and spec.heads.in_file
+    ):
+        spec.head_dim = _flat_text_head_width(arch)
 
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
     layer_types = obj.get("layer_types")
@@ -334,16 +342,19 @@ def normalize(
     return spec
 
 
-def _class_head_width(obj: dict[str, Any]) -> Located[int] | None:
-    """The head width of a config that names its class but not its model type, where that
-    class declares one by default under its own name (a trimmed ``config.json``:
-    ``{"architectures": ["MT5ForConditionalGeneration"], "d_model": 512, "num_heads": 6}``,
-    which ``MT5ForConditionalGeneration.from_pretrained`` loads as an ``MT5Config`` whose heads
-    are ``d_kv`` = 64 wide whatever ``d_model`` is). Only the head width, and only to keep a
-    rule from asking a divisibility the class never asks: no other default of the class is
-    taken for a config that does not say its type (a stripped BLOOM entry without its width
-    does not become BLOOM's default 64 wide)."""
-    arch = architectures.lookup(_type_of_architectures(obj.get("architectures")) or "")
+def _flat_text_head_width(arch: Architecture) -> Located[int] | None:
+    """The head width of a composite config written flat (its text model's keys at the top
+    level: Megatron-Bridge's Qwen3.5 test dict, ``model_type: qwen3_5`` beside ``hidden_size``
+    5120 and 24 heads): the composite class declares no head width, the text model that reads
+    those keys (``Qwen3_5ForCausalLM``'s ``Qwen3_5TextConfig``) has one by default (256)."""
+    text = arch.sub_configs.get("text_config")
+    if text is None or arch.fields & field_keys("hidden", "head_dim"):
+        return None
+    return _default_head_width(architectures.lookup(text))
+
+
+def _default_head_width(arch: Architecture | None) -> Located[int] | None:
+    """``arch``'s default head width, declared under its standard name or a spelling."""
     if arch is None:
         return None
     for name in DECLARED_SPELLING_DEFAULTS:
@@ -353,6 +364,20 @@ def _class_head_width(obj: dict[str, Any]) -> Located[int] | None:
             if key in arch.fields and is_dimension(value) and value > 0:
                 return Located(value, key, None, "default")
     return None
+
+
+def _class_head_width(obj: dict[str, Any]) -> Located[int] | None:
+    """The head width of a config that names its class but not its model type, where that
+    class declares one by default under its own name (a trimmed ``config.json``:
+    ``{"architectures": ["MT5ForConditionalGeneration"], "d_model": 512, "num_heads": 6}``,
+    which ``MT5ForConditionalGeneration.from_pretrained`` loads as an ``MT5Config`` whose heads
+    are ``d_kv`` = 64 wide whatever ``d_model`` is). Only the head width, and only to keep a
+    rule from asking a divisibility the class never asks: no other default of the class is
+    taken for a config that does not say its type (a stripped BLOOM entry without its width
+    does not become BLOOM's default 64 wide)."""
+    return _default_head_width(
+        architectures.lookup(_type_of_architectures(obj.get("architectures")) or "")
+    )
 
 
 def _type_of_architectures(names: Any) -> str | None:
