@@ -243,3 +243,10 @@ def test_a_fix_edits_the_macro_definition(tmp_path: Path) -> None:
     assert text.startswith("EMB_DIM = 4096\n")
     assert "  emb_dim = %EMB_DIM\n" in text
     assert _lint(text).diagnostics == []
+
+
+def test_a_noqa_comment_silences_a_gin_finding() -> None:
+    text = BASE.format(emb_dim=4100, head_dim=64).replace(
+        "  emb_dim = 4100\n", "  emb_dim = 4100  # noqa: DL201\n"
+    )
+    assert _lint(text).diagnostics == []
