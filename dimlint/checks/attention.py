@@ -9,7 +9,7 @@ from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, prob
 from dimlint.checks.registry import Finding, grades, rule
 from dimlint.config import behaviour
 from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM, has_mqa_kernel
-from dimlint.config.spec import FRAMEWORK, MEGATRON, MEGATRON_LM, OWN_MODULE, ModelSpec
+from dimlint.config.spec import FRAMEWORK, MEGATRON, MEGATRON_LM, OWN_MODULE, T5X, ModelSpec
 from dimlint.diagnostics import Severity
 
 if TYPE_CHECKING:
@@ -294,8 +294,8 @@ def check_head_dim_override(spec: ModelSpec) -> Iterator[Finding]:
         or spec.recurrent
     ):
         return
-    if spec.head_dim.origin != "config":
-        return
+    if spec.head_dim.origin != "config" or spec.memo.get(FRAMEWORK) == T5X:
+        return  # T5X builds num_heads × head_dim by construction: nobody assumes hidden / heads
     projected = spec.heads.value * spec.head_dim.value
     if projected == spec.hidden.value:
         return

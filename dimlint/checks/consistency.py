@@ -93,6 +93,14 @@ def check_layer_types(spec: ModelSpec) -> Iterator[Finding]:
     )
 
 
+#: Model types whose token embedding has rows past ``vocab_size``: MusicGen's decoders build
+#: ``nn.Embedding(config.vocab_size + 1, hidden_size)`` per codebook (``modeling_musicgen.py``,
+#: ``modeling_musicgen_melody.py``): the extra row is the pad and BOS id, 2048 beside codebooks
+#: of 2048 entries, and their config classes accept ids up to ``vocab_size`` itself
+#: (``validate_token_ids``, "MusicGen init an embedding layer with `vocab_size+1`").
+EXTRA_EMBEDDING_ROWS = {"musicgen_decoder": 1, "musicgen_melody_decoder": 1}
+
+
 @rule(
     "DL603",
     "token-id-range",
@@ -103,6 +111,7 @@ def check_token_ids(spec: ModelSpec) -> Iterator[Finding]:
     if spec.vocab is None:
         return
     vocab = spec.vocab.value
+    rows = vocab + EXTRA_EMBEDDING_ROWS.get(spec.model_type or "", 0)
     for token in spec.token_ids:
         if token.value < 0:
             yield Finding(
@@ -114,7 +123,7 @@ def check_token_ids(spec: ModelSpec) -> Iterator[Finding]:
                 " the token's real id.",
                 token.pointer,
             )
-        elif token.value >= vocab:
+        elif token.value >= rows:
             yield Finding(
                 "DL603",
                 f"{token.key} {token.value} is ≥ {spec.vocab.key} {vocab}: the embedding has no"

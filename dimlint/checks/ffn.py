@@ -23,7 +23,7 @@ def _dense_ffn(spec: ModelSpec) -> tuple[int, int] | None:
         return None
     if spec.experts is not None and spec.experts.value > 0:
         return None
-    if is_tower(spec):
+    if is_tower(spec) or _vit_family(spec):
         return None  # ViT MLPs and patch mergers are sized against other widths
     if is_fused_ffn(spec.model_type):
         # Qwen v1 and Molmo state gate and up as one width: the MLP is half of it
@@ -52,6 +52,27 @@ def _attention_width(spec: ModelSpec) -> int:
     return spec.heads.value * spec.head_dim.value
 
 
+#: Keys of the width an adapter's MLP projects into, when it is not the config's own: Molmo's
+#: image projector (``text_hidden_size``: ``ImageProjectorMLP`` maps the vision features
+#: through ``intermediate_size`` into the language model's width, sized as that model's FFN:
+#: MolmoAct2's 18944 beside Qwen2-7B's 3584), GLM-4V's patch merger (``out_hidden_size``).
+PROJECTION_WIDTH_KEYS = ("text_hidden_size", "out_hidden_size")
+
+
+def _projected_widths(spec: ModelSpec) -> list[int]:
+    """The widths :data:`PROJECTION_WIDTH_KEYS` state (positive integers only)."""
+    widths = (spec.raw.get(key) for key in PROJECTION_WIDTH_KEYS)
+    return [w for w in widths if isinstance(w, int) and not isinstance(w, bool) and w > 0]
+
+
+def _vit_family(spec: ModelSpec) -> bool:
+    """A config in the ViT family's names (``width`` beside heads and a depth: CLIP's,
+    open_clip's, big_vision's towers; ``trainingkeys.width_is_width``): a tower, whose MLP is
+    sized by ViT conventions and shape-optimised searches (open_clip's SO150M towers: width
+    832, SwiGLU 1408), not by the language models' ratios."""
+    return spec.hidden is not None and spec.hidden.key == "width"
+
+
 @rule(
     "DL301",
     "ffn-ratio",
@@ -69,6 +90,8 @@ def check_ffn_ratio(spec: ModelSpec) -> Iterator[Finding]:
     inner = _attention_width(spec)
     if low <= ratio <= high or (inner > hidden and low <= ffn / inner <= high):
         return
+    if any(low <= ffn / width <= high for width in _projected_widths(spec)):
+        return  # an adapter's MLP sized against the width it projects into
     kind = "gated (SwiGLU/GeGLU)" if gated else "plain"
     usual = (
         "8/3 × hidden rounded up (2.67–5.3 in Llama, Qwen, Mistral; up to 8 in Gemma)"

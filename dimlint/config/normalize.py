@@ -135,6 +135,17 @@ LEGACY_FIRST: dict[str, str] = {"hidden": "n_embed"}
 #: vision ``hidden_size`` (3584) is the width its patch merger projects to, the ViT itself is
 #: ``embed_dim`` (1280) wide (``Qwen2VLVisionConfig``; ``VisionAttention(embed_dim, num_heads)``).
 OWN_WIDTH_KEYS: dict[str, dict[str, str]] = {"qwen2_vl_vision": {"hidden": "embed_dim"}}
+#: Model types whose transformer blocks run at another width than ``hidden_size`` while a flag
+#: (read from the config, else the class default) is on: MobileBERT's
+#: ``true_hidden_size = intra_bottleneck_size if use_bottleneck else hidden_size``
+#: (``MobileBertConfig``), and its self-attention splits ``true_hidden_size`` into heads
+#: (``attention_head_size = int(config.true_hidden_size / config.num_attention_heads)``) and
+#: its FFN widens it (``nn.Linear(config.true_hidden_size, config.intermediate_size)``):
+#: ``hidden_size`` is only the width between the blocks' bottlenecks, and need not divide.
+#: Model type → (the canonical field, the key that then states it, the flag).
+FLAGGED_WIDTH_KEYS: dict[str, tuple[str, str, str]] = {
+    "mobilebert": ("hidden", "intra_bottleneck_size", "use_bottleneck")
+}
 
 #: Fields whose other spellings, where the config class declares one with a default, are that
 #: field's default: a class that declares its head width under another name (the T5 family's
@@ -279,7 +290,8 @@ def normalize(
 
     prefix = f"{pointer}/"
     fields = spec.__dict__  # one store per field instead of a setattr call
-    for name, keys, minimum, default in _field_plan(model_type if arch else None):
+    planned = model_type if arch else None
+    for name, keys, minimum, default in _field_plan(planned, _flagged_width(planned, obj, arch)):
         for key, token in keys:
             if key in obj:
                 value = obj[key]
@@ -297,6 +309,16 @@ def normalize(
             if default is not None:
                 fields[name] = default
     _resolve_special_cases(spec, arch)
+    if model_type is None and stated_type is None and spec.head_dim is None:
+        spec.head_dim = _class_head_width(obj)
+    elif (
+        arch is not None
+        and spec.head_dim is None
+        and "head_dim" not in spec.invalid
+        and spec.heads is not None
+        and spec.heads.in_file
+    ):
+        spec.head_dim = _flat_text_head_width(arch)
 
     spec.use_sliding_window = _resolve_bool(spec, "use_sliding_window", arch)
     layer_types = obj.get("layer_types")
@@ -320,13 +342,98 @@ def normalize(
     return spec
 
 
+def _flat_text_head_width(arch: Architecture) -> Located[int] | None:
+    """The head width of a composite config written flat (its text model's keys at the top
+    level: Megatron-Bridge's Qwen3.5 test dict, ``model_type: qwen3_5`` beside ``hidden_size``
+    5120 and 24 heads): the composite class declares no head width, the text model that reads
+    those keys (``Qwen3_5ForCausalLM``'s ``Qwen3_5TextConfig``) has one by default (256)."""
+    text = arch.sub_configs.get("text_config")
+    if text is None or arch.fields & field_keys("hidden", "head_dim"):
+        return None
+    return _default_head_width(architectures.lookup(text))
+
+
+def _default_head_width(arch: Architecture | None) -> Located[int] | None:
+    """``arch``'s default head width, declared under its standard name or a spelling."""
+    if arch is None:
+        return None
+    for name in DECLARED_SPELLING_DEFAULTS:
+        standard, spellings = INT_FIELDS[name]
+        for key in (arch.attribute(standard), standard, *spellings):
+            value = arch.defaults.get(key)
+            if key in arch.fields and is_dimension(value) and value > 0:
+                return Located(value, key, None, "default")
+    return None
+
+
+def _class_head_width(obj: dict[str, Any]) -> Located[int] | None:
+    """The head width of a config that names its class but not its model type, where that
+    class declares one by default under its own name (a trimmed ``config.json``:
+    ``{"architectures": ["MT5ForConditionalGeneration"], "d_model": 512, "num_heads": 6}``,
+    which ``MT5ForConditionalGeneration.from_pretrained`` loads as an ``MT5Config`` whose heads
+    are ``d_kv`` = 64 wide whatever ``d_model`` is). Only the head width, and only to keep a
+    rule from asking a divisibility the class never asks: no other default of the class is
+    taken for a config that does not say its type (a stripped BLOOM entry without its width
+    does not become BLOOM's default 64 wide)."""
+    return _default_head_width(
+        architectures.lookup(_type_of_architectures(obj.get("architectures")) or "")
+    )
+
+
+def _type_of_architectures(names: Any) -> str | None:
+    """The model type of a config that names its classes but not its type: the one type
+    transformers registers every named class for, or, where a class serves several, the type
+    its name spells (``T5ForConditionalGeneration`` → ``T5Config`` → t5). None when they
+    disagree."""
+    if not isinstance(names, list) or not names:
+        return None
+    from dimlint.config import model_classes
+
+    found: set[str] = set()
+    for name in names:
+        if not isinstance(name, str):
+            return None
+        types = model_classes.model_types_of(name)
+        if not types:
+            return None
+        if len(types) > 1:
+            spelled = _spelled_type(name)
+            if spelled not in types:
+                return None
+            types = frozenset({spelled})
+        found |= types
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _spelled_type(name: str) -> str | None:
+    """The model type a model class's name spells: its stem before ``For…``/``Model``."""
+    stem = name.split("For", 1)[0].removesuffix("Model")
+    return _compact_types().get(stem.lower())
+
+
+@functools.cache
+def _compact_types() -> dict[str, str]:
+    """Model types by their name without separators (``gptneox`` → ``gpt_neox``)."""
+    return {key.replace("_", "").replace("-", ""): key for key in architectures.model_type_names()}
+
+
 def _child(pointer: str, key: str) -> str:
     return f"{pointer}/{escape_pointer_token(key)}"
 
 
+def _flagged_width(model_type: str | None, obj: dict[str, Any], arch: Architecture | None) -> bool:
+    """Whether ``obj``'s model type runs its blocks at the width :data:`FLAGGED_WIDTH_KEYS`
+    names: the flag as written, else as the class defaults it."""
+    entry = FLAGGED_WIDTH_KEYS.get(model_type or "")
+    if entry is None or arch is None:
+        return False
+    flag = obj.get(entry[2], arch.defaults.get(entry[2]))
+    return flag is True
+
+
 @functools.cache
 def _field_plan(
-    model_type: str | None,
+    model_type: str | None, flagged: bool = False
 ) -> tuple[tuple[str, tuple[tuple[str, str], ...], int, Located[int] | None], ...]:
     """Per model type, once: each field's keys in lookup order (with each key's escaped
     pointer token), minimum, and default.
@@ -340,9 +447,14 @@ def _field_plan(
         return _UNTYPED_PLAN
     plan: list[tuple[str, tuple[tuple[str, str], ...], int, Located[int] | None]] = []
     own_widths = OWN_WIDTH_KEYS.get(model_type or "", {})
+    if flagged:
+        field, key, _ = FLAGGED_WIDTH_KEYS[model_type or ""]
+        own_widths = {**own_widths, field: key}
     for name, (standard, spellings) in INT_FIELDS.items():
         own_key = own_widths.get(name, arch.attribute(standard))
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        if flagged and name == FLAGGED_WIDTH_KEYS[model_type or ""][0]:
+            keys = (own_key,)  # the blocks' width, stated or the class default: never the other
         if name in DECLARED_ONLY and not arch.sub_configs and arch.fields.isdisjoint(keys):
             plan.append((name, (), 0, None))  # the class has no such dimension
             continue

@@ -172,3 +172,6 @@ MEGATRON_LM = "megatron-lm"
 MEGATRON = "megatron"
 #: A ``torch.nn.Module``'s own defaults: the class's own attention code decides.
 OWN_MODULE = "module"
+#: T5X's gin bindings (:mod:`dimlint.sources.ginfile`): its attention is ``num_heads ×
+#: head_dim`` wide by construction, never the width split into heads.
+T5X = "t5x"

@@ -157,8 +157,13 @@ MULTIPLE_KEYS = (
 #: Padded rows on this multiple are Tensor Core aligned: nothing left for DL202 to say.
 ALIGNED_ROWS = 8
 
-#: Keys only recurrent (RNN/SSM) configs of unknown model types carry.
-RECURRENT_KEYS = frozenset({"lru_dim_multiplier", "conv_size", "state_dim", "d_state", "ssm_cfg"})
+#: Keys only recurrent (RNN/SSM) configs of unknown model types carry. ``state_size`` is
+#: transformers' Mamba and Mamba-2 name of ``d_state`` (a Mamba-2 dict's ``num_heads`` ×
+#: ``head_dim`` is ``expand`` × the width, SSM heads: no attention); hybrids spell theirs with
+#: a prefix (``mamba_d_state``, ``ssm_state_size``) beside attention layers.
+RECURRENT_KEYS = frozenset(
+    {"lru_dim_multiplier", "conv_size", "state_dim", "d_state", "ssm_cfg", "state_size"}
+)
 #: Model-type words of pure recurrent families (hybrids such as jamba keep attention layers).
 RECURRENT_TYPES = re.compile(r"mamba|rwkv|hawk|mingru|minlstm|xlstm|\brnn\b|\bgru\b|\blstm\b")
 #: gpt-neox block types that are not attention.

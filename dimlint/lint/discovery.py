@@ -302,9 +302,9 @@ def _not_config_reason(name: str) -> str:
 
 
 def _wanted_name(name: str) -> bool:
-    """A JSON or YAML file that may be a model config, Python code (which may define one), or
-    a launch script (whose Megatron arguments may)."""
-    return name.endswith((".py", ".yaml", ".yml", ".sh")) or (
+    """A JSON or YAML file that may be a model config, Python code (which may define one), a
+    launch script (whose Megatron arguments may), or a gin file (T5X's model bindings)."""
+    return name.endswith((".py", ".yaml", ".yml", ".sh", ".gin")) or (
         name.endswith(".json") and name not in NOT_CONFIGS
     )
 

@@ -152,7 +152,7 @@ def lint_bytes(
     path: str, data: bytes, selection: Selection, beside: Beside | None = None
 ) -> FileResult:
     """Lint the bytes of a file named ``path``: Python code for ``*.py``, YAML for ``*.yaml``/
-    ``*.yml``, else JSON.
+    ``*.yml``, a launch script for ``*.sh``, gin bindings for ``*.gin``, else JSON.
 
     ``beside`` reads the files the selection's companions name (default: ``path``'s folder;
     a Hub model's come from :mod:`dimlint.sources.hub`)."""
@@ -164,6 +164,10 @@ def lint_bytes(
         from dimlint.lint.shell_front import lint_shell
 
         return lint_shell(path, data, selection)
+    if path.endswith(".gin"):
+        from dimlint.lint.gin_front import lint_gin
+
+        return lint_gin(path, data, selection)
     if path.endswith((".yaml", ".yml")):
         from dimlint.lint.yaml_front import lint_yaml  # PyYAML is loaded only in there
 

@@ -162,6 +162,7 @@ def collect(
     rounding: str | None = None,
     tally: dict[str, int] | None = None,
     models: list[list[ModelSpec]] | None = None,
+    notes: list[str] | None = None,
 ) -> list[Pending]:
     """Every finding of every candidate and layer call of a scanned module.
 
@@ -172,12 +173,12 @@ def collect(
     rewrite the tokenizer's ``vocab_size``. ``tally`` receives how many configs and layer calls
     were read (``--verbose``); ``models`` the specs of each config that states a dimension,
     classes first, then module constants, then calls (what ``mem``/``plan``/``shapes`` compute
-    from).
+    from); ``notes`` what a reader left unread and why (``--verbose``).
     """
     import libcst as cst
 
     from dimlint.checks.layers import check_layer
-    from dimlint.sources.python import attrconfigs, moduledefaults
+    from dimlint.sources.python import attrconfigs, moduledefaults, testers
     from dimlint.sources.python import configs as pyconfigs
     from dimlint.sources.python import layers as pylayers
     from dimlint.sources.python import named as pynamed
@@ -197,6 +198,11 @@ def collect(
     }
     candidates = extractor.class_candidates()
     candidates += moduledefaults.candidates(scan, evaluator)
+    if in_tests and testers.CAUSAL_LM_TESTER in (*scan.imported_from, *scan.relative_from):
+        found_testers = testers.Testers(scan, evaluator)
+        candidates += found_testers.candidates()
+        if notes is not None:
+            notes.extend(found_testers.notes)
     module_config = extractor.module_candidate()
     if module_config is not None:
         candidates.append(module_config)
@@ -308,7 +314,7 @@ class _CandidateChecker:
         if candidate.framework == OWN_MODULE:
             for spec in specs.specs:
                 spec.memo[FRAMEWORK] = OWN_MODULE
-        if _from_instance(candidate):
+        if candidate.fixture or _from_instance(candidate):
             for spec in specs.specs:
                 spec.memo[FIXTURE] = True  # a test helper's config: a fixture
         if self.rounding is not None:

@@ -159,8 +159,16 @@ def _finish(
     rounding = code_rounding(text)
     tally: dict[str, int] = {}
     models: list[list[ModelSpec]] = []
+    notes: list[str] = []
     pending = python_findings.collect(
-        path, scan, enabled, selection, rounding=rounding, tally=tally, models=models
+        path,
+        scan,
+        enabled,
+        selection,
+        rounding=rounding,
+        tally=tally,
+        models=models,
+        notes=notes,
     )
     pending = _guard_constant_fixes(path, scan, pending, enabled, selection, rounding)
     read = (tally.get("configs", 0), tally.get("layers", 0))
@@ -186,6 +194,7 @@ def _finish(
         if marked:
             lines = placeholders.marked_lines(document, located.comments)
             diagnostics = placeholders.drop_marked(diagnostics, lines, document, result.notes)
+    result.notes.extend(notes)
     result.models = models  # what mem, plan and shapes compute from
     result.read = read
     result.skipped = skipped

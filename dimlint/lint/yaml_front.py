@@ -99,10 +99,15 @@ def lint_yaml(path: str, data: bytes, selection: Selection) -> FileResult:
 
 
 def lint_document(
-    path: str, document: YamlDocument, selection: Selection, result: FileResult
+    path: str,
+    document: YamlDocument,
+    selection: Selection,
+    result: FileResult,
+    framework: str | None = None,
 ) -> FileResult:
-    """Lint a parsed document (a YAML file, a launch script's arguments): its sections, the
-    parallel sizes it states, each finding located by pointer."""
+    """Lint a parsed document (a YAML file, a launch script's arguments, gin bindings): its
+    sections, the parallel sizes it states, each finding located by pointer. ``framework``
+    names the framework that reads every section, where the front end knows it (T5X for gin)."""
     from dimlint.sources import yamldialects, yamlmodels
 
     enabled = selection.enabled_codes(path)
@@ -121,6 +126,9 @@ def lint_document(
     for spec, _ in built:
         _as_written(spec, document.spelled)
     specs = [spec for spec, _ in built]
+    if framework is not None:
+        for spec in specs:
+            spec.memo[FRAMEWORK] = framework
     _with_stage_split(specs, document.value)
     result.notes = [
         note

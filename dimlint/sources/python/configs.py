@@ -81,6 +81,8 @@ TEST_DOUBLES = frozenset(
 CONFIG_TEST_KEYWORD = "config_class"
 #: Keywords that make a call or dict a config when two of these groups are present.
 DIMENSION_GROUPS = tuple(field_keys(field) for field in ("hidden", "heads", "layers"))
+#: The spellings of a head width (``head_dim``, ``d_kv``, ``kv_channels``…).
+HEAD_WIDTH_KEYS = field_keys("head_dim")
 ALL_DIMENSION_KEYS = frozenset(
     key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)
 ) | {"multiple_of", "ffn_dim_multiplier", "n_query_groups", "padded_vocab_size"}
@@ -96,6 +98,7 @@ class Candidate:
         "brace",
         "check_keys",
         "fields",
+        "fixture",
         "framework",
         "inherited",
         "kind",
@@ -142,6 +145,8 @@ class Candidate:
         #: The training framework whose config class this is ("megatron" for megatron-core's
         #: ``TransformerConfig`` family and NeMo's subclasses), by what the file imports.
         self.framework: str | None = None
+        #: A test helper's model (a transformers tester's): a fixture, no performance advice.
+        self.fixture = False
 
 
 def _nested_uses(members: Iterable[Member], into: set[int]) -> None:
@@ -245,6 +250,8 @@ class Extractor:
         self.classes: dict[str, Candidate] = {}
         self._class_names: dict[str, int] = {}
         self._consumed: set[int] = set()
+        #: Module functions of this file by name → the head width their body states itself.
+        self._helper_widths: dict[str, Member | None] | None = None
         #: Looks up a named table entry (``from_name``'s base) by receiver and name.
         self.named: Callable[[str, str], dict[str, Any] | None] | None = None
         #: Whether the module is a test module (``test_*.py``, ``*_test.py``, under ``tests/``),
@@ -500,12 +507,68 @@ class Extractor:
         if self.in_tests and (last in TEST_DOUBLES or CONFIG_TEST_KEYWORD in own):
             return None
         if has_dimensions(sized_keys(own)):
-            candidate = Candidate("call", f"{last}(...)", node.func, own)
+            helper = self._helper_width(callee, own)
+            if helper is False:
+                return None
+            inherited: frozenset[str] = frozenset()
+            if isinstance(helper, Member):
+                own = {**own, helper.key: helper}
+                inherited = frozenset({helper.key})
+            candidate = Candidate("call", f"{last}(...)", node.func, own, inherited=inherited)
             candidate.framework = framework
             if framework is None and last == NANOGPT_CLASS:  # ``GPTConfig`` imported
                 candidate.framework = self._nanogpt_settings(own)
             return candidate
         return None
+
+    def _helper_width(self, callee: str, own: dict[str, Member]) -> Member | bool:
+        """The head width a helper function of this file states itself, for a call to it that
+        does not pass one: gemma's ``_gemma4_config(embed_dim=2560, num_heads=8)`` returns a
+        ``TransformerConfig(embed_dim=embed_dim, num_heads=num_heads, head_dim=256)``, so the
+        heads are 256 wide whatever the width. The member (a default of the call: findings and
+        fixes stay on what the call writes) when it is a known value; False when the helper
+        computes it (the call's head width is then unknown, and the call is not read); True
+        when no helper of this file states one."""
+        if "." in callee or HEAD_WIDTH_KEYS & own.keys():
+            return True
+        if self._helper_widths is None:
+            self._helper_widths = self._function_head_widths()
+        if callee not in self._helper_widths or self.scan.module.bound.get(callee) != 1:
+            return True
+        member = self._helper_widths[callee]
+        return member if member is not None else False
+
+    def _function_head_widths(self) -> dict[str, Member | None]:
+        """Each module-level function of this file whose body states a head width in a call
+        or dict (not one of its own parameters passed on): the first such member, or None when
+        its value is not known without running the code."""
+        found: dict[str, Member | None] = {}
+        for site in self.scan.sites:
+            frames = site.frames
+            if not frames or frames[0].kind != "function" or not frames[0].name:
+                continue
+            name = frames[0].name
+            if name in found:
+                continue
+            node = site.node
+            if isinstance(node, cst.Call):
+                members = self.evaluator.keyword_members(node, frames, written=True) or []
+            else:
+                value = self.evaluator.dict_literal(node, frames)
+                members = list(value.members) if value.value is not UNKNOWN else []
+            for member in members:
+                if member.key not in HEAD_WIDTH_KEYS:
+                    continue
+                use = member.use
+                if isinstance(use, cst.Name) and use.value in frames[0].params:
+                    continue  # the caller's own value, passed on
+                known = member.value.value
+                if known is None:
+                    continue  # ``head_dim=None``: derived from the width, as if not stated
+                usable = isinstance(known, int) and not isinstance(known, bool) and known > 0
+                found[name] = member if usable else None
+                break
+        return found
 
     def _spread_call(self, node: cst.Call, frames: Frames, callee: str) -> Candidate | None:
         """A model built with ``**kwargs`` spread over its written sizes: timm-style factories

@@ -388,6 +388,8 @@ def _record_import(result: Scan, frame: Frame, node: ast.Import | ast.ImportFrom
         frame.bind(local)
         if module is not None:
             result.imported_from[local] = module
+        elif node.level and node.module is not None:
+            result.relative_from[local] = node.module.rsplit(".", 1)[-1]
         if module == "torch" and imported == "nn":
             result.nn_aliases.add(local)
         elif module == "torch.nn":
@@ -667,11 +669,17 @@ class _Relevance:
 
     def __init__(self, result: Scan) -> None:
         from dimlint.config.torch_layers import LAYERS
-        from dimlint.sources.python.configs import ALL_DIMENSION_KEYS, has_dimensions
+        from dimlint.sources.python.configs import (
+            ALL_DIMENSION_KEYS,
+            HEAD_WIDTH_KEYS,
+            has_dimensions,
+        )
 
         self.layers = LAYERS
         self.dimension_keys = ALL_DIMENSION_KEYS
         self.has_dimensions = has_dimensions
+        #: A head width a helper function's body states (``Extractor._helper_width``).
+        self.head_width_keys = HEAD_WIDTH_KEYS
         self.result = result
         self.class_names = {site.node.name for site in result.classes}
 
@@ -686,7 +694,10 @@ class _Relevance:
             while root.__class__ is ast.Attribute:
                 root = root.value
             if root.__class__ is not ast.Name:
-                return False  # not a dotted name: neither a layer nor a config
+                # ``super().__init__(parent, hidden_size=64)``: a test helper's sizes handed to
+                # its parent (dimlint.sources.python.testers); otherwise neither a layer nor
+                # a config
+                return bool(last == "__init__")
             head = root.id
         else:
             return False
@@ -694,6 +705,8 @@ class _Relevance:
         if last in self.layers or last in result.nn_names:
             return True
         keywords = [keyword.arg for keyword in node.keywords]
+        if not self.head_width_keys.isdisjoint(keywords):
+            return True
         if None in keywords:  # **kwargs: only written sizes of an unknown class (configs)
             return bool(self.has_dimensions([k for k in keywords if k is not None]))
         if last in self.class_names or last in {"from_name", "for_model"}:

@@ -7,7 +7,9 @@ is parsed only when its bytes contain
 * a config key written as a key — ``hidden_size=``, ``n_embd:``, ``"dim":`` — for any spelling of
   a dimension normalization knows (the same alias table) and the few other keys the rules read;
 * a call of a torch layer the layer checks read (``MultiheadAttention(``, ``Linear(``…);
-* a ``DLxxx`` code, which a ``# noqa`` comment may carry (DL701 must see it).
+* a ``DLxxx`` code, which a ``# noqa`` comment may carry (DL701 must see it);
+* transformers' ``CausalLMModelTester``, whose subclasses state a test model through its
+  defaults (:mod:`dimlint.sources.python.testers`), possibly without a size of their own.
 
 A file with none of them cannot yield a finding, so skipping it changes no result; the test errs
 towards parsing (``dim=-1`` in any torch code passes it).
@@ -44,7 +46,10 @@ LAYER_CALLS = (
 def _pattern() -> re.Pattern[bytes]:
     keys = {key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)}
     words = "|".join(sorted(keys | set(OTHER_KEYS)))
-    pattern = rf"\b(?:{words})\b[\"']?\s*[:=]|\b{LAYER_CALLS}\s*\(|\bDL\d{{3}}\b"
+    pattern = (
+        rf"\b(?:{words})\b[\"']?\s*[:=]|\b{LAYER_CALLS}\s*\(|\bDL\d{{3}}\b"
+        r"|\bCausalLMModelTester\b"
+    )
     return re.compile(pattern.encode("ascii"))
 
 

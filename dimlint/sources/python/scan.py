@@ -127,6 +127,7 @@ class Scan:
         "module",
         "nn_aliases",
         "nn_names",
+        "relative_from",
         "sites",
         "transformers_modules",
         "transformers_names",
@@ -152,6 +153,9 @@ class Scan:
         self.transformers_modules: set[str] = set()
         #: Local name → the module it is imported from (``from megatron.core… import X``).
         self.imported_from: dict[str, str] = {}
+        #: Local name → the last part of the module of a relative import (``from
+        #: ...causal_lm_tester import CausalLMModelTester``: ``causal_lm_tester``).
+        self.relative_from: dict[str, str] = {}
 
 
 _SKIPPED_PREFIXES = (
@@ -251,6 +255,8 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
         frame.bind(local)
         if module is not None:
             scan.imported_from[local] = module
+        elif node.relative and node.module is not None:
+            scan.relative_from[local] = (dotted_name(node.module) or "").rsplit(".", 1)[-1]
         if module == "torch" and imported == "nn":
             scan.nn_aliases.add(local)
         elif module == "torch.nn":

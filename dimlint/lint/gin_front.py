@@ -1,0 +1,30 @@
+"""Lint a gin file: T5X's model bindings (``network.T5Config.emb_dim = 4096``).
+
+The bindings are read by :mod:`dimlint.sources.ginfile` into the document the YAML front end
+judges (:func:`dimlint.lint.yaml_front.lint_document`), as launch scripts are
+(:mod:`dimlint.lint.shell_front`): each configurable that binds two of T5X's model parameters is
+a model section, its findings located at the literal that takes effect (the binding's value, or
+the macro definition it names) and fixed there.
+"""
+
+from __future__ import annotations
+
+from dimlint.lint.results import FileResult
+from dimlint.lint.selection import Selection
+
+
+def lint_gin(path: str, data: bytes, selection: Selection) -> FileResult:
+    """Lint the bytes of a gin file named ``path``."""
+    from dimlint.sources import ginfile
+
+    result = FileResult(path)
+    if not ginfile.may_have_model(data):
+        result.skipped = (
+            "no model bindings (emb_dim, num_heads, head_dim, mlp_dim, *_layers, EMBED_DIM…)"
+        )
+        return result
+    text = data.decode("utf-8", errors="replace")
+    from dimlint.config.spec import T5X
+    from dimlint.lint.yaml_front import lint_document
+
+    return lint_document(path, ginfile.load(path, text), selection, result, T5X)
