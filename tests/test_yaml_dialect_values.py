@@ -430,3 +430,40 @@ def test_swin_yacs_first_stage_is_read() -> None:
         "EMBED_DIM 97 is not divisible by NUM_HEADS[0] 3"
     ]
     assert _lines(name, SWIN.format(width=97)).get("DL101") == {5}
+
+
+FRAMEWORK_JSON = """{{
+    "model_type": "{kind}",
+    "sample_rate": 44100,
+    "model": {{
+        "pretransform": {{"type": "autoencoder", "config": {{"latent_dim": 64}}}},
+        "diffusion": {{
+            "type": "dit",
+            "config": {{
+                "io_channels": 64,
+                "embed_dim": {width},
+                "depth": 24,
+                "num_heads": 24
+            }}
+        }}
+    }},
+    "training": {{"learning_rate": 1e-4}}
+}}
+"""
+
+
+def test_a_frameworks_model_type_names_its_factory_not_a_transformers_class() -> None:
+    """stable-audio-tools' model JSON (batch 7: 10 false DL005, a DiT unread): a
+    ``model_type`` transformers lacks, nothing sized at the top and sections beside it is the
+    framework's factory; no class defaults are owed and the nested transformer is read."""
+    name = "configs/model_configs/txt2audio/model.json"
+    clean = lint_bytes(
+        name, FRAMEWORK_JSON.format(kind="diffusion_cond", width=1536).encode(), Selection()
+    )
+    assert not clean.diagnostics
+    assert clean.read[0] == 1
+    assert _lines(name, FRAMEWORK_JSON.format(kind="diffusion_cond", width=1601)).get("DL101") == {
+        10
+    }
+    # a transformers model type keeps transformers' reading: the top level is the config
+    assert "DL101" not in _lines(name, FRAMEWORK_JSON.format(kind="llama", width=1601))
