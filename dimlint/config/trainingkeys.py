@@ -64,6 +64,22 @@ VIT_RENAMES = {
 }
 
 
+#: Pax's experiment classes (google/paxml ``tasks/lm/params``, ``model_params.py``): the model
+#: is stated in upper-case class attributes, which ``task()`` hands to praxis. With
+#: ``DIMS_PER_HEAD`` None, praxis' ``DotProductAttention`` takes ``MODEL_DIMS // NUM_HEADS``
+#: and asserts the heads divide the width.
+PAX_RENAMES = {
+    "MODEL_DIMS": "hidden_size",
+    "NUM_HEADS": "num_attention_heads",
+    "NUM_LAYERS": "num_hidden_layers",
+    "HIDDEN_DIMS": "intermediate_size",
+    "DIMS_PER_HEAD": "head_dim",
+    "VOCAB_SIZE": "vocab_size",
+}
+#: The attributes that make a class body Pax's model statement (width and heads both stated).
+PAX_MARKERS = frozenset({"MODEL_DIMS", "NUM_HEADS"})
+
+
 def width_is_width(keys: Any) -> bool:
     """``width`` beside a head count and a depth, with no other width key (the ViT family's
     names, :data:`VIT_RENAMES`): ``width`` is the model width. An image's ``width`` comes with a

@@ -258,13 +258,15 @@ def _states_a_dimension(candidate: Candidate) -> bool:
     """Whether a candidate gives any dimension a number (``dict(hidden_size=None)`` does not),
     itself or in a sub-config (``LlavaConfig(text_config=self.text_config)`` over a tester's
     dict default)."""
-    from dimlint.config.trainingkeys import VIT_RENAMES, width_is_width
+    from dimlint.config.trainingkeys import PAX_RENAMES, VIT_RENAMES, width_is_width
     from dimlint.sources.python.configs import ALL_DIMENSION_KEYS
 
     members = candidate.members
-    keys = (
-        ALL_DIMENSION_KEYS | VIT_RENAMES.keys() if width_is_width(members) else ALL_DIMENSION_KEYS
-    )
+    keys: frozenset[str] | set[str] = ALL_DIMENSION_KEYS
+    if width_is_width(members):
+        keys = ALL_DIMENSION_KEYS | VIT_RENAMES.keys()
+    elif candidate.framework == "pax":
+        keys = ALL_DIMENSION_KEYS | PAX_RENAMES.keys()
     stack = [tuple(members.values())]
     while stack:
         for m in stack.pop():

@@ -28,7 +28,7 @@ import libcst as cst
 
 from dimlint.config import architectures
 from dimlint.config.normalize import INT_FIELDS, field_keys
-from dimlint.config.trainingkeys import width_is_width
+from dimlint.config.trainingkeys import PAX_MARKERS, PAX_RENAMES, width_is_width
 from dimlint.sources.python.dotted import dotted_name
 from dimlint.sources.python.scan import Frames, Scan, Site
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member, Value
@@ -324,8 +324,13 @@ class Extractor:
             or node.name.value.endswith(CONFIG_CLASS_SUFFIXES)
             or any(b.endswith(("Config", "Configuration")) for b in base_names)
         )
-        own, fields, model_type = self._class_body(node, site.frames, config_like)
+        own, fields, model_type, constants = self._class_body(node, site.frames, config_like)
         parent = next((self.classes[b] for b in base_names if b in self.classes), None)
+        pax = constants.keys() >= PAX_MARKERS or (
+            parent is not None and parent.framework == "pax" and bool(constants)
+        )
+        if pax:
+            own.update(constants)  # Pax's upper-case model attributes (PAX_RENAMES)
         members: dict[str, Member] = {}
         inherited: frozenset[str] = frozenset()
         if parent is not None:
@@ -351,6 +356,8 @@ class Extractor:
         if model_type is not None and architectures.lookup(model_type) is not None:
             candidate.base_model_type = model_type  # absent fields take the type's defaults
         candidate.framework = next(filter(None, map(self.framework_of, bases)), None)
+        if pax:
+            candidate.framework = "pax"
         if candidate.framework is None and parent is not None:
             candidate.framework = parent.framework
         if candidate.framework is None and node.name.value == NANOGPT_CLASS:
@@ -359,10 +366,13 @@ class Extractor:
 
     def _class_body(
         self, node: cst.ClassDef, frames: Frames, config_like: bool
-    ) -> tuple[dict[str, Member], tuple[str, ...], str | None]:
+    ) -> tuple[dict[str, Member], tuple[str, ...], str | None, dict[str, Member]]:
+        """The class's members, its fields in order, its model type, and the upper-case
+        attributes Pax states its model in (:data:`PAX_RENAMES`; kept apart: constants)."""
         annotated: dict[str, Member] = {}
         plain: dict[str, Member] = {}
         init: dict[str, Member] = {}
+        constants: dict[str, Member] = {}
         model_type: str | None = None
         for statement in _statements(node):
             if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
@@ -381,6 +391,8 @@ class Extractor:
                     model_type = value if isinstance(value, str) and value else None
                 elif member_name_ok(target.value):
                     plain[target.value] = self._attribute(target, statement.value, frames)
+                elif target.value in PAX_RENAMES:
+                    constants[target.value] = self._attribute(target, statement.value, frames)
             elif (
                 isinstance(statement, cst.FunctionDef)
                 and statement.name.value == "__init__"
@@ -392,7 +404,7 @@ class Extractor:
         members = dict(annotated) if annotated else dict(plain)
         members.update(init)
         fields = tuple(init) if init else tuple(annotated)
-        return members, fields, model_type
+        return members, fields, model_type, constants
 
     def _attribute(
         self, target: cst.Name, value: cst.BaseExpression | None, frames: Frames
@@ -419,6 +431,8 @@ class Extractor:
     def _eligible(candidate: Candidate) -> bool:
         """Enough dimensions to be worth checking (two kinds, or one of a known model type)."""
         keys = sized_keys(candidate.members)
+        if candidate.framework == "pax":
+            return set(keys) >= PAX_MARKERS
         if has_dimensions(keys):
             return True
         return candidate.model_type is not None and bool(ALL_DIMENSION_KEYS & set(keys))

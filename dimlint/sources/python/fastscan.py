@@ -32,6 +32,7 @@ from typing import Any
 
 import libcst as cst
 
+from dimlint.config.trainingkeys import PAX_RENAMES
 from dimlint.sources.python import refused
 from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
 from dimlint.sources.python.dotted import ast_dotted_name
@@ -263,15 +264,19 @@ class _Converter:
     def _class_statement(self, node: ast.stmt, config_like: bool) -> Any:
         """A statement of a class body as :meth:`Extractor._class_body
         <dimlint.sources.python.configs.Extractor._class_body>` reads it: a ``Pass`` for what it
-        passes over (several targets, a private, upper-case or metadata name, a method other
-        than a config's ``__init__``)."""
+        passes over (several targets, a private, upper-case or metadata name other than Pax's
+        model attributes, a method other than a config's ``__init__``)."""
         kind = node.__class__
         if kind is ast.AnnAssign or kind is ast.Assign:
             targets = [node.target] if kind is ast.AnnAssign else node.targets  # type: ignore[attr-defined]
             target = targets[0] if len(targets) == 1 else None
             if target is None or target.__class__ is not ast.Name:
                 return _new(cst.Pass)
-            if target.id != "model_type" and not member_name_ok(target.id):
+            if (
+                target.id != "model_type"
+                and not member_name_ok(target.id)
+                and target.id not in PAX_RENAMES
+            ):
                 return _new(cst.Pass)
         if kind is ast.AnnAssign:
             target = self.expression(node.target)  # type: ignore[attr-defined]

@@ -34,6 +34,7 @@ OTHER_KEYS = (
     "rope_scaling",
     "rope_parameters",
     "layer_types",
+    "MODEL_DIMS",  # Pax's experiment classes (PAX_RENAMES)
 )
 LAYER_CALLS = (
     r"(?:MultiheadAttention|Transformer(?:Encoder|Decoder)?Layer|Transformer|Linear|Embedding)"

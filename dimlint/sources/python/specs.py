@@ -28,6 +28,9 @@ from, so that findings and fixes land on the source text. What differs from JSON
   ``Transformer(width, layers, heads)``: ``width`` beside a head count and a depth),
   :func:`dimlint.config.trainingkeys.width_is_width`; ``heads``, ``depth``/``layers`` and
   ``mlp_dim`` are then its heads, layers and MLP width.
+* **Pax's experiment classes** (``MODEL_DIMS``, ``NUM_HEADS``, ``NUM_LAYERS``… as upper-case
+  class attributes; the candidate's framework ``pax``): read in those names
+  (:data:`dimlint.config.trainingkeys.PAX_RENAMES`).
 * **nanoGPT's dialect** (``GPTConfig`` with ``n_layer``, ``n_head``, ``n_embd``, ``block_size``
   and ``bias``; the candidate's framework ``nanogpt``): ``block_size`` is the positions table,
   and the model is nanoGPT's ``GPT`` — model type :data:`NANOGPT_TYPE`, which
@@ -46,6 +49,7 @@ from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import INT_FIELD_NAMES, OWN_MODULE, READ_ONLY, Located, ModelSpec
 from dimlint.config.trainingkeys import (
     MEGATRON_MLA_NAMES,
+    PAX_RENAMES,
     VIT_RENAMES,
     hidden_dim_is_width,
     width_is_width,
@@ -156,6 +160,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         renames.update(MODULE_NAMES)
     if candidate.framework == "nanogpt":
         renames.update(NANOGPT_NAMES)
+    if candidate.framework == "pax":
+        renames.update(PAX_RENAMES)
     if hidden_dim_is_width(keys):  # levanter, bd3lms/mdlm: ``hidden_dim`` is the width
         renames["hidden_dim"] = "hidden_size"
     if width_is_width(keys):  # the ViT family: ``width``, ``depth``/``layers``, ``heads``
