@@ -27,7 +27,7 @@ class C4SpmdGpt3AdamOrgHP(model_params.TransformerLmSpmdAdam):
   NUM_HEADS = 96
   MODEL_DIMS = {width}
   HIDDEN_DIMS = MODEL_DIMS * 4
-  DIMS_PER_HEAD = None
+  DIMS_PER_HEAD = {per_head}
   VOCAB_SIZE = 51200
 
 
@@ -48,16 +48,23 @@ def _lines(text: str, fast: bool) -> dict[str, set[int]]:
 
 
 @pytest.mark.parametrize("fast", [True, False])
-def test_pax_model_attributes_are_read(fast: bool) -> None:
-    clean = _lines(PAX.format(width=12288, smaller=6144), fast)
+@pytest.mark.parametrize("per_head", ["None", "128"])
+def test_pax_model_attributes_are_read(fast: bool, per_head: str) -> None:
+    """With ``DIMS_PER_HEAD`` stated, paxml's ``task()`` asserts ``MODEL_DIMS == NUM_HEADS *
+    DIMS_PER_HEAD``: the heads must divide the width either way."""
+    clean = _lines(PAX.format(width=12288, smaller=6144, per_head=per_head), fast)
     assert "DL101" not in clean
-    assert _lines(PAX.format(width=12289, smaller=6144), fast).get("DL101") == {11}
+    wrong = _lines(PAX.format(width=12289, smaller=6144, per_head=per_head), fast)
+    assert wrong.get("DL101") == {11}
     # a subclass of a Pax class of the same file overrides the width it inherits the heads of
-    assert _lines(PAX.format(width=12288, smaller=6145), fast).get("DL101") == {18}
+    child = _lines(PAX.format(width=12288, smaller=6145, per_head=per_head), fast)
+    assert child.get("DL101") == {18}
 
 
 def test_pax_files_pass_the_pre_filter_and_count_as_read() -> None:
-    result = lint_bytes("c4.py", PAX.format(width=12288, smaller=6144).encode(), Selection())
+    result = lint_bytes(
+        "c4.py", PAX.format(width=12288, smaller=6144, per_head="None").encode(), Selection()
+    )
     assert result.read[0] == 2
     assert result.skipped is None
 

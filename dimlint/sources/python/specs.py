@@ -211,6 +211,12 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
             _megatron_head_width(spec)
             if isinstance(spec.raw.get("rope_scaling"), bool):
                 del spec.raw["rope_scaling"]  # megatron-core's flag, not transformers' dict
+    if candidate.framework == "pax":
+        for spec in specs:
+            if spec.heads is not None:
+                # paxml's task() asserts MODEL_DIMS == NUM_HEADS * DIMS_PER_HEAD: a stated
+                # head width is the width's share, so the heads must divide the width
+                spec.head_dim = None
     return CandidateSpecs(specs, pointers, frozenset(inherited))
 
 
