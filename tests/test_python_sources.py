@@ -487,3 +487,11 @@ def test_hidden_dim_is_the_width_beside_heads_and_no_other_width() -> None:
     assert ("DL101", 2, 28) in found(levanter)
     mistral = "m = ModelArgs(dim=4096, hidden_dim=14337, n_heads=32, n_layers=2)\n"
     assert not [d for d in lint(mistral) if d.code == "DL101"]
+
+
+def test_evl_n_dim_beside_n_head_is_the_width() -> None:
+    """UniFormerV2/EVL's keywords in lower case (``n_layers=4, n_dim=768, n_head=12``)."""
+    text = "model = TransformerDecoder(n_layers=4, n_dim={w}, n_head=12, mlp_factor=4.0)\n"
+    assert not lint_bytes("evl.py", text.format(w=768).encode(), Selection()).diagnostics
+    found = lint_bytes("evl.py", text.format(w=833).encode(), Selection()).diagnostics
+    assert "DL101" in {d.code for d in found}

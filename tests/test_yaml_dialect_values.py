@@ -467,3 +467,28 @@ def test_a_frameworks_model_type_names_its_factory_not_a_transformers_class() ->
     }
     # a transformers model type keeps transformers' reading: the top level is the config
     assert "DL101" not in _lines(name, FRAMEWORK_JSON.format(kind="llama", width=1601))
+
+
+UNIFORMERV2 = """MODEL:
+  NUM_CLASSES: 400
+UNIFORMERV2:
+  BACKBONE: 'uniformerv2_b16'
+  N_LAYERS: 4
+  N_DIM: {width}
+  N_HEAD: 12
+  MLP_FACTOR: 4.0
+"""
+
+
+def test_uniformerv2_yacs_names_are_read() -> None:
+    """UniFormerV2's yacs YAML (held-out batch 8: 49 files unread): ``N_DIM`` is the width of
+    its global blocks, ``nn.MultiheadAttention(n_dim, n_head)``, which refuses heads that do
+    not divide it."""
+    name = "exp/k400/k400_b16_f8x224/config.yaml"
+    clean = lint_bytes(name, UNIFORMERV2.format(width=768).encode(), Selection())
+    assert not clean.diagnostics
+    assert clean.read[0] == 1
+    assert _lines(name, UNIFORMERV2.format(width=833)).get("DL101") == {6}
+    # without N_HEAD beside it, N_DIM is nobody's width
+    alone = UNIFORMERV2.format(width=833).replace("  N_HEAD: 12\n", "")
+    assert "DL101" not in _lines(name, alone)

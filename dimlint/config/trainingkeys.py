@@ -64,6 +64,25 @@ VIT_RENAMES = {
 }
 
 
+#: UniFormerV2's and EVL's names (InternVideo: yacs ``UNIFORMERV2: {N_LAYERS: 4, N_DIM: 768,
+#: N_HEAD: 12}``, the same keywords in lower case in Python): the global blocks are
+#: ``nn.MultiheadAttention(n_dim, n_head)``, which refuses heads that do not divide the width.
+N_DIM_RENAMES = {
+    "n_dim": "hidden_size",
+    "N_DIM": "hidden_size",
+    "N_HEAD": "num_attention_heads",
+    "N_LAYERS": "num_hidden_layers",
+}
+
+
+def n_dim_is_width(keys: Any) -> bool:
+    """``n_dim`` beside ``n_head`` (either case, as UniFormerV2 writes them), with no other
+    width key: ``n_dim`` is the model width (:data:`N_DIM_RENAMES`)."""
+    return (
+        ("n_dim" in keys and "n_head" in keys) or ("N_DIM" in keys and "N_HEAD" in keys)
+    ) and not any(key in keys for key in WIDTH_KEYS)
+
+
 #: Pax's experiment classes (google/paxml ``tasks/lm/params``, ``model_params.py``): the model
 #: is stated in upper-case class attributes, which ``task()`` hands to praxis. With
 #: ``DIMS_PER_HEAD`` None, praxis' ``DotProductAttention`` takes ``MODEL_DIMS // NUM_HEADS``

@@ -24,6 +24,7 @@ Each dialect here names the same dimensions as the common keys, in its own words
 * **the ViT family** (``width`` beside a head count and ``depth``/``layers``/``num_layers``,
   no other width key: big_vision, CLIP, open_clip): ``width`` is the model width, ``heads``
   its heads, ``mlp_dim`` its MLP (see :func:`dimlint.config.trainingkeys.width_is_width`).
+* **UniFormerV2's yacs YAML** (``N_DIM``, ``N_HEAD``, ``N_LAYERS``; :data:`N_DIM_RENAMES`).
 * **Swin's yacs YAML** (``EMBED_DIM``, per-stage ``DEPTHS`` and ``NUM_HEADS`` lists): the first
   stage's width and heads (see :func:`_swin_first_stage`).
 * **ESPnet / FunASR** (``encoder_conf: {output_size: 256, attention_heads: 4, linear_units:
@@ -53,6 +54,7 @@ from dimlint.config.trainingkeys import (
     ESPNET_RENAMES,
     HEAD_KEYS,
     MEGATRON_MLA_NAMES,
+    N_DIM_RENAMES,
     OPENNMT_GATED,
     OPENNMT_LAYERS,
     OPENNMT_RENAMES,
@@ -63,6 +65,7 @@ from dimlint.config.trainingkeys import (
     hidden_dim_is_width,
     is_espnet,
     is_opennmt,
+    n_dim_is_width,
     width_is_width,
 )
 
@@ -205,6 +208,11 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
             added["gated_linear_unit"] = "pos_ffn_activation_fn"
     if hidden_dim_is_width(node):
         added["hidden_size"] = "hidden_dim"
+    if n_dim_is_width(node):  # UniFormerV2's yacs names
+        for key, common in N_DIM_RENAMES.items():
+            value = node.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and common not in added:
+                added[common] = key
     if is_espnet(node):
         for key, common in ESPNET_RENAMES.items():
             value = node.get(key)

@@ -49,9 +49,11 @@ from dimlint.config.pointers import escape_pointer_token
 from dimlint.config.spec import INT_FIELD_NAMES, OWN_MODULE, READ_ONLY, Located, ModelSpec
 from dimlint.config.trainingkeys import (
     MEGATRON_MLA_NAMES,
+    N_DIM_RENAMES,
     PAX_RENAMES,
     VIT_RENAMES,
     hidden_dim_is_width,
+    n_dim_is_width,
     width_is_width,
 )
 from dimlint.records import Record
@@ -164,6 +166,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         renames.update(PAX_RENAMES)
     if hidden_dim_is_width(keys):  # levanter, bd3lms/mdlm: ``hidden_dim`` is the width
         renames["hidden_dim"] = "hidden_size"
+    if n_dim_is_width(keys):  # UniFormerV2/EVL: ``n_dim`` beside ``n_head``
+        renames.update((key, common) for key, common in N_DIM_RENAMES.items() if key.islower())
     if width_is_width(keys):  # the ViT family: ``width``, ``depth``/``layers``, ``heads``
         renames.update(
             (key, common)
