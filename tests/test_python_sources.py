@@ -495,3 +495,50 @@ def test_evl_n_dim_beside_n_head_is_the_width() -> None:
     assert not lint_bytes("evl.py", text.format(w=768).encode(), Selection()).diagnostics
     found = lint_bytes("evl.py", text.format(w=833).encode(), Selection()).diagnostics
     assert "DL101" in {d.code for d in found}
+
+
+NANOVLM = """\
+from dataclasses import dataclass
+
+
+@dataclass
+class VLMConfig:
+    vit_hidden_dim: int = {vit}
+    vit_inter_dim: int = 4 * vit_hidden_dim
+    vit_n_heads: int = 12
+    vit_n_blocks: int = 12
+    lm_hidden_dim: int = {lm}
+    lm_inter_dim: int = 2560
+    lm_n_heads: int = 15
+    lm_n_kv_heads: int = 5
+    lm_n_blocks: int = 32
+"""
+
+
+def test_models_side_by_side_under_name_prefixes_are_each_read() -> None:
+    """nanoVLM's ``VLMConfig`` (held-out batch 8: skipped unparsed): the vision tower and the
+    language model side by side, ``vit_*`` and ``lm_*``; each asserts its heads divide its
+    ``hidden_dim``. Each prefix is its own model, found where its width is written."""
+
+    def lines(vit: int, lm: int) -> set[tuple[str, int]]:
+        text = NANOVLM.format(vit=vit, lm=lm)
+        result = lint_bytes("models/config.py", text.encode(), Selection())
+        return {(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span}
+
+    clean = lint_bytes("models/config.py", NANOVLM.format(vit=768, lm=960).encode(), Selection())
+    assert clean.read[0] == 1
+    assert not [d for d in clean.diagnostics if d.severity.label == "error"]
+    assert ("DL101", 6) in lines(833, 960)
+    assert ("DL101", 10) in lines(768, 1025)
+    assert not {code for code, _ in lines(768, 960)} & {"DL101", "DL102"}
+
+
+def test_prefixed_keys_beside_a_model_of_its_own_are_its_parts() -> None:
+    """A config stating its own width and heads keeps its prefixed keys as its parts: no other
+    model is read out of them (their semantics are the class's)."""
+    text = (
+        "cfg = dict(hidden_size=1024, num_attention_heads=16, num_hidden_layers=24,\n"
+        "           vision_hidden_size=833, vision_num_heads=12)\n"
+    )
+    result = lint_bytes("cfg.py", text.encode(), Selection())
+    assert "DL101" not in {d.code for d in result.diagnostics}

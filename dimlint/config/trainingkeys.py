@@ -64,6 +64,30 @@ VIT_RENAMES = {
 }
 
 
+def prefixed_models(keys: Any) -> dict[str, dict[str, str]]:
+    """Models stated side by side in one flat mapping, each under a name prefix (nanoVLM's
+    ``VLMConfig``: ``vit_hidden_dim``/``vit_n_heads`` and ``lm_hidden_dim``/``lm_n_heads``;
+    Chinese-CLIP's ``text_hidden_size``/``text_num_attention_heads``): for each prefix whose
+    keys, the prefix stripped, state a width and a head count, the stripped key → the written
+    key. None when the mapping states a model of its own (its prefixed keys are then its
+    parts, not other models)."""
+    if any(key in keys for key in WIDTH_KEYS) and any(key in keys for key in HEAD_KEYS):
+        return {}
+    groups: dict[str, dict[str, str]] = {}
+    for key in keys:
+        if not isinstance(key, str) or "_" not in key:
+            continue
+        prefix, rest = key.split("_", 1)
+        if prefix and rest:
+            groups.setdefault(prefix, {})[rest] = key
+    return {
+        prefix: group
+        for prefix, group in groups.items()
+        if any(key in group for key in HEAD_KEYS)
+        and (any(key in group for key in WIDTH_KEYS) or hidden_dim_is_width(group))
+    }
+
+
 #: UniFormerV2's and EVL's names (InternVideo: yacs ``UNIFORMERV2: {N_LAYERS: 4, N_DIM: 768,
 #: N_HEAD: 12}``, the same keywords in lower case in Python): the global blocks are
 #: ``nn.MultiheadAttention(n_dim, n_head)``, which refuses heads that do not divide the width.

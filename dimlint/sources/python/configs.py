@@ -28,7 +28,12 @@ import libcst as cst
 
 from dimlint.config import architectures
 from dimlint.config.normalize import INT_FIELDS, field_keys
-from dimlint.config.trainingkeys import PAX_MARKERS, PAX_RENAMES, width_is_width
+from dimlint.config.trainingkeys import (
+    PAX_MARKERS,
+    PAX_RENAMES,
+    prefixed_models,
+    width_is_width,
+)
 from dimlint.sources.python.dotted import dotted_name
 from dimlint.sources.python.scan import Frames, Scan, Site
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member, Value
@@ -433,7 +438,7 @@ class Extractor:
         keys = sized_keys(candidate.members)
         if candidate.framework == "pax":
             return set(keys) >= PAX_MARKERS
-        if has_dimensions(keys):
+        if has_dimensions(keys) or prefixed_models(keys):
             return True
         return candidate.model_type is not None and bool(ALL_DIMENSION_KEYS & set(keys))
 

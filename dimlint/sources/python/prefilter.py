@@ -45,7 +45,12 @@ LAYER_CALLS = (
 def _pattern() -> re.Pattern[bytes]:
     keys = {key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)}
     words = "|".join(sorted(keys | set(OTHER_KEYS)))
-    pattern = rf"\b(?:{words})\b[\"']?\s*[:=]|\b{LAYER_CALLS}\s*\(|\bDL\d{{3}}\b"
+    # a head count under a model's name prefix (nanoVLM's ``vit_n_heads``: prefixed_models)
+    prefixed = r"\b[A-Za-z0-9]+_(?:n_heads?|num_heads|num_attention_heads)"
+    pattern = (
+        rf"\b(?:{words})\b[\"']?\s*[:=]|{prefixed}\b[\"']?\s*[:=]|\b{LAYER_CALLS}\s*\(|"
+        r"\bDL\d{3}\b"
+    )
     return re.compile(pattern.encode("ascii"))
 
 

@@ -54,6 +54,7 @@ from dimlint.config.trainingkeys import (
     VIT_RENAMES,
     hidden_dim_is_width,
     n_dim_is_width,
+    prefixed_models,
     width_is_width,
 )
 from dimlint.records import Record
@@ -184,6 +185,7 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         _index(pointers, pointer, member.value.members)
         if key in candidate.inherited:
             inherited.add(pointer)
+    by_pointer = _prefixed(candidate, raw, pointers, inherited)
     derived: dict[str, str] = {}
     if "multiple_of" in keys:
         _meta_ffn(candidate, raw, pointers, inherited, derived)
@@ -196,7 +198,7 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
     specs = specs_for_document(path, raw)
     read_only = frozenset(p for p, member in pointers.items() if member.value.edit is None)
     for spec in specs:
-        _python_semantics(spec, inherited, names, derived)
+        _python_semantics(spec, inherited, by_pointer.get(spec.pointer, names), derived)
         spec.memo[READ_ONLY] = read_only
     if litgpt and specs:
         gated = members.get("mlp_class_name")
@@ -222,6 +224,33 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
                 # head width is the width's share, so the heads must divide the width
                 spec.head_dim = None
     return CandidateSpecs(specs, pointers, frozenset(inherited))
+
+
+def _prefixed(
+    candidate: Candidate, raw: dict[str, Any], pointers: dict[str, Member], inherited: set[str]
+) -> dict[str, dict[str, str]]:
+    """Models a class states side by side under name prefixes (nanoVLM's ``vit_*``, ``lm_*``;
+    :func:`dimlint.config.trainingkeys.prefixed_models`): each becomes a sub-config ``/<prefix>``
+    of its stripped keys (``hidden_dim`` beside ``n_heads`` as the width), normalized as a
+    nested config is; the names its messages use, by the sub-config's pointer."""
+    by_pointer: dict[str, dict[str, str]] = {}
+    for prefix, group in prefixed_models(candidate.members).items():
+        if prefix in raw:
+            continue
+        renamed = {"hidden_dim": "hidden_size"} if hidden_dim_is_width(group) else {}
+        parent = _pointer("", prefix)
+        sub: dict[str, Any] = {}
+        for rest, key in group.items():
+            member = candidate.members[key]
+            common = renamed.get(rest, rest)
+            sub[common] = _python_value(common, member.value.value)
+            pointer = _pointer(parent, common)
+            pointers[pointer] = member
+            if key in candidate.inherited:
+                inherited.add(pointer)
+            by_pointer.setdefault(parent, {})[common] = key
+        raw[prefix] = sub
+    return by_pointer
 
 
 def _is_nanogpt(raw: dict[str, Any]) -> bool:
