@@ -542,3 +542,18 @@ def test_prefixed_keys_beside_a_model_of_its_own_are_its_parts() -> None:
     )
     result = lint_bytes("cfg.py", text.encode(), Selection())
     assert "DL101" not in {d.code for d in result.diagnostics}
+
+
+@pytest.mark.parametrize(
+    ("ffn", "warned"), [("int(1792 * 8.571428571428571)", False), ("15360", True)]
+)
+def test_an_ffn_width_computed_in_code_is_no_typo(ffn: str, warned: bool) -> None:
+    """SwissArmyTransformer's EVA-CLIP-8B conversion (held-out batch 8: a false DL301) writes
+    its MLP as a ratio of the width; DL301 asks whether a written number is a typo, which a
+    computed one cannot be. The same width written as a literal is still judged."""
+    text = (
+        "args = Namespace(hidden_size=1792, num_attention_heads=16, num_layers=32,\n"
+        f"                 inner_hidden_size={ffn})\n"
+    )
+    result = lint_bytes("transform_param.py", text.encode(), Selection())
+    assert ("DL301" in {d.code for d in result.diagnostics}) is warned
