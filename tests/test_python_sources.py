@@ -557,3 +557,21 @@ def test_an_ffn_width_computed_in_code_is_no_typo(ffn: str, warned: bool) -> Non
     )
     result = lint_bytes("transform_param.py", text.encode(), Selection())
     assert ("DL301" in {d.code for d in result.diagnostics}) is warned
+
+
+def test_a_trailing_comma_tuple_is_named_as_python_writes_it() -> None:
+    """InternVideo's xtuner config (held-out batch 8, a true DL003): ``q_lora_rank: int =
+    None,`` in a class body is the tuple ``(None,)``; the message names the trailing comma."""
+    text = (
+        "class MLAConfig(TransformerConfig):\n"
+        "    hidden_size: int = 4096\n"
+        "    num_attention_heads: int = 32\n"
+        "    num_hidden_layers: int = 36\n"
+        "    kv_lora_rank: int = 512\n"
+        "    q_lora_rank: int = None,\n"
+    )
+    result = lint_bytes("qwen3.py", text.encode(), Selection())
+    (found,) = [d for d in result.diagnostics if d.code == "DL003"]
+    assert "one-element tuple (None,): a trailing comma" in found.message
+    assert found.span is not None
+    assert found.span.start_pos.line == 6
