@@ -492,3 +492,24 @@ def test_uniformerv2_yacs_names_are_read() -> None:
     # without N_HEAD beside it, N_DIM is nobody's width
     alone = UNIFORMERV2.format(width=833).replace("  N_HEAD: 12\n", "")
     assert "DL101" not in _lines(name, alone)
+
+
+CHINESE_CLIP = """{{
+    "vocab_size": 47020,
+    "text_hidden_act": "gelu",
+    "text_hidden_size": {width},
+    "text_intermediate_size": 4096,
+    "text_num_attention_heads": 16,
+    "text_num_hidden_layers": 24
+}}
+"""
+
+
+@pytest.mark.parametrize("name", ["model_configs/RoBERTa-wwm-ext-large.json", "text.yaml"])
+def test_models_under_name_prefixes_are_read_where_written(name: str) -> None:
+    """Chinese-CLIP's tower JSON (held-out batch 8, HunyuanDiT's IP-Adapter: skipped as no
+    model): the text tower's keys carry its name, ``text_``; stripped, they are a BERT's."""
+    clean = lint_bytes(name, CHINESE_CLIP.format(width=1024).encode(), Selection())
+    assert clean.read[0] == 1
+    assert not clean.diagnostics
+    assert _lines(name, CHINESE_CLIP.format(width=1089)).get("DL101") == {4}

@@ -254,12 +254,13 @@ def _training_config(value: dict[str, Any]) -> bool:
         OPEN_LM_KEYS,
         OPEN_LM_MAMBA_KEYS,
         TENCENT_KEYS,
+        prefixed_models,
         width_is_width,
     )
 
     keys = value.keys()
-    if width_is_width(keys):
-        return True  # the ViT family's names, translated as the YAML reader does
+    if width_is_width(keys) or prefixed_models(keys):
+        return True  # the ViT family's names, models under name prefixes: as the YAML reader
     if "peft_type" in keys:
         return True  # a PEFT adapter's config: the base model's sizes, no config.json rules
     if keys >= OPEN_LM_KEYS or (keys >= OPEN_LM_MAMBA_KEYS and "dim" not in keys):
