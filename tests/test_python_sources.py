@@ -575,3 +575,41 @@ def test_a_trailing_comma_tuple_is_named_as_python_writes_it() -> None:
     assert "one-element tuple (None,): a trailing comma" in found.message
     assert found.span is not None
     assert found.span.start_pos.line == 6
+
+
+SACRED = """\
+from sacred import Experiment
+
+ex = Experiment("CoTrain")
+
+
+@ex.config
+def config():
+    exp_name = "cotrain"
+    vocab_size = 30522
+    hidden_size = {width}
+    num_heads = 12
+    num_layers = 12
+
+
+def helper():
+    hidden_size = 1025
+    num_heads = 12
+    return hidden_size, num_heads
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_sacred_config_functions_are_read(fast: bool) -> None:
+    """InternVideo's CoTrain (held-out batch 8: skipped): sacred's ``@ex.config`` function's
+    local variables are the run's configuration. Locals of other functions are not."""
+    from dimlint.lint.python_front import lint_python
+
+    def errors(width: int) -> set[tuple[str, int]]:
+        text = SACRED.format(width=width)
+        result = lint_python("CoTrain/config.py", text.encode(), Selection(), fast=fast)
+        assert result.read[0] == 1
+        return {(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span}
+
+    assert not {code for code, _ in errors(768)} & {"DL101", "DL201"}
+    assert ("DL101", 10) in errors(833)

@@ -200,6 +200,7 @@ def collect(
     module_config = extractor.module_candidate()
     if module_config is not None:
         candidates.append(module_config)
+    candidates += extractor.config_function_candidates()
     calls = extractor.site_candidates(lambda call: id(call) in layer_calls)
     candidates += calls
     candidates += attrconfigs.candidates(extractor, calls)

@@ -286,6 +286,27 @@ class Extractor:
         candidate.framework = self._nanogpt_settings(members)
         return candidate
 
+    def config_function_candidates(self) -> list[Candidate]:
+        """sacred's config functions (``@ex.config def config(): hidden_size = 768;
+        num_heads = 12``): the local variables a run's configuration is made of, read as
+        :meth:`module_candidate` reads a module's (each name assigned once, two kinds of
+        dimension)."""
+        found = []
+        for frame in self.scan.config_functions:
+            members: dict[str, Member] = {}
+            for name in frame.assigned:
+                if name not in ALL_DIMENSION_KEYS or frame.bound.get(name) != 1:
+                    continue
+                expression = frame.expression(name)
+                if expression is None:
+                    continue
+                value = self.evaluator.evaluate(expression, ())
+                members[name] = Member(name, None, None, expression, value)
+            if has_dimensions(sized_keys(members)):
+                first = next(iter(members.values()))
+                found.append(Candidate("dict", f"{frame.name}() config", first.use, members))
+        return found
+
     def _order(self, node: cst.CSTNode) -> int:
         """Source order of a module-level assignment's value (for the candidate's anchor)."""
         for index, (_, expression) in enumerate(self.scan.module.assignments()):

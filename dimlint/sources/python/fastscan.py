@@ -46,6 +46,7 @@ from dimlint.sources.python.scan import (
     Frames,
     Scan,
     Site,
+    is_config_decorator,
 )
 
 
@@ -594,6 +595,10 @@ def _walk(
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 (frames[-1] if frames else root).bind(node.name)
                 inner = new_frame("function", node.name)
+                if not frames and any(
+                    is_config_decorator(ast_dotted_name(d)) for d in node.decorator_list
+                ):
+                    result.config_functions.append(inner)
                 arguments = node.args
                 _bind_params(inner, arguments)
                 defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d)]

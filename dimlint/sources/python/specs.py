@@ -46,7 +46,14 @@ from typing import Any
 from dimlint.config.geometry import llama_ffn
 from dimlint.config.normalize import INT_FIELDS, field_keys, specs_for_document
 from dimlint.config.pointers import escape_pointer_token
-from dimlint.config.spec import INT_FIELD_NAMES, OWN_MODULE, READ_ONLY, Located, ModelSpec
+from dimlint.config.spec import (
+    COMPUTED,
+    INT_FIELD_NAMES,
+    OWN_MODULE,
+    READ_ONLY,
+    Located,
+    ModelSpec,
+)
 from dimlint.config.trainingkeys import (
     MEGATRON_MLA_NAMES,
     N_DIM_RENAMES,
@@ -197,9 +204,11 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         raw["model_type"] = NANOGPT_TYPE
     specs = specs_for_document(path, raw)
     read_only = frozenset(p for p, member in pointers.items() if member.value.edit is None)
+    computed = read_only - {_pointer("", key) for key in derived}
     for spec in specs:
         _python_semantics(spec, inherited, by_pointer.get(spec.pointer, names), derived)
         spec.memo[READ_ONLY] = read_only
+        spec.memo[COMPUTED] = computed
     if litgpt and specs:
         gated = members.get("mlp_class_name")
         kind = gated.value.value if gated is not None else None
