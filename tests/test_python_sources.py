@@ -613,3 +613,16 @@ def test_sacred_config_functions_are_read(fast: bool) -> None:
 
     assert not {code for code, _ in errors(768)} & {"DL101", "DL201"}
     assert ("DL101", 10) in errors(833)
+
+
+def test_a_vit_width_beside_evls_n_dim_stays_the_backbones() -> None:
+    """InternVideo's EVL builds ``VisionTransformer(width=768, layers=12, heads=12, …,
+    n_dim=n_dim, n_head=n_head)``: the ViT backbone's names are its model; ``n_dim`` is the
+    global decoder's, a second model, and takes nothing from them."""
+    text = (
+        "model = VisionTransformer(input_resolution=224, patch_size=32, width={w},\n"
+        "    layers=12, heads=12, output_dim=512, n_layers=n_layers, n_dim=n_dim, n_head=n_head)\n"
+    )
+    assert not lint_bytes("evl.py", text.format(w=768).encode(), Selection()).diagnostics
+    found = lint_bytes("evl.py", text.format(w=833).encode(), Selection()).diagnostics
+    assert ("DL101", 1) in {(d.code, d.span.start_pos.line) for d in found if d.span}

@@ -101,10 +101,12 @@ N_DIM_RENAMES = {
 
 def n_dim_is_width(keys: Any) -> bool:
     """``n_dim`` beside ``n_head`` (either case, as UniFormerV2 writes them), with no other
-    width key: ``n_dim`` is the model width (:data:`N_DIM_RENAMES`)."""
+    width key: ``n_dim`` is the model width (:data:`N_DIM_RENAMES`). Beside a ViT ``width``
+    (EVL's ``VisionTransformer(width=768, …, n_dim=n_dim)``) it is a second model's, the
+    global decoder's, and the backbone's names are read instead."""
     return (
         ("n_dim" in keys and "n_head" in keys) or ("N_DIM" in keys and "N_HEAD" in keys)
-    ) and not any(key in keys for key in WIDTH_KEYS)
+    ) and not any(key in keys for key in (*WIDTH_KEYS, "width"))
 
 
 #: Pax's experiment classes (google/paxml ``tasks/lm/params``, ``model_params.py``): the model
