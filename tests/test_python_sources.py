@@ -487,3 +487,142 @@ def test_hidden_dim_is_the_width_beside_heads_and_no_other_width() -> None:
     assert ("DL101", 2, 28) in found(levanter)
     mistral = "m = ModelArgs(dim=4096, hidden_dim=14337, n_heads=32, n_layers=2)\n"
     assert not [d for d in lint(mistral) if d.code == "DL101"]
+
+
+def test_evl_n_dim_beside_n_head_is_the_width() -> None:
+    """UniFormerV2/EVL's keywords in lower case (``n_layers=4, n_dim=768, n_head=12``)."""
+    text = "model = TransformerDecoder(n_layers=4, n_dim={w}, n_head=12, mlp_factor=4.0)\n"
+    assert not lint_bytes("evl.py", text.format(w=768).encode(), Selection()).diagnostics
+    found = lint_bytes("evl.py", text.format(w=833).encode(), Selection()).diagnostics
+    assert "DL101" in {d.code for d in found}
+
+
+NANOVLM = """\
+from dataclasses import dataclass
+
+
+@dataclass
+class VLMConfig:
+    vit_hidden_dim: int = {vit}
+    vit_inter_dim: int = 4 * vit_hidden_dim
+    vit_n_heads: int = 12
+    vit_n_blocks: int = 12
+    lm_hidden_dim: int = {lm}
+    lm_inter_dim: int = 2560
+    lm_n_heads: int = 15
+    lm_n_kv_heads: int = 5
+    lm_n_blocks: int = 32
+"""
+
+
+def test_models_side_by_side_under_name_prefixes_are_each_read() -> None:
+    """nanoVLM's ``VLMConfig`` (held-out batch 8: skipped unparsed): the vision tower and the
+    language model side by side, ``vit_*`` and ``lm_*``; each asserts its heads divide its
+    ``hidden_dim``. Each prefix is its own model, found where its width is written."""
+
+    def lines(vit: int, lm: int) -> set[tuple[str, int]]:
+        text = NANOVLM.format(vit=vit, lm=lm)
+        result = lint_bytes("models/config.py", text.encode(), Selection())
+        return {(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span}
+
+    clean = lint_bytes("models/config.py", NANOVLM.format(vit=768, lm=960).encode(), Selection())
+    assert clean.read[0] == 1
+    assert not [d for d in clean.diagnostics if d.severity.label == "error"]
+    assert ("DL101", 6) in lines(833, 960)
+    assert ("DL101", 10) in lines(768, 1025)
+    assert not {code for code, _ in lines(768, 960)} & {"DL101", "DL102"}
+
+
+def test_prefixed_keys_beside_a_model_of_its_own_are_its_parts() -> None:
+    """A config stating its own width and heads keeps its prefixed keys as its parts: no other
+    model is read out of them (their semantics are the class's)."""
+    text = (
+        "cfg = dict(hidden_size=1024, num_attention_heads=16, num_hidden_layers=24,\n"
+        "           vision_hidden_size=833, vision_num_heads=12)\n"
+    )
+    result = lint_bytes("cfg.py", text.encode(), Selection())
+    assert "DL101" not in {d.code for d in result.diagnostics}
+
+
+@pytest.mark.parametrize(
+    ("ffn", "warned"), [("int(1792 * 8.571428571428571)", False), ("15360", True)]
+)
+def test_an_ffn_width_computed_in_code_is_no_typo(ffn: str, warned: bool) -> None:
+    """SwissArmyTransformer's EVA-CLIP-8B conversion (held-out batch 8: a false DL301) writes
+    its MLP as a ratio of the width; DL301 asks whether a written number is a typo, which a
+    computed one cannot be. The same width written as a literal is still judged."""
+    text = (
+        "args = Namespace(hidden_size=1792, num_attention_heads=16, num_layers=32,\n"
+        f"                 inner_hidden_size={ffn})\n"
+    )
+    result = lint_bytes("transform_param.py", text.encode(), Selection())
+    assert ("DL301" in {d.code for d in result.diagnostics}) is warned
+
+
+def test_a_trailing_comma_tuple_is_named_as_python_writes_it() -> None:
+    """InternVideo's xtuner config (held-out batch 8, a true DL003): ``q_lora_rank: int =
+    None,`` in a class body is the tuple ``(None,)``; the message names the trailing comma."""
+    text = (
+        "class MLAConfig(TransformerConfig):\n"
+        "    hidden_size: int = 4096\n"
+        "    num_attention_heads: int = 32\n"
+        "    num_hidden_layers: int = 36\n"
+        "    kv_lora_rank: int = 512\n"
+        "    q_lora_rank: int = None,\n"
+    )
+    result = lint_bytes("qwen3.py", text.encode(), Selection())
+    (found,) = [d for d in result.diagnostics if d.code == "DL003"]
+    assert "one-element tuple (None,): a trailing comma" in found.message
+    assert found.span is not None
+    assert found.span.start_pos.line == 6
+
+
+SACRED = """\
+from sacred import Experiment
+
+ex = Experiment("CoTrain")
+
+
+@ex.config
+def config():
+    exp_name = "cotrain"
+    vocab_size = 30522
+    hidden_size = {width}
+    num_heads = 12
+    num_layers = 12
+
+
+def helper():
+    hidden_size = 1025
+    num_heads = 12
+    return hidden_size, num_heads
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_sacred_config_functions_are_read(fast: bool) -> None:
+    """InternVideo's CoTrain (held-out batch 8: skipped): sacred's ``@ex.config`` function's
+    local variables are the run's configuration. Locals of other functions are not."""
+    from dimlint.lint.python_front import lint_python
+
+    def errors(width: int) -> set[tuple[str, int]]:
+        text = SACRED.format(width=width)
+        result = lint_python("CoTrain/config.py", text.encode(), Selection(), fast=fast)
+        assert result.read[0] == 1
+        return {(d.code, d.span.start_pos.line) for d in result.diagnostics if d.span}
+
+    assert not {code for code, _ in errors(768)} & {"DL101", "DL201"}
+    assert ("DL101", 10) in errors(833)
+
+
+def test_a_vit_width_beside_evls_n_dim_stays_the_backbones() -> None:
+    """InternVideo's EVL builds ``VisionTransformer(width=768, layers=12, heads=12, …,
+    n_dim=n_dim, n_head=n_head)``: the ViT backbone's names are its model; ``n_dim`` is the
+    global decoder's, a second model, and takes nothing from them."""
+    text = (
+        "model = VisionTransformer(input_resolution=224, patch_size=32, width={w},\n"
+        "    layers=12, heads=12, output_dim=512, n_layers=n_layers, n_dim=n_dim, n_head=n_head)\n"
+    )
+    assert not lint_bytes("evl.py", text.format(w=768).encode(), Selection()).diagnostics
+    found = lint_bytes("evl.py", text.format(w=833).encode(), Selection()).diagnostics
+    assert ("DL101", 1) in {(d.code, d.span.start_pos.line) for d in found if d.span}

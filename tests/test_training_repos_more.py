@@ -2,8 +2,10 @@
 sources in ``tests/data/training_repos_more/SOURCES.tsv`` (repository, commit, path, and the half
 each repository fell in: a hash of its name decided, before anything was read, whether dimlint
 was tuned on it or only measured; ``held-out-2`` to ``held-out-6`` are batches gathered after the
-earlier fixes and measured before any change; ``BATCH3.md`` to ``BATCH6.md`` record the third's
-to the sixth's lists, chosen before they were fetched, and their measurements). Only YAML,
+earlier fixes and measured before any change, ``tune-7`` the tuning half of the seventh,
+``held-out-8`` the eighth, measured once untouched and only then tuned on;
+``BATCH3.md`` to ``BATCH8.md`` record the third's to the eighth's lists, chosen before they were
+fetched, and their measurements). Only YAML,
 JSON and launch scripts are kept (the Python files the repositories' measurement read stay out of
 the suite and of ruff). The folders keep each repository's relative paths, so a Hydra tree
 composes as it does in its repository.
@@ -83,6 +85,8 @@ def test_every_file_has_its_source_and_half() -> None:
         "held-out-4",
         "held-out-5",
         "held-out-6",
+        "tune-7",
+        "held-out-8",
     }
     assert {row["half"] for row in rows} == halves
     assert len({row["repository"] for row in rows}) >= 16
@@ -198,6 +202,52 @@ def test_the_sixth_batchs_unread_styles_are_read() -> None:
         assert f"{path}: read 0" not in err, path
 
 
+def test_the_seventh_batchs_false_findings_stay_gone_and_its_styles_are_read() -> None:
+    """Batch 7, measured untouched: stable-audio-tools' model JSON (``model_type`` naming the
+    framework's factory) drew 10 false DL005 and its DiT went unread; CogVideo's SAT YAML sat
+    in a committed folder its ``.gitignore`` names (the walk's side is
+    ``tests/test_git_tracked.py``). Each is read now, with no error or warning."""
+    audio = DATA / "Stability-AI__stable-audio-tools"
+    cogvideo = DATA / "THUDM__CogVideo"
+    findings, err = _run(str(audio), str(cogvideo))
+    assert not [f for f in findings if f["severity"] in ("error", "warning")]
+    dit = audio / "stable_audio_tools/configs/model_configs/txt2audio/stable_audio_2_0.json"
+    assert f"{dit}: read 1 config" in err
+    sat = sorted(cogvideo.rglob("*.yaml"))
+    assert len(sat) >= 8
+    for path in sat:
+        assert f"{path}: read " in err, path
+        assert f"{path}: read 0" not in err, path
+    text = dit.read_text(encoding="utf-8").replace('"embed_dim": 1536', '"embed_dim": 1601')
+    planted = lint_bytes(str(dit), text.encode(), Selection()).diagnostics
+    line = text[: text.index('"embed_dim": 1601')].count("\n") + 1
+    assert [d.span.start_pos.line for d in planted if d.code == "DL101" and d.span] == [line]
+
+
+def test_the_eighth_batchs_unread_styles_are_read() -> None:
+    """Held-out batch 8, measured untouched: UniFormerV2's yacs YAML (``N_DIM``, ``N_HEAD``:
+    49 files without a model section) and a Chinese-CLIP tower JSON whose keys carry the
+    tower's name (``text_hidden_size``: skipped as no model config). Each is read now, with no
+    error or warning, and a width its heads do not divide is found where it is written."""
+    uniformer = DATA / "OpenGVLab__InternVideo/InternVideo1/Pretrain/UniFormerV2/exp"
+    tower = DATA / "Tencent__HunyuanDiT/ipadapter/model_configs/RoBERTa-wwm-ext-large-cn-en.json"
+    findings, err = _run(str(uniformer), str(tower))
+    assert not [f for f in findings if f["severity"] in ("error", "warning")]
+    files = sorted(uniformer.rglob("*.yaml"))
+    assert len(files) >= 45
+    for path in [*files, tower]:
+        assert f"{path}: read " in err, path
+        assert f"{path}: read 0" not in err, path
+    for path, key in ((files[0], "N_DIM: "), (tower, '"text_hidden_size": ')):
+        text = path.read_text(encoding="utf-8")
+        start = text.index(key) + len(key)
+        end = start + len(re.match(r"\d+", text[start:])[0])  # type: ignore[index]
+        planted = text[:start] + str(int(text[start:end]) + 65) + text[end:]
+        line = text.count("\n", 0, start) + 1
+        found = lint_bytes(str(path), planted.encode(), Selection()).diagnostics
+        assert ("DL101", line) in {(d.code, d.span.start_pos.line) for d in found if d.span}
+
+
 def test_a_composed_experiment_reads_its_model_from_the_group_files(tmp_path: Path) -> None:
     tree = tmp_path / "fa"
     shutil.copytree(DATA / "Dao-AILab__flash-attention", tree)
@@ -289,6 +339,11 @@ def test_planted_defects_found_at_their_line() -> None:
     sixth = {row["file"] for row in _sources() if row["half"] == "held-out-6"}
     assert len([path for path, _, _ in cases if _relative(path) in sixth]) >= 140
     assert all("/eva_clip/model_configs/" in f for f, _ in missed if f in sixth), missed
+    # the seventh (tuned on) and the eighth (held out, then tuned on): every one found
+    for half, least in (("tune-7", 60), ("held-out-8", 40)):
+        files = {row["file"] for row in _sources() if row["half"] == half}
+        assert len([path for path, _, _ in cases if _relative(path) in files]) >= least
+        assert not [file for file, _ in missed if file in files]
 
 
 _MLA = "--multi-latent-attention"

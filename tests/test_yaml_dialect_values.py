@@ -430,3 +430,86 @@ def test_swin_yacs_first_stage_is_read() -> None:
         "EMBED_DIM 97 is not divisible by NUM_HEADS[0] 3"
     ]
     assert _lines(name, SWIN.format(width=97)).get("DL101") == {5}
+
+
+FRAMEWORK_JSON = """{{
+    "model_type": "{kind}",
+    "sample_rate": 44100,
+    "model": {{
+        "pretransform": {{"type": "autoencoder", "config": {{"latent_dim": 64}}}},
+        "diffusion": {{
+            "type": "dit",
+            "config": {{
+                "io_channels": 64,
+                "embed_dim": {width},
+                "depth": 24,
+                "num_heads": 24
+            }}
+        }}
+    }},
+    "training": {{"learning_rate": 1e-4}}
+}}
+"""
+
+
+def test_a_frameworks_model_type_names_its_factory_not_a_transformers_class() -> None:
+    """stable-audio-tools' model JSON (batch 7: 10 false DL005, a DiT unread): a
+    ``model_type`` transformers lacks, nothing sized at the top and sections beside it is the
+    framework's factory; no class defaults are owed and the nested transformer is read."""
+    name = "configs/model_configs/txt2audio/model.json"
+    clean = lint_bytes(
+        name, FRAMEWORK_JSON.format(kind="diffusion_cond", width=1536).encode(), Selection()
+    )
+    assert not clean.diagnostics
+    assert clean.read[0] == 1
+    assert _lines(name, FRAMEWORK_JSON.format(kind="diffusion_cond", width=1601)).get("DL101") == {
+        10
+    }
+    # a transformers model type keeps transformers' reading: the top level is the config
+    assert "DL101" not in _lines(name, FRAMEWORK_JSON.format(kind="llama", width=1601))
+
+
+UNIFORMERV2 = """MODEL:
+  NUM_CLASSES: 400
+UNIFORMERV2:
+  BACKBONE: 'uniformerv2_b16'
+  N_LAYERS: 4
+  N_DIM: {width}
+  N_HEAD: 12
+  MLP_FACTOR: 4.0
+"""
+
+
+def test_uniformerv2_yacs_names_are_read() -> None:
+    """UniFormerV2's yacs YAML (held-out batch 8: 49 files unread): ``N_DIM`` is the width of
+    its global blocks, ``nn.MultiheadAttention(n_dim, n_head)``, which refuses heads that do
+    not divide it."""
+    name = "exp/k400/k400_b16_f8x224/config.yaml"
+    clean = lint_bytes(name, UNIFORMERV2.format(width=768).encode(), Selection())
+    assert not clean.diagnostics
+    assert clean.read[0] == 1
+    assert _lines(name, UNIFORMERV2.format(width=833)).get("DL101") == {6}
+    # without N_HEAD beside it, N_DIM is nobody's width
+    alone = UNIFORMERV2.format(width=833).replace("  N_HEAD: 12\n", "")
+    assert "DL101" not in _lines(name, alone)
+
+
+CHINESE_CLIP = """{{
+    "vocab_size": 47020,
+    "text_hidden_act": "gelu",
+    "text_hidden_size": {width},
+    "text_intermediate_size": 4096,
+    "text_num_attention_heads": 16,
+    "text_num_hidden_layers": 24
+}}
+"""
+
+
+@pytest.mark.parametrize("name", ["model_configs/RoBERTa-wwm-ext-large.json", "text.yaml"])
+def test_models_under_name_prefixes_are_read_where_written(name: str) -> None:
+    """Chinese-CLIP's tower JSON (held-out batch 8, HunyuanDiT's IP-Adapter: skipped as no
+    model): the text tower's keys carry its name, ``text_``; stripped, they are a BERT's."""
+    clean = lint_bytes(name, CHINESE_CLIP.format(width=1024).encode(), Selection())
+    assert clean.read[0] == 1
+    assert not clean.diagnostics
+    assert _lines(name, CHINESE_CLIP.format(width=1089)).get("DL101") == {4}

@@ -8,7 +8,7 @@ from dimlint.checks.registry import Finding, rule
 from dimlint.config.geometry import RECIPE_MULTIPLE, llama_ffn
 from dimlint.config.normalize import is_tower
 from dimlint.config.remote_semantics import is_fused_ffn
-from dimlint.config.spec import ModelSpec
+from dimlint.config.spec import COMPUTED, ModelSpec
 from dimlint.diagnostics import Severity
 
 #: ffn / hidden ranges seen in released models (DOMAIN.md): gated 2.67 (Llama-3.2-3B) to 8.0
@@ -83,6 +83,8 @@ def check_ffn_ratio(spec: ModelSpec) -> Iterator[Finding]:
     sizes = _dense_ffn(spec)
     if sizes is None or spec.ffn is None:
         return
+    if spec.ffn.pointer in spec.memo.get(COMPUTED, frozenset()):
+        return  # computed in code (``int(1792 * 8.5714)``): a ratio chosen, not a typo
     ffn, hidden = sizes
     gated = _gated(spec)
     low, high = GATED_RANGE if gated else PLAIN_RANGE

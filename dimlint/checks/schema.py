@@ -232,6 +232,12 @@ def check_invalid_values(spec: ModelSpec) -> Iterator[Finding]:
         if _too_large(value):
             expected = f"at most 2**63 - 1 ({expected}: the largest size a tensor can have)"
         message = f"{key} is {_describe(value)}, but it must be {expected}"
+        if spec.path.endswith(".py") and isinstance(value, list | tuple) and len(value) == 1:
+            # Python code: ``q_lora_rank: int = None,`` (a trailing comma) makes a 1-tuple
+            message = (
+                f"{key} is a one-element tuple ({value[0]!r},): a trailing comma"
+                f" after the value makes one; it must be {expected}"
+            )
         if value is None:
             message += f": {key} is a required dimension of {spec.label}; set it to its size"
         repair = _repair(value, expected)

@@ -518,6 +518,10 @@ def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
             )
     if spec.kv_heads is not None and spec.kv_heads.value == 0:
         spec.kv_heads = None
+    if obj.get("multi_latent_attention", True) is False:
+        # Megatron's switch (``--multi-latent-attention``) off: its kv_lora_rank and q_lora_rank
+        # (defaults 32 and None, stated by configs that mirror its arguments) size nothing
+        spec.kv_lora_rank = spec.q_lora_rank = None
     gpt2_style = spec.model_type in GPT2_STYLE or "n_inner" in obj
     if spec.ffn is None and "ffn" not in spec.invalid and spec.hidden is not None and gpt2_style:
         # gpt2-style configs: an absent or null n_inner means 4 × hidden

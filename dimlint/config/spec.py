@@ -156,6 +156,9 @@ class ModelSpec:
 
 #: ``spec.memo`` key of pointers a front end states but cannot rewrite (Python's ``4 * HIDDEN``).
 READ_ONLY = "read_only_pointers"
+#: ``spec.memo`` key of pointers whose value the code computes where it writes it
+#: (``int(1792 * 8.5714)``): :data:`READ_ONLY` less the widths dimlint derives itself.
+COMPUTED = "computed_pointers"
 #: ``spec.memo`` key set on a config a test helper builds for its unit tests (transformers'
 #: ``ModelTester`` defaults): a fixture, whatever its width, so no performance advice.
 FIXTURE = "test_fixture"

@@ -64,6 +64,67 @@ VIT_RENAMES = {
 }
 
 
+def prefixed_models(keys: Any) -> dict[str, dict[str, str]]:
+    """Models stated side by side in one flat mapping, each under a name prefix (nanoVLM's
+    ``VLMConfig``: ``vit_hidden_dim``/``vit_n_heads`` and ``lm_hidden_dim``/``lm_n_heads``;
+    Chinese-CLIP's ``text_hidden_size``/``text_num_attention_heads``): for each prefix whose
+    keys, the prefix stripped, state a width and a head count, the stripped key → the written
+    key. None when the mapping states a model of its own (its prefixed keys are then its
+    parts, not other models)."""
+    if any(key in keys for key in WIDTH_KEYS) and any(key in keys for key in HEAD_KEYS):
+        return {}
+    groups: dict[str, dict[str, str]] = {}
+    for key in keys:
+        if not isinstance(key, str) or "_" not in key:
+            continue
+        prefix, rest = key.split("_", 1)
+        if prefix and rest:
+            groups.setdefault(prefix, {})[rest] = key
+    return {
+        prefix: group
+        for prefix, group in groups.items()
+        if any(key in group for key in HEAD_KEYS)
+        and (any(key in group for key in WIDTH_KEYS) or hidden_dim_is_width(group))
+    }
+
+
+#: UniFormerV2's and EVL's names (InternVideo: yacs ``UNIFORMERV2: {N_LAYERS: 4, N_DIM: 768,
+#: N_HEAD: 12}``, the same keywords in lower case in Python): the global blocks are
+#: ``nn.MultiheadAttention(n_dim, n_head)``, which refuses heads that do not divide the width.
+N_DIM_RENAMES = {
+    "n_dim": "hidden_size",
+    "N_DIM": "hidden_size",
+    "N_HEAD": "num_attention_heads",
+    "N_LAYERS": "num_hidden_layers",
+}
+
+
+def n_dim_is_width(keys: Any) -> bool:
+    """``n_dim`` beside ``n_head`` (either case, as UniFormerV2 writes them), with no other
+    width key: ``n_dim`` is the model width (:data:`N_DIM_RENAMES`). Beside a ViT ``width``
+    (EVL's ``VisionTransformer(width=768, …, n_dim=n_dim)``) it is a second model's, the
+    global decoder's, and the backbone's names are read instead."""
+    return (
+        ("n_dim" in keys and "n_head" in keys) or ("N_DIM" in keys and "N_HEAD" in keys)
+    ) and not any(key in keys for key in (*WIDTH_KEYS, "width"))
+
+
+#: Pax's experiment classes (google/paxml ``tasks/lm/params``, ``model_params.py``): the model
+#: is stated in upper-case class attributes, which ``task()`` hands to praxis. With
+#: ``DIMS_PER_HEAD`` None, praxis' ``DotProductAttention`` takes ``MODEL_DIMS // NUM_HEADS``
+#: and asserts the heads divide the width.
+PAX_RENAMES = {
+    "MODEL_DIMS": "hidden_size",
+    "NUM_HEADS": "num_attention_heads",
+    "NUM_LAYERS": "num_hidden_layers",
+    "HIDDEN_DIMS": "intermediate_size",
+    "DIMS_PER_HEAD": "head_dim",
+    "VOCAB_SIZE": "vocab_size",
+}
+#: The attributes that make a class body Pax's model statement (width and heads both stated).
+PAX_MARKERS = frozenset({"MODEL_DIMS", "NUM_HEADS"})
+
+
 def width_is_width(keys: Any) -> bool:
     """``width`` beside a head count and a depth, with no other width key (the ViT family's
     names, :data:`VIT_RENAMES`): ``width`` is the model width. An image's ``width`` comes with a

@@ -1,7 +1,8 @@
 """Turn command-line paths into the files to check.
 
 A directory is walked for JSON, YAML and Python files, skipping version-control folders, virtual
-environments, ``node_modules``, caches, what ``.gitignore`` files name, and HF files that are
+environments, ``node_modules``, caches, what ``.gitignore`` files name (unless git tracks it:
+:mod:`dimlint.lint.gitindex`; ``--verbose`` names each one passed over), and HF files that are
 never model configs (``tokenizer.json``…). A file named on the command line is always checked,
 whatever its name. Symlinked directories are not followed, so symlink loops cannot trap the walk.
 """
@@ -12,6 +13,7 @@ import fnmatch
 import os
 from collections.abc import Callable, Iterator, Sequence
 
+from dimlint.lint.gitindex import tracked
 from dimlint.records import Record
 from dimlint.sources.confine import within
 from dimlint.sources.filenames import TOKENIZER_FILES, is_weight_file
@@ -185,6 +187,8 @@ def walk_skips(path: str, root: str | None = None) -> str | None:
         below.append(directory)
         directory = os.path.dirname(directory)
     rules = _ancestor_rules(top)
+    repository = _repository_top(folder)
+    kept = tracked(repository) if repository is not None else None
     own = _IgnoreRules.read(top)
     if own is not None:
         rules.append(own)
@@ -193,12 +197,12 @@ def walk_skips(path: str, root: str | None = None) -> str | None:
             os.path.join(directory, "pyvenv.cfg")
         ):
             return f"inside {os.path.basename(directory)}/, a folder a walk skips"
-        if _is_ignored(directory, True, rules):
+        if _is_ignored(directory, True, rules) and not (kept and kept.holds(directory, True)):
             return f"{directory} is named by a .gitignore"
         inner = _IgnoreRules.read(directory)
         if inner is not None:
             rules.append(inner)
-    if _is_ignored(path, False, rules):
+    if _is_ignored(path, False, rules) and not (kept and kept.holds(path, False)):
         return "named by a .gitignore"
     return None
 
@@ -259,6 +263,8 @@ def _walk(
     files passed over, each with the reason; and whether the name is a symlink (known from
     the directory listing, without another system call)."""
     stack: list[tuple[str, list[_IgnoreRules]]] = [(root, _ancestor_rules(root))]
+    top = _repository_top(os.path.abspath(root))
+    kept = tracked(top) if top is not None else None
     while stack:
         directory, inherited = stack.pop()
         rules = list(inherited)
@@ -277,8 +283,16 @@ def _walk(
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if _is_ignored(entry.path, is_dir, rules) or excluded(entry.path):
+            if excluded(entry.path):
                 continue
+            if _is_ignored(entry.path, is_dir, rules):
+                if kept is not None and kept.holds(entry.path, is_dir):
+                    pass  # git ignores no tracked file: a committed folder is the repository's
+                elif is_dir or _candidate(entry):
+                    files.append((entry.path, (), _IGNORED, False))
+                    continue
+                else:
+                    continue
             if is_dir:
                 if entry.name not in SKIP_DIRS and not os.path.exists(
                     os.path.join(entry.path, "pyvenv.cfg")
@@ -290,6 +304,10 @@ def _walk(
             elif entry.name in NOT_CONFIGS:
                 files.append((entry.path, (), _not_config_reason(entry.name), False))
         yield from reversed(files)
+
+
+#: Why a walk passes over what a ``.gitignore`` names (a folder: none of its files is read).
+_IGNORED = "named by a .gitignore (and not tracked by git), not checked"
 
 
 def _not_config_reason(name: str) -> str:

@@ -248,19 +248,23 @@ def _training_config(value: dict[str, Any]) -> bool:
     """A training config (no ``model_type``, ``architectures``; framework keys or hyphens,
     open_lm's model keys: its ``hidden_dim`` is the width, not Mistral's FFN, or
     TencentPretrain's ``heads_num``/``layers_num``, the ViT family's ``width``/``heads``, a PEFT
-    adapter's ``adapter_config.json``)."""
-    if "model_type" in value or "architectures" in value:
+    adapter's ``adapter_config.json``), or a framework's model JSON that names its factory in
+    ``model_type`` (:func:`_framework_model_type`)."""
+    if "architectures" in value:
         return False
+    if "model_type" in value:
+        return _framework_model_type(value)
     from dimlint.config.trainingkeys import (
         OPEN_LM_KEYS,
         OPEN_LM_MAMBA_KEYS,
         TENCENT_KEYS,
+        prefixed_models,
         width_is_width,
     )
 
     keys = value.keys()
-    if width_is_width(keys):
-        return True  # the ViT family's names, translated as the YAML reader does
+    if width_is_width(keys) or prefixed_models(keys):
+        return True  # the ViT family's names, models under name prefixes: as the YAML reader
     if "peft_type" in keys:
         return True  # a PEFT adapter's config: the base model's sizes, no config.json rules
     if keys >= OPEN_LM_KEYS or (keys >= OPEN_LM_MAMBA_KEYS and "dim" not in keys):
@@ -270,6 +274,27 @@ def _training_config(value: dict[str, Any]) -> bool:
     ):
         return True  # TencentPretrain's model JSON (CLIP's towers: ``stream_0``, ``stream_1``)
     return bool(_TRAINING_KEYS & keys) or any("-" in key for key in value)
+
+
+def _framework_model_type(value: dict[str, Any]) -> bool:
+    """stable-audio-tools' model JSON (``"model_type": "diffusion_cond"``, the transformer at
+    ``model.diffusion.config``): a ``model_type`` transformers does not know, no dimension at
+    the top and sections beside it, none a transformers composite's sub-config (named
+    ``*_config``, or stating its own ``model_type``). The type names the framework's factory, not a
+    transformers class, so no class defaults are owed (DL005) and the model is a section."""
+    from dimlint.config import architectures
+    from dimlint.config.normalize import has_dimensions
+
+    model_type = value["model_type"]
+    if not isinstance(model_type, str) or architectures.lookup(model_type) is not None:
+        return False
+    members = {key: member for key, member in value.items() if isinstance(member, dict)}
+    return (
+        bool(members)
+        and not has_dimensions(value)
+        and not any(key.endswith("_config") for key in members)
+        and not any("model_type" in member for member in members.values())
+    )
 
 
 def _check_beside(

@@ -45,12 +45,14 @@ NOT_FOR_YAML = frozenset({"DL004", "DL005"})
 #: The pre-filter: a key that names a hidden size, head count or layer count.
 #: A key may follow a flow mapping's ``{`` or ``,`` anywhere on a line (``model: {d_model: …}``),
 #: carry Megatron's ``--`` (``--hidden-size:``) or maxtext's ``base_`` (``base_emb_dim``); the ViT
-#: family's ``width`` is one beside its heads and depth (``trainingkeys.width_is_width``).
+#: family's ``width`` is one beside its heads and depth (``trainingkeys.width_is_width``); yacs
+#: files write Swin's ``EMBED_DIM`` and UniFormerV2's ``N_DIM`` in upper case; a head count may
+#: carry a model's name prefix (``text_num_attention_heads``: ``trainingkeys.prefixed_models``).
 _DIMENSION_KEY = re.compile(
     rb"(?m)(?:^|[{,])[\s\"']*(?:--)?(?:base_)?(?:hidden[_-]size|d_model|n_embd|dim|embed_dim|"
     rb"emb_dim|model_dim|hidden_dim|num[_-]attention[_-]heads|n_heads?|num_heads|attention_heads|"
     rb"num_query_heads|num[_-]layers|n_layers?|num_hidden_layers|num_decoder_layers|heads_num|"
-    rb"layers_num|width|EMBED_DIM)"
+    rb"layers_num|width|EMBED_DIM|N_DIM|[A-Za-z0-9]+_(?:num_attention_heads|n_heads?|num_heads))"
     rb"[\"']?\s*:"
 )
 #: Megatron/NeMo/gpt-neox spell a gated MLP as a flag or an activation name.

@@ -24,6 +24,9 @@ Each dialect here names the same dimensions as the common keys, in its own words
 * **the ViT family** (``width`` beside a head count and ``depth``/``layers``/``num_layers``,
   no other width key: big_vision, CLIP, open_clip): ``width`` is the model width, ``heads``
   its heads, ``mlp_dim`` its MLP (see :func:`dimlint.config.trainingkeys.width_is_width`).
+* **Models side by side under name prefixes** (``text_hidden_size``, ``text_num_attention_heads``
+  beside ``vision_*``): each prefix a section of its own (:func:`_prefixed_models`).
+* **UniFormerV2's yacs YAML** (``N_DIM``, ``N_HEAD``, ``N_LAYERS``; :data:`N_DIM_RENAMES`).
 * **Swin's yacs YAML** (``EMBED_DIM``, per-stage ``DEPTHS`` and ``NUM_HEADS`` lists): the first
   stage's width and heads (see :func:`_swin_first_stage`).
 * **ESPnet / FunASR** (``encoder_conf: {output_size: 256, attention_heads: 4, linear_units:
@@ -53,6 +56,7 @@ from dimlint.config.trainingkeys import (
     ESPNET_RENAMES,
     HEAD_KEYS,
     MEGATRON_MLA_NAMES,
+    N_DIM_RENAMES,
     OPENNMT_GATED,
     OPENNMT_LAYERS,
     OPENNMT_RENAMES,
@@ -63,6 +67,8 @@ from dimlint.config.trainingkeys import (
     hidden_dim_is_width,
     is_espnet,
     is_opennmt,
+    n_dim_is_width,
+    prefixed_models,
     width_is_width,
 )
 
@@ -156,6 +162,23 @@ def _swin_first_stage(document: YamlDocument, pointer: str, node: dict[str, Any]
     document.spelled[f"{pointer}/num_attention_heads"] = "NUM_HEADS[0]"
 
 
+def _prefixed_models(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
+    """Models side by side under name prefixes in one mapping (Chinese-CLIP's
+    ``text_hidden_size``/``text_num_attention_heads``; :func:`prefixed_models`): each becomes a
+    section ``<prefix>`` of its stripped keys, every one located where it is written."""
+    for prefix, group in prefixed_models(node).items():
+        if prefix in node:
+            continue
+        section: dict[str, Any] = {}
+        for rest, written in group.items():
+            section[rest] = node[written]
+            document.alias(
+                f"{pointer}/{escape_pointer_token(prefix)}/{escape_pointer_token(rest)}",
+                f"{pointer}/{escape_pointer_token(written)}",
+            )
+        node[prefix] = section
+
+
 def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any]) -> None:
     added: dict[str, str] = {}  # common key → written key
     if any(isinstance(key, str) and key.startswith("--") for key in node):
@@ -205,6 +228,11 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
             added["gated_linear_unit"] = "pos_ffn_activation_fn"
     if hidden_dim_is_width(node):
         added["hidden_size"] = "hidden_dim"
+    if n_dim_is_width(node):  # UniFormerV2's yacs names
+        for key, common in N_DIM_RENAMES.items():
+            value = node.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and common not in added:
+                added[common] = key
     if is_espnet(node):
         for key, common in ESPNET_RENAMES.items():
             value = node.get(key)
@@ -219,6 +247,7 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
                 added[common] = key
     _attention_layers(document, pointer, node)
     _swin_first_stage(document, pointer, node)
+    _prefixed_models(document, pointer, node)
     for common, written in added.items():
         if common in node:
             continue

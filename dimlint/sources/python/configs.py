@@ -28,7 +28,12 @@ import libcst as cst
 
 from dimlint.config import architectures
 from dimlint.config.normalize import INT_FIELDS, field_keys
-from dimlint.config.trainingkeys import width_is_width
+from dimlint.config.trainingkeys import (
+    PAX_MARKERS,
+    PAX_RENAMES,
+    prefixed_models,
+    width_is_width,
+)
 from dimlint.sources.python.dotted import dotted_name
 from dimlint.sources.python.scan import Frames, Scan, Site
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member, Value
@@ -288,6 +293,27 @@ class Extractor:
         candidate.framework = self._nanogpt_settings(members)
         return candidate
 
+    def config_function_candidates(self) -> list[Candidate]:
+        """sacred's config functions (``@ex.config def config(): hidden_size = 768;
+        num_heads = 12``): the local variables a run's configuration is made of, read as
+        :meth:`module_candidate` reads a module's (each name assigned once, two kinds of
+        dimension)."""
+        found = []
+        for frame in self.scan.config_functions:
+            members: dict[str, Member] = {}
+            for name in frame.assigned:
+                if name not in ALL_DIMENSION_KEYS or frame.bound.get(name) != 1:
+                    continue
+                expression = frame.expression(name)
+                if expression is None:
+                    continue
+                value = self.evaluator.evaluate(expression, ())
+                members[name] = Member(name, None, None, expression, value)
+            if has_dimensions(sized_keys(members)):
+                first = next(iter(members.values()))
+                found.append(Candidate("dict", f"{frame.name}() config", first.use, members))
+        return found
+
     def _order(self, node: cst.CSTNode) -> int:
         """Source order of a module-level assignment's value (for the candidate's anchor)."""
         for index, (_, expression) in enumerate(self.scan.module.assignments()):
@@ -331,8 +357,13 @@ class Extractor:
             or node.name.value.endswith(CONFIG_CLASS_SUFFIXES)
             or any(b.endswith(("Config", "Configuration")) for b in base_names)
         )
-        own, fields, model_type = self._class_body(node, site.frames, config_like)
+        own, fields, model_type, constants = self._class_body(node, site.frames, config_like)
         parent = next((self.classes[b] for b in base_names if b in self.classes), None)
+        pax = constants.keys() >= PAX_MARKERS or (
+            parent is not None and parent.framework == "pax" and bool(constants)
+        )
+        if pax:
+            own.update(constants)  # Pax's upper-case model attributes (PAX_RENAMES)
         members: dict[str, Member] = {}
         inherited: frozenset[str] = frozenset()
         if parent is not None:
@@ -358,6 +389,8 @@ class Extractor:
         if model_type is not None and architectures.lookup(model_type) is not None:
             candidate.base_model_type = model_type  # absent fields take the type's defaults
         candidate.framework = next(filter(None, map(self.framework_of, bases)), None)
+        if pax:
+            candidate.framework = "pax"
         if candidate.framework is None and parent is not None:
             candidate.framework = parent.framework
         if candidate.framework is None and node.name.value == NANOGPT_CLASS:
@@ -366,10 +399,13 @@ class Extractor:
 
     def _class_body(
         self, node: cst.ClassDef, frames: Frames, config_like: bool
-    ) -> tuple[dict[str, Member], tuple[str, ...], str | None]:
+    ) -> tuple[dict[str, Member], tuple[str, ...], str | None, dict[str, Member]]:
+        """The class's members, its fields in order, its model type, and the upper-case
+        attributes Pax states its model in (:data:`PAX_RENAMES`; kept apart: constants)."""
         annotated: dict[str, Member] = {}
         plain: dict[str, Member] = {}
         init: dict[str, Member] = {}
+        constants: dict[str, Member] = {}
         model_type: str | None = None
         for statement in _statements(node):
             if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
@@ -388,6 +424,8 @@ class Extractor:
                     model_type = value if isinstance(value, str) and value else None
                 elif member_name_ok(target.value):
                     plain[target.value] = self._attribute(target, statement.value, frames)
+                elif target.value in PAX_RENAMES:
+                    constants[target.value] = self._attribute(target, statement.value, frames)
             elif (
                 isinstance(statement, cst.FunctionDef)
                 and statement.name.value == "__init__"
@@ -399,7 +437,7 @@ class Extractor:
         members = dict(annotated) if annotated else dict(plain)
         members.update(init)
         fields = tuple(init) if init else tuple(annotated)
-        return members, fields, model_type
+        return members, fields, model_type, constants
 
     def _attribute(
         self, target: cst.Name, value: cst.BaseExpression | None, frames: Frames
@@ -426,7 +464,9 @@ class Extractor:
     def _eligible(candidate: Candidate) -> bool:
         """Enough dimensions to be worth checking (two kinds, or one of a known model type)."""
         keys = sized_keys(candidate.members)
-        if has_dimensions(keys):
+        if candidate.framework == "pax":
+            return set(keys) >= PAX_MARKERS
+        if has_dimensions(keys) or prefixed_models(keys):
             return True
         return candidate.model_type is not None and bool(ALL_DIMENSION_KEYS & set(keys))
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import libcst as cst
 
+from dimlint.config.trainingkeys import PAX_RENAMES
 from dimlint.sources.python import refused
 from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
 from dimlint.sources.python.dotted import ast_dotted_name
@@ -45,6 +46,7 @@ from dimlint.sources.python.scan import (
     Frames,
     Scan,
     Site,
+    is_config_decorator,
 )
 
 
@@ -263,15 +265,19 @@ class _Converter:
     def _class_statement(self, node: ast.stmt, config_like: bool) -> Any:
         """A statement of a class body as :meth:`Extractor._class_body
         <dimlint.sources.python.configs.Extractor._class_body>` reads it: a ``Pass`` for what it
-        passes over (several targets, a private, upper-case or metadata name, a method other
-        than a config's ``__init__``)."""
+        passes over (several targets, a private, upper-case or metadata name other than Pax's
+        model attributes, a method other than a config's ``__init__``)."""
         kind = node.__class__
         if kind is ast.AnnAssign or kind is ast.Assign:
             targets = [node.target] if kind is ast.AnnAssign else node.targets  # type: ignore[attr-defined]
             target = targets[0] if len(targets) == 1 else None
             if target is None or target.__class__ is not ast.Name:
                 return _new(cst.Pass)
-            if target.id != "model_type" and not member_name_ok(target.id):
+            if (
+                target.id != "model_type"
+                and not member_name_ok(target.id)
+                and target.id not in PAX_RENAMES
+            ):
                 return _new(cst.Pass)
         if kind is ast.AnnAssign:
             target = self.expression(node.target)  # type: ignore[attr-defined]
@@ -591,6 +597,10 @@ def _walk(
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 (frames[-1] if frames else root).bind(node.name)
                 inner = new_frame("function", node.name)
+                if not frames and any(
+                    is_config_decorator(ast_dotted_name(d)) for d in node.decorator_list
+                ):
+                    result.config_functions.append(inner)
                 arguments = node.args
                 _bind_params(inner, arguments)
                 defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d)]

@@ -36,6 +36,7 @@ OTHER_KEYS = (
     "rope_scaling",
     "rope_parameters",
     "layer_types",
+    "MODEL_DIMS",  # Pax's experiment classes (PAX_RENAMES)
 )
 LAYER_CALLS = (
     r"(?:MultiheadAttention|Transformer(?:Encoder|Decoder)?Layer|Transformer|Linear|Embedding)"
@@ -46,9 +47,11 @@ LAYER_CALLS = (
 def _pattern() -> re.Pattern[bytes]:
     keys = {key for standard, spellings in INT_FIELDS.values() for key in (standard, *spellings)}
     words = "|".join(sorted(keys | set(OTHER_KEYS)))
+    # a head count under a model's name prefix (nanoVLM's ``vit_n_heads``: prefixed_models)
+    prefixed = r"\b[A-Za-z0-9]+_(?:n_heads?|num_heads|num_attention_heads)"
     pattern = (
-        rf"\b(?:{words})\b[\"']?\s*[:=]|\b{LAYER_CALLS}\s*\(|\bDL\d{{3}}\b"
-        r"|\bCausalLMModelTester\b"
+        rf"\b(?:{words})\b[\"']?\s*[:=]|{prefixed}\b[\"']?\s*[:=]|\b{LAYER_CALLS}\s*\(|"
+        r"\bDL\d{3}\b|\bCausalLMModelTester\b"
     )
     return re.compile(pattern.encode("ascii"))
 

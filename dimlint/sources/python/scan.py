@@ -122,6 +122,7 @@ class Scan:
     __slots__ = (
         "attributes",
         "classes",
+        "config_functions",
         "globals",
         "imported_from",
         "module",
@@ -138,6 +139,8 @@ class Scan:
         #: Names some function declares ``global``: never constants.
         self.globals: set[str] = set()
         self.classes: list[Site] = []
+        #: Module-level functions whose body is a config (sacred's ``@ex.config``), by frame.
+        self.config_functions: list[Frame] = []
         #: Calls and dict literals, outer ones before the ones nested in them.
         self.sites: list[Site] = []
         #: Assignments to attributes of names (``config.hidden_size = 4096``), in source order.
@@ -297,6 +300,19 @@ def _raising_with(node: cst.With) -> bool:
     )
 
 
+#: sacred's decorators of a config function (``@ex.config``, ``@ex.named_config``): the
+#: function's local variables, as it leaves them, are the run's configuration.
+CONFIG_DECORATORS = ("config", "named_config")
+
+
+def is_config_decorator(name: str | None) -> bool:
+    """Whether a decorator's dotted name is sacred's ``<experiment>.config`` (or
+    ``named_config``): an attribute of an experiment object, never a bare name."""
+    if not name or "." not in name:
+        return False
+    return name.rsplit(".", 1)[1] in CONFIG_DECORATORS
+
+
 def scan(module: cst.Module) -> Scan:
     """Walk ``module`` once and collect what the config and layer front ends need."""
     result = Scan()
@@ -370,6 +386,10 @@ def scan(module: cst.Module) -> Scan:
         elif kind is cst.FunctionDef:
             frame.bind(node.name.value)
             inner = Frame("function", node, node.name.value)
+            if not frames and any(
+                is_config_decorator(dotted_name(d.decorator)) for d in node.decorators
+            ):
+                result.config_functions.append(inner)
             scopes.add(id(node.body))
             _bind_params(inner, node.params)
             stack.append((node.body, (*frames, inner)))

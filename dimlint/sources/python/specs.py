@@ -28,6 +28,9 @@ from, so that findings and fixes land on the source text. What differs from JSON
   ``Transformer(width, layers, heads)``: ``width`` beside a head count and a depth),
   :func:`dimlint.config.trainingkeys.width_is_width`; ``heads``, ``depth``/``layers`` and
   ``mlp_dim`` are then its heads, layers and MLP width.
+* **Pax's experiment classes** (``MODEL_DIMS``, ``NUM_HEADS``, ``NUM_LAYERS``… as upper-case
+  class attributes; the candidate's framework ``pax``): read in those names
+  (:data:`dimlint.config.trainingkeys.PAX_RENAMES`).
 * **nanoGPT's dialect** (``GPTConfig`` with ``n_layer``, ``n_head``, ``n_embd``, ``block_size``
   and ``bias``; the candidate's framework ``nanogpt``): ``block_size`` is the positions table,
   and the model is nanoGPT's ``GPT`` — model type :data:`NANOGPT_TYPE`, which
@@ -43,11 +46,22 @@ from typing import Any
 from dimlint.config.geometry import llama_ffn
 from dimlint.config.normalize import INT_FIELDS, field_keys, specs_for_document
 from dimlint.config.pointers import escape_pointer_token
-from dimlint.config.spec import INT_FIELD_NAMES, OWN_MODULE, READ_ONLY, Located, ModelSpec
+from dimlint.config.spec import (
+    COMPUTED,
+    INT_FIELD_NAMES,
+    OWN_MODULE,
+    READ_ONLY,
+    Located,
+    ModelSpec,
+)
 from dimlint.config.trainingkeys import (
     MEGATRON_MLA_NAMES,
+    N_DIM_RENAMES,
+    PAX_RENAMES,
     VIT_RENAMES,
     hidden_dim_is_width,
+    n_dim_is_width,
+    prefixed_models,
     width_is_width,
 )
 from dimlint.records import Record
@@ -156,8 +170,12 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         renames.update(MODULE_NAMES)
     if candidate.framework == "nanogpt":
         renames.update(NANOGPT_NAMES)
+    if candidate.framework == "pax":
+        renames.update(PAX_RENAMES)
     if hidden_dim_is_width(keys):  # levanter, bd3lms/mdlm: ``hidden_dim`` is the width
         renames["hidden_dim"] = "hidden_size"
+    if n_dim_is_width(keys):  # UniFormerV2/EVL: ``n_dim`` beside ``n_head``
+        renames.update((key, common) for key, common in N_DIM_RENAMES.items() if key.islower())
     if width_is_width(keys):  # the ViT family: ``width``, ``depth``/``layers``, ``heads``
         renames.update(
             (key, common)
@@ -174,6 +192,7 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         _index(pointers, pointer, member.value.members)
         if key in candidate.inherited:
             inherited.add(pointer)
+    by_pointer = _prefixed(candidate, raw, pointers, inherited)
     derived: dict[str, str] = {}
     if "multiple_of" in keys:
         _meta_ffn(candidate, raw, pointers, inherited, derived)
@@ -185,9 +204,11 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         raw["model_type"] = NANOGPT_TYPE
     specs = specs_for_document(path, raw)
     read_only = frozenset(p for p, member in pointers.items() if member.value.edit is None)
+    computed = read_only - {_pointer("", key) for key in derived}
     for spec in specs:
-        _python_semantics(spec, inherited, names, derived)
+        _python_semantics(spec, inherited, by_pointer.get(spec.pointer, names), derived)
         spec.memo[READ_ONLY] = read_only
+        spec.memo[COMPUTED] = computed
     if litgpt and specs:
         gated = members.get("mlp_class_name")
         kind = gated.value.value if gated is not None else None
@@ -205,7 +226,40 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
             _megatron_head_width(spec)
             if isinstance(spec.raw.get("rope_scaling"), bool):
                 del spec.raw["rope_scaling"]  # megatron-core's flag, not transformers' dict
+    if candidate.framework == "pax":
+        for spec in specs:
+            if spec.heads is not None:
+                # paxml's task() asserts MODEL_DIMS == NUM_HEADS * DIMS_PER_HEAD: a stated
+                # head width is the width's share, so the heads must divide the width
+                spec.head_dim = None
     return CandidateSpecs(specs, pointers, frozenset(inherited))
+
+
+def _prefixed(
+    candidate: Candidate, raw: dict[str, Any], pointers: dict[str, Member], inherited: set[str]
+) -> dict[str, dict[str, str]]:
+    """Models a class states side by side under name prefixes (nanoVLM's ``vit_*``, ``lm_*``;
+    :func:`dimlint.config.trainingkeys.prefixed_models`): each becomes a sub-config ``/<prefix>``
+    of its stripped keys (``hidden_dim`` beside ``n_heads`` as the width), normalized as a
+    nested config is; the names its messages use, by the sub-config's pointer."""
+    by_pointer: dict[str, dict[str, str]] = {}
+    for prefix, group in prefixed_models(candidate.members).items():
+        if prefix in raw:
+            continue
+        renamed = {"hidden_dim": "hidden_size"} if hidden_dim_is_width(group) else {}
+        parent = _pointer("", prefix)
+        sub: dict[str, Any] = {}
+        for rest, key in group.items():
+            member = candidate.members[key]
+            common = renamed.get(rest, rest)
+            sub[common] = _python_value(common, member.value.value)
+            pointer = _pointer(parent, common)
+            pointers[pointer] = member
+            if key in candidate.inherited:
+                inherited.add(pointer)
+            by_pointer.setdefault(parent, {})[common] = key
+        raw[prefix] = sub
+    return by_pointer
 
 
 def _is_nanogpt(raw: dict[str, Any]) -> bool:
