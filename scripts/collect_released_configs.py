@@ -8,7 +8,9 @@ for each stored file, its half and where it came from (repository, path, commit)
 Usage: ``python scripts/collect_released_configs.py [CORPUS_DIR]`` (default ``../shared/corpus``:
 its ``MANIFEST.tsv`` entries whose purpose is ``released-model``). Further configs gathered by
 hand are added to ``extra.tsv`` beside this script's output (same columns, file already stored)
-and kept on a rerun.
+and kept on a rerun, among them the third half, ``unseen``: configs gathered after the tuning
+stopped (deduplicated by content against every file here and in the corpus), never measured
+until the closing report (``python tests/released_ground_truth.py unseen``).
 """
 
 from __future__ import annotations
