@@ -46,6 +46,7 @@ code, and the transformers version), which ``tests/test_shapes_table.py`` checks
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import itertools
@@ -884,6 +885,93 @@ def _moved_by_fields(axes: LabelAxes, learned: _Learned) -> bool:
     return False
 
 
+def _built(
+    classes: Sequence[tuple[str, Any]], config: Any, row: dict[str, Any]
+) -> dict[str, tuple[Any, Groups, int]]:
+    """Each class built from ``config``: its tensors and total (a class that fails is listed
+    in ``row["unbuilt"]`` with the exception's name)."""
+    built: dict[str, tuple[Any, Groups, int]] = {}
+    for class_name, model_class in classes:
+        try:
+            model = _build(model_class, config)
+        except Exception as exc:
+            row["unbuilt"][class_name] = type(exc).__name__
+            continue
+        total = sum(int(p.numel()) for p in model.parameters())
+        built[class_name] = (model_class, _groups(model), total)
+    return built
+
+
+#: ``'DbrxAttentionConfig' object has no attribute 'rope_theta'``.
+_MISSING_ATTRIBUTE = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
+#: Two values a required name is stated at: equal tensors at both say it shapes none.
+_REQUIRED_TRIALS = (10000.0, 20000.0)
+
+
+def required_attributes(classes: Sequence[tuple[str, Any]], config: Any) -> dict[str, float]:
+    """Names the modeling code reads from the config (or a sub-config) that the config class
+    neither declares nor sets, so that the default config does not build: DBRX's attention
+    reads ``attn_config.rope_theta``, which every released DBRX config states and
+    ``DbrxAttentionConfig`` does not declare. Each name the build fails on (an
+    ``AttributeError`` naming the config's class or a sub-config's) is given a class default
+    (:func:`_class_defaults`), a float, and kept only when the first class that then builds
+    builds the same tensors at a second value: such a name shapes no tensor, so the template
+    learned with it holds for every value a config states. Empty when no class builds so, or
+    the name shapes tensors."""
+    holders = {type(config).__name__: ""}
+    holders.update({type(sub).__name__: f"{key}." for key, sub in _sub_configs(config).items()})
+    for _class_name, model_class in classes:
+        stated: dict[str, float] = {}
+        for _ in range(4):  # a few names at most: past that the code wants something else
+            try:
+                with _class_defaults(config, stated):
+                    base = _groups(_build(model_class, type(config)(**config.to_dict())))
+            except AttributeError as exc:
+                match = _MISSING_ATTRIBUTE.search(str(exc))
+                prefix = holders.get(match.group(1)) if match else None
+                if match is None or prefix is None or prefix + match.group(2) in stated:
+                    break
+                stated[prefix + match.group(2)] = _REQUIRED_TRIALS[0]
+                continue
+            except Exception:  # fails otherwise: not a missing name
+                break
+            if not stated:
+                break  # builds as it is: nothing is required
+            try:
+                for path in stated:
+                    with _class_defaults(config, {**stated, path: _REQUIRED_TRIALS[1]}):
+                        other = _groups(_build(model_class, type(config)(**config.to_dict())))
+                    if other != base:
+                        return {}
+            except Exception:  # the second value does not build: not learned
+                return {}
+            return stated
+    return {}
+
+
+@contextlib.contextmanager
+def _class_defaults(config: Any, values: Mapping[str, object]) -> Iterator[None]:
+    """The config class (``name``) or a sub-config's class (``key.name``) with each of
+    ``values`` as a class attribute while the block runs, so that every config learning
+    creates, perturbed or not, carries it; the classes are restored after."""
+    subs = _sub_configs(config)
+    saved: list[tuple[type, str, object]] = []
+    missing = object()
+    try:
+        for path, value in values.items():
+            key, _, name = path.rpartition(".")
+            holder = type(subs[key]) if key else type(config)
+            saved.append((holder, name, holder.__dict__.get(name, missing)))
+            setattr(holder, name, value)
+        yield
+    finally:
+        for holder, name, previous in reversed(saved):
+            if previous is missing:
+                delattr(holder, name)
+            else:
+                setattr(holder, name, previous)
+
+
 def learn(
     model_type: str,
     budget_s: float = 12.0,
@@ -908,15 +996,16 @@ def learn(
     except Exception as exc:
         row["error"] = f"config: {type(exc).__name__}"
         return row
-    built: dict[str, tuple[Any, Groups, int]] = {}
-    for class_name, model_class in _classes(model_type):
-        try:
-            model = _build(model_class, config)
-        except Exception as exc:
-            row["unbuilt"][class_name] = type(exc).__name__  # type: ignore[index]
-            continue
-        total = sum(int(p.numel()) for p in model.parameters())
-        built[class_name] = (model_class, _groups(model), total)
+    classes = _classes(model_type)
+    built = _built(classes, config, row)
+    required = {} if built else required_attributes(classes, config)
+    if required:
+        # the default config does not build (DBRX's attention reads an ``attn_config.rope_theta``
+        # its class never declares): learned with class defaults for the names it requires
+        with _class_defaults(config, required):
+            row = learn(model_type, budget_s, undeclared, strings)
+        row["required"] = required
+        return row
     if not built:
         return row
     # The first mapping's class that builds, past the base model: the class `architectures`

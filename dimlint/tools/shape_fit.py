@@ -195,6 +195,35 @@ def fit(
             solved = _solve(combination, observations)
             if solved is not None and all(c.denominator == 1 for c, _ in solved):
                 return solved
+    return _with_a_product(observations, fields, pool)
+
+
+def _with_a_product(
+    observations: Sequence[tuple[Values, int]],
+    fields: Sequence[str],
+    pool: Sequence[tuple[tuple[str, int], ...]],
+) -> list[Term] | None:
+    """Last, once nothing simpler fits: a sum of one plain monomial and one of three fields, one
+    of them a quotient, with positive integer coefficients (DBRX's fused QKV, ``d_model + 2 ·
+    kv_n_heads · d_model / n_heads``: a width plus the key and value heads times a head width
+    no field states). Tried only where every other form failed, so no other fit changes; the
+    coefficients must be positive, never a tangent's difference."""
+    products = [
+        factors
+        for factors in _factor_sets(fields, 3)
+        if sum(exponent == -1 for _, exponent in factors) == 1
+        and all(exponent in (1, -1) for _, exponent in factors)
+    ]
+    plain = [factors for factors in pool if len(factors) == 1 and factors[0][1] == 1]
+    tried = 0
+    for product in products:
+        for other in plain:
+            if tried >= _MAX_COMBINATIONS:
+                return None
+            tried += 1
+            solved = _solve([other, product], observations)
+            if solved is not None and all(c.denominator == 1 and c > 0 for c, _ in solved):
+                return solved
     return None
 
 
