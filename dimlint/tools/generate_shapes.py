@@ -188,7 +188,7 @@ def _perturbed(
     path: str,
     value: object,
     derived: set[str],
-    extras: Mapping[str, int] | None = None,
+    extras: Mapping[str, object] | None = None,
 ) -> Any:
     """A fresh config of the same class with one field changed (sub-config fields through a
     dict of the sub-config's stated fields, so its own derived fields are recomputed); the
@@ -200,7 +200,7 @@ def _perturbed_many(
     config: Any,
     changes: Mapping[str, object],
     derived: set[str],
-    extras: Mapping[str, int] | None = None,
+    extras: Mapping[str, object] | None = None,
 ) -> Any:
     """:func:`_perturbed` with several fields changed at once."""
     kwargs = _extra_kwargs(config, extras or {}, derived)
@@ -218,7 +218,7 @@ def _perturbed_many(
     return type(config)(**kwargs)
 
 
-def _extra_kwargs(config: Any, extras: Mapping[str, int], derived: set[str]) -> dict[str, Any]:
+def _extra_kwargs(config: Any, extras: Mapping[str, object], derived: set[str]) -> dict[str, Any]:
     """Keyword arguments stating ``extras`` (``head_dim``, ``text_config.head_dim``): top-level
     names as themselves, a sub-config's as the dict of its stated fields with them added."""
     kwargs: dict[str, Any] = {path: value for path, value in extras.items() if "." not in path}
@@ -278,12 +278,14 @@ class _Learned:
     """Observations of one model type: the default build and one build per changed field."""
 
     def __init__(
-        self, values: dict[str, int], groups: Groups, extras: Mapping[str, int] | None = None
+        self, values: dict[str, int], groups: Groups, extras: Mapping[str, object] | None = None
     ) -> None:
         self.observations: list[tuple[str, dict[str, int], Groups]] = [("", values, groups)]
         self.fixed: set[str] = set()
         self.toggled: dict[str, tuple[int, Groups]] = {}
-        self.extras: dict[str, int] = dict(extras or {})
+        #: Fields at a negative default that a positive value switches (see :func:`_switches_on`).
+        self.sentinels: dict[str, int] = {}
+        self.extras: dict[str, object] = dict(extras or {})
 
 
 def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: float) -> None:
@@ -303,6 +305,15 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
         ):
             continue  # divides no size and no size divides it: it shapes no tensor
         if time.process_time() > deadline:
+            learned.fixed.add(path)
+            continue
+        if (
+            not isinstance(value, bool)
+            and value < 0
+            and _switches_on(model_class, config, path, derived, learned)
+        ):
+            # -1 for "unset" (DeBERTa's ``position_buckets``): its trials (-2, 0) say nothing of
+            # a positive value, which builds other tensors; learned as a regime of its own
             learned.fixed.add(path)
             continue
         outcome: tuple[dict[str, int], Groups] | None = None
@@ -326,7 +337,32 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
         elif set(groups) == set(base_groups):
             learned.observations.append((path, values, groups))
         else:
+            if value == 0:
+                # a zero that leaves a part out (DeBERTa's ``conv_kernel_size``,
+                # ``type_vocab_size``): a positive value is a regime of its own
+                _switches_on(model_class, config, path, derived, learned)
             learned.fixed.add(path)
+
+
+#: The value a field whose default is negative ("unset") or a zero that leaves a part out is
+#: probed and learned at.
+SENTINEL_PROBE = 8
+
+
+def _switches_on(
+    model_class: Any, config: Any, path: str, derived: set[str], learned: _Learned
+) -> bool:
+    """Whether a field at a negative or zero default builds other tensors at
+    :data:`SENTINEL_PROBE` (recorded in ``learned.sentinels`` then)."""
+    try:
+        changed = _perturbed(config, path, SENTINEL_PROBE, derived, learned.extras)
+        groups = _groups(_build(model_class, changed))
+    except Exception:  # the class rejects a positive value: nothing to learn there
+        return False
+    if _values(changed).get(path) != SENTINEL_PROBE or groups == learned.observations[0][2]:
+        return False
+    learned.sentinels[path] = SENTINEL_PROBE
+    return True
 
 
 def _numbers(values: Mapping[str, int]) -> dict[str, int]:
@@ -352,7 +388,7 @@ def _lists(config: Any) -> dict[str, list[object]]:
 
 
 def guard_lists(
-    model_class: Any, config: Any, base: Groups, extras: Mapping[str, int] | None = None
+    model_class: Any, config: Any, base: Groups, extras: Mapping[str, object] | None = None
 ) -> dict[str, list[object]]:
     """Lists whose order shapes the model (DeepSeek-V4's ``compress_ratios``, per-layer MoE
     or attention patterns that change tensors): rotating one by a place changes the tensors.
@@ -976,7 +1012,7 @@ def learn(
     model_type: str,
     budget_s: float = 12.0,
     undeclared: bool = True,
-    strings: Mapping[str, str] | None = None,
+    strings: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """The shape templates of one model type (its row in the table). With ``undeclared``, the
     names the modeling code reads although the config class declares none (Qwen3-MoE's
@@ -989,6 +1025,9 @@ def learn(
     from transformers import AutoConfig
 
     row: dict[str, object] = {"classes": {}, "unbuilt": {}}
+    if not strings:
+        _VARIANT_MEMO.clear()
+        _VARIANT_COUNT[0] = 0
     try:
         config = AutoConfig.for_model(model_type)
         if strings:
@@ -1013,10 +1052,14 @@ def learn(
     order = [name for name in built if name not in _BASE_AND_CLASSIFIERS] or list(built)
     primary = max(order, key=lambda name: len(built[name][1]))
     plain = config
-    extras = _stated_extras(built[primary][0], config, built[primary][1]) if undeclared else {}
-    rebased = _rebased(built[primary][0], config, built[primary][1]) if undeclared else {}
+    # the values a variant states stay stated in every build learning makes from this config
+    held: dict[str, object] = dict(strings or {})
+    model_class, groups0 = built[primary][0], built[primary][1]
+    extras = _stated_extras(model_class, config, groups0, held) if undeclared else {}
+    rebased = _rebased(model_class, config, groups0, held) if undeclared else {}
     if extras or rebased:
-        config = type(config)(**_extra_kwargs(config, {**extras, **rebased}, _derived(config)))
+        stated_all = {**held, **extras, **rebased}
+        config = type(config)(**_extra_kwargs(config, stated_all, _derived(config)))
     if rebased:
         # the tensors at the rebased values; the totals stay the default config's (what
         # transformers builds from it, which the tests rebuild)
@@ -1031,11 +1074,14 @@ def learn(
         if primary not in built:
             return learn(model_type, budget_s, undeclared=False, strings=strings)
     base_values = _values(config)
-    learned = _Learned(base_values, built[primary][1], {**extras, **rebased})
+    learned = _Learned(base_values, built[primary][1], {**held, **extras, **rebased})
     _learn_fields(built[primary][0], config, learned, time.process_time() + budget_s)
-    if learned.fixed & (set(extras) | set(rebased)):
+    # names read with a constant fallback may stay fixed (a config stating another value is
+    # outside); a shape name the code derives must be learned, or the type is learned without
+    reads = set(undeclared_reads.constant_candidates(plain, _sub_configs(plain)))
+    if learned.fixed & (set(extras) - reads | set(rebased)):
         return learn(model_type, budget_s, undeclared=False, strings=strings)
-    derived = _derived(config) - set(extras) - set(rebased)
+    derived = _derived(config) - set(extras) - set(rebased) - set(held)
     preferred = frozenset(set(base_values) - derived)
     cache: dict[tuple[object, ...], object] = {}
     rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
@@ -1074,7 +1120,7 @@ def learn(
             if pinned:
                 record["pinned"] = pinned[:5]
         templates[class_name] = record
-    unexplained = _underived(templates, extras, plain)
+    unexplained = _underived(templates, {k: v for k, v in extras.items() if k not in reads}, plain)
     if unexplained:
         # A name some tensor reads whose fallback no expression derives (Glm4-MoE's head_dim,
         # 4096 // 96 = 42, a floor): a config leaving it out would have no value for it.
@@ -1082,21 +1128,30 @@ def learn(
     row["classes"] = templates
     row["primary"] = primary
     row["fixed"] = sorted(learned.fixed)
-    row["lists"] = guard_lists(built[primary][0], config, built[primary][1], extras)
+    row["lists"] = guard_lists(built[primary][0], config, built[primary][1], {**held, **extras})
     switching = learn_strings(built[primary][0], config, built[primary][1], learned, derived)
     if switching:
         row["strings"] = switching
-    if not strings:
-        variants = _variants(model_type, budget_s, switching)
-        if variants:
-            row["variants"] = variants
-    joint = _jointly_checked(built[primary][0], config, rows, derived, {**extras, **rebased})
+    variants: dict[str, object] = {}
+    if len(held) < _REGIME_DEPTH:
+        variants.update(_variants(model_type, budget_s, switching, held))
+        regimes = _regimes(rows, learned, held)
+        if regimes:
+            row["regimes"] = [[path, op, value] for path, op, value, _ in regimes]
+            variants.update(_regime_variants(model_type, budget_s, regimes, held))
+    if variants:
+        row["variants"] = variants
+    joint = _jointly_checked(
+        built[primary][0], config, rows, derived, {**held, **extras, **rebased}
+    )
     if joint:
         row["joint"] = joint
     if extras:
         row["undeclared"] = extras
     if rebased:
         row["rebased"] = rebased
+    if held:
+        row["stated"] = held
     refresh(row, plain)
     return row
 
@@ -1120,6 +1175,22 @@ def _string_fields(config: Any) -> dict[str, str]:
         for name, value in mapping.items():
             if isinstance(value, str) and not name.startswith("_") and name not in _INERT_STRINGS:
                 found[prefix + name] = value
+    return found
+
+
+def _unset_compared(config: Any, literals: Mapping[str, Mapping[str, Any]]) -> dict[str, None]:
+    """Fields at None that the code compares with string literals: DeBERTa's ``pos_att_type``
+    (None: no position attention; ``"c2p"`` adds a key projection of the positions unless
+    ``share_att_key``). A config stating one states a structure the default never built."""
+    found: dict[str, None] = {}
+    items = [("", config.to_dict())] + [
+        (f"{key}.", sub.to_dict()) for key, sub in _sub_configs(config).items()
+    ]
+    for prefix, mapping in items:
+        compared_here = literals.get(prefix[:-1], {})
+        for name, value in mapping.items():
+            if value is None and compared_here.get(name) and name not in _INERT_STRINGS:
+                found[prefix + name] = None
     return found
 
 
@@ -1161,7 +1232,9 @@ def learn_strings(
     known = set(learned.toggled) | {path for path, _, _ in learned.observations[1:]}
     builds = 0
     found: dict[str, dict[str, object]] = {}
-    for path, value in sorted(_string_fields(config).items()):
+    fields: dict[str, str | None] = dict(_string_fields(config))
+    fields.update(_unset_compared(config, literals))
+    for path, value in sorted(fields.items()):
         key, _, name = path.rpartition(".")
         inside: dict[str, dict[str, object]] = {}
         switches: list[str] = []
@@ -1191,7 +1264,9 @@ def learn_strings(
                 continue
             switched = True
             switches.append(literal)
-        if switched or any(inside.values()):
+        if switched or any(inside.values()) or path in learned.extras:
+            # an undeclared name stated at its fallback is recorded even where every value
+            # tried keeps the tensors: the run-time refuses one it does not list
             found[path] = {"default": value, "inside": inside}
             if switches:
                 found[path]["switches"] = switches
@@ -1199,16 +1274,93 @@ def learn_strings(
 
 
 def _variants(
-    model_type: str, budget_s: float, switching: Mapping[str, Mapping[str, Any]]
+    model_type: str,
+    budget_s: float,
+    switching: Mapping[str, Mapping[str, Any]],
+    held: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """The rows learned with each switching string value stated (see :func:`learn`), by
     ``"path=value"``; a value whose row learns no class is left out (outside the domain)."""
     variants: dict[str, object] = {}
     for path, learned_string in sorted(switching.items()):
         for value in learned_string.get("switches", []):
-            variant = learn(model_type, budget_s, strings={path: value})
+            if path in (held or {}):
+                continue  # the variant's own string: learned there as its default
+            variant = _learned_variant(model_type, budget_s, {**(held or {}), path: value})
             if variant.get("classes"):
                 variants[f"{path}={value}"] = variant
+    return variants
+
+
+#: How many regimes deep variants are learned: a flag that adds tensors, and within it a
+#: field at a negative default that a positive value switches (DeBERTa-v3:
+#: ``relative_attention`` on, then ``position_buckets`` 256).
+_REGIME_DEPTH = 3
+#: Variant rows learned per model type at most (each a full learning run): a type with many
+#: switching flags leaves the rest outside its domain rather than stall the table.
+_MAX_VARIANTS = 16
+#: Variant rows of the model type being learned, by the values they state (one regime reached
+#: in two orders is learned once), and how many were learned.
+_VARIANT_MEMO: dict[tuple[str, str], dict[str, object]] = {}
+_VARIANT_COUNT: list[int] = [0]
+
+
+def _learned_variant(
+    model_type: str, budget_s: float, stated: Mapping[str, object]
+) -> dict[str, object]:
+    """The row of ``model_type`` learned with ``stated`` (memoized; empty past
+    :data:`_MAX_VARIANTS`)."""
+    key = (model_type, json.dumps(sorted(stated.items())))
+    if key not in _VARIANT_MEMO:
+        if _VARIANT_COUNT[0] >= _MAX_VARIANTS:
+            return {}
+        _VARIANT_COUNT[0] += 1
+        _VARIANT_MEMO[key] = learn(model_type, budget_s, strings=stated)
+    return _VARIANT_MEMO[key]
+
+
+def regime_key(path: str, op: str, value: object) -> str:
+    """The ``variants`` key of a regime: ``relative_attention=true``, ``position_buckets>0``."""
+    return f"{path}{op}{json.dumps(value)}"
+
+
+def _regimes(
+    rows: Sequence[list[Any]], learned: _Learned, held: Mapping[str, object]
+) -> list[tuple[str, str, object, object]]:
+    """Regimes worth a variant of their own, ``(path, op, value, stated value)``: a flag whose
+    flipped build adds a tensor with a size that build alone showed (DeBERTa's
+    ``relative_attention`` adds ``rel_embeddings`` of ``2 · max_position_embeddings`` rows,
+    seen once as 1024; the run-time refuses such a size away from the defaults), and a field
+    at a negative default that a positive value switches (:func:`_switches_on`). Fields a
+    variant already states are not learned again."""
+    found: list[tuple[str, str, object, object]] = []
+    for path, (value, _groups_seen) in sorted(learned.toggled.items()):
+        if path in held or not isinstance(value, bool):
+            continue
+        if any(
+            row[6] and row[3][0][0] == path and any(not fields_of_json(dim) for dim in row[2])
+            for row in rows
+        ):
+            found.append((path, "=", value, value))
+    for path, probe in sorted(learned.sentinels.items()):
+        if path not in held:
+            found.append((path, ">", 0, probe))
+    return found
+
+
+def _regime_variants(
+    model_type: str,
+    budget_s: float,
+    regimes: Sequence[tuple[str, str, object, object]],
+    held: Mapping[str, object],
+) -> dict[str, object]:
+    """The row learned in each regime (its value stated beside those ``held``), by
+    :func:`regime_key`; a regime whose row learns no class is left out (outside the domain)."""
+    variants: dict[str, object] = {}
+    for path, op, value, stated in regimes:
+        variant = _learned_variant(model_type, budget_s, {**held, path: stated})
+        if variant.get("classes"):
+            variants[regime_key(path, op, value)] = variant
     return variants
 
 
@@ -1218,7 +1370,7 @@ def _states_alike(
     moved: Mapping[str, int],
     groups: Groups,
     derived: set[str],
-    extras: Mapping[str, int],
+    extras: Mapping[str, object],
 ) -> bool:
     """Whether stating the ``moved`` fields builds ``groups`` (what a string value built)."""
     try:
@@ -1230,7 +1382,9 @@ def _states_alike(
         return False
 
 
-def _rebased(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
+def _rebased(
+    model_class: Any, config: Any, base: Groups, held: Mapping[str, object] | None = None
+) -> dict[str, int]:
     """Top-level fields that count layers of a kind the default config has none of, each at 1.
 
     DeepSeek-V2's ``first_k_dense_replace`` is 0 by default: every layer is a mixture of
@@ -1245,8 +1399,8 @@ def _rebased(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
         if "." in path or value != 0 or isinstance(value, bool) or path in _INERT:
             continue
         try:
-            one = _groups(_build(model_class, _perturbed(config, path, 1, derived)))
-            two = _groups(_build(model_class, _perturbed(config, path, 2, derived)))
+            one = _groups(_build(model_class, _perturbed(config, path, 1, derived, held)))
+            two = _groups(_build(model_class, _perturbed(config, path, 2, derived, held)))
         except Exception:  # the class rejects the values: the field stays as learned
             continue
         added = set(one) - set(base)
@@ -1260,7 +1414,7 @@ def _rebased(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
     return found
 
 
-def _underived(classes: Mapping[str, Any], extras: Mapping[str, int], plain: Any) -> list[str]:
+def _underived(classes: Mapping[str, Any], extras: Mapping[str, object], plain: Any) -> list[str]:
     """The stated undeclared names a class's template reads and :func:`derive_fallbacks`
     cannot derive from the declared fields."""
     used: set[str] = set()
@@ -1272,21 +1426,51 @@ def _underived(classes: Mapping[str, Any], extras: Mapping[str, int], plain: Any
     return [path for path in wanted if path not in derive_fallbacks(plain, wanted)]
 
 
-def _stated_extras(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
+def _stated_extras(
+    model_class: Any, config: Any, base: Groups, held: Mapping[str, object] | None = None
+) -> dict[str, object]:
     """The undeclared names the type's code reads (:mod:`undeclared_reads`), each at the value
-    the code falls back to, kept only when stating them so builds the same model."""
-    kept: dict[str, int] = {}
+    the code falls back to, kept only when stating them so builds the same model (beside the
+    values a variant states, ``held``). Names of any kind the code reads with a constant
+    fallback (:func:`undeclared_reads.constant_candidates`: DeBERTa's ``position_buckets``,
+    ``norm_rel_ebd``, ``share_att_key``) are stated at the fallback that builds the default's
+    model, so that learning varies them as fields, flags and strings."""
+    kept: dict[str, object] = {}
     derived = _derived(config)
     for path, value in undeclared_reads.candidates(config, _sub_configs(config)).items():
         trial = {**kept, path: value}
         try:
-            stated = type(config)(**_extra_kwargs(config, trial, derived))
+            stated = type(config)(**_extra_kwargs(config, {**(held or {}), **trial}, derived))
             if _values(stated).get(path) != value or _groups(_build(model_class, stated)) != base:
                 continue
         except Exception:  # the class rejects the name: not learned
             continue
         kept = trial
+    constants = undeclared_reads.constant_candidates(config, _sub_configs(config))
+    for path, fallbacks in constants.items():
+        if path in kept:
+            continue
+        for fallback in fallbacks:
+            trial = {**kept, path: fallback}
+            try:
+                stated = type(config)(**_extra_kwargs(config, {**(held or {}), **trial}, derived))
+                if (
+                    _read_back(stated, path) != fallback
+                    or _groups(_build(model_class, stated)) != base
+                ):
+                    continue
+            except Exception:  # the class rejects the value: not learned
+                continue
+            kept = trial  # the fallback that builds the default's model (conv_kernel_size 0)
+            break
     return kept
+
+
+def _read_back(config: Any, path: str) -> object:
+    """The value ``config`` holds at ``path`` (``key.name`` in a sub-config)."""
+    key, _, name = path.rpartition(".")
+    holder = getattr(config, key, None) if key else config
+    return getattr(holder, name, None)
 
 
 def _negative(expression: object) -> bool:
@@ -1300,7 +1484,7 @@ def _jointly_checked(
     config: Any,
     rows: Sequence[list[Any]],
     derived: set[str],
-    extras: Mapping[str, int],
+    extras: Mapping[str, object],
 ) -> list[str]:
     """Expressions with a negative term (JSON text) that also hold with all their fields moved
     at once. Fitted from one field moved at a time, such an expression may be the tangent of a
@@ -1366,8 +1550,8 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     when a config leaves it out is fitted from its fallback (``head_dim`` from
     ``hidden_size // num_attention_heads``)."""
     plain = config
-    extras: dict[str, int] = row.get("undeclared", {})
-    stated = {**extras, **row.get("rebased", {})}
+    extras: dict[str, object] = row.get("undeclared", {})
+    stated = {**row.get("stated", {}), **extras, **row.get("rebased", {})}
     if stated:
         config = type(plain)(**_extra_kwargs(plain, stated, _derived(plain)))
     derived = _derived(config) - set(stated)
@@ -1387,6 +1571,13 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         used |= fields_of_json(expression)
     row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
     row["declared"] = _declared_of(config, sorted(used))
+    for path, value in extras.items():
+        if path in used and path not in row["declared"] and _is_scalar(value):
+            # a name read with a constant fallback: a config leaving it out has that value
+            # (a shape name's fallback is derived instead, below)
+            constant = path in undeclared_reads.constant_candidates(plain, _sub_configs(plain))
+            if constant:
+                row["declared"][path] = value
     row["derived"] = derivations
     if when:
         row["derived_when"] = when
@@ -1408,6 +1599,11 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["legacy"] = legacy
     else:
         row.pop("legacy", None)
+    constants = undeclared_reads.constant_candidates(plain, _sub_configs(plain))
+    if constants:
+        row["reads"] = {path: extras.get(path) for path in sorted(constants)}
+    else:
+        row.pop("reads", None)
     if _builds_text_from_flat_keys(config):
         row["flat_text"] = True
     else:
@@ -1540,7 +1736,7 @@ def _builds_text_from_flat_keys(config: Any) -> bool:
 def derive(
     config: Any,
     paths: Sequence[str],
-    extras: Mapping[str, int] | None = None,
+    extras: Mapping[str, object] | None = None,
     when: dict[str, list[list[object]]] | None = None,
 ) -> dict[str, object]:
     """How ``__post_init__`` computes each derived field in ``paths`` (``head_dim`` from
@@ -1591,7 +1787,7 @@ def derive_fallbacks(config: Any, paths: Sequence[str]) -> dict[str, object]:
 
 
 def _changed(
-    config: Any, paths: Sequence[str], extras: Mapping[str, int] | None
+    config: Any, paths: Sequence[str], extras: Mapping[str, object] | None
 ) -> list[tuple[str, Any]]:
     """The default config and one config per other field changed (the first value the class
     accepts), each beside the path it changed."""

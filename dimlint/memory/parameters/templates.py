@@ -226,15 +226,50 @@ def _stated_string(raw: dict[str, Any], path: str) -> object:
 
 
 def _variant(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, Any]:
-    """The row learned with the string value ``raw`` states where that value switches the
-    structure (``variants``: wav2vec2's ``feat_extract_norm = "layer"``), else ``learned``."""
+    """The row learned in the regime ``raw`` states (``variants``), else ``learned``: a string
+    value that switches the structure (wav2vec2's ``feat_extract_norm = "layer"``), a flag
+    whose flipped build adds tensors (DeBERTa's ``relative_attention``), a field at a negative
+    default stated positive (DeBERTa's ``position_buckets``); within a regime, the regimes it
+    learned in turn (DeBERTa-v3 states both)."""
+    chosen: dict[str, Any] = _deepest(raw, learned, 0)[1]
+    return chosen
+
+
+def _deepest(raw: dict[str, Any], learned: dict[str, Any], depth: int) -> tuple[int, Any]:
+    """``(regimes entered, row)``: of the paths through the variants whose regimes ``raw``
+    states, the one that enters the most (the generator learned each combination in one
+    order or another, and a shallower row refuses what a deeper one learned)."""
+    best: tuple[int, Any] = (0, learned)
+    if depth >= 4:
+        return best
+    for variant in _matching(raw, learned):
+        entered, row = _deepest(raw, variant, depth + 1)
+        if entered + 1 > best[0]:
+            best = (entered + 1, row)
+    return best
+
+
+def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, Any]]:
+    """The variants of ``learned`` whose regime ``raw`` states."""
+    found: list[dict[str, Any]] = []
     variants: dict[str, Any] = learned.get("variants", {})
     for path in learned.get("strings", {}):
         stated = _stated_string(raw, path)
         variant = variants.get(f"{path}={stated}") if isinstance(stated, str) else None
         if isinstance(variant, dict):
-            return variant
-    return learned
+            found.append(variant)
+    for path, op, value in learned.get("regimes", []):
+        stated = _stated_string(raw, path)
+        inside = (op == "=" and isinstance(stated, bool) and stated == value) or (
+            op == ">"
+            and isinstance(stated, int)
+            and not isinstance(stated, bool)
+            and stated > value
+        )
+        variant = variants.get(f"{path}{op}{json.dumps(value)}") if inside else None
+        if isinstance(variant, dict):
+            found.append(variant)
+    return found
 
 
 def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, int] | str:
@@ -494,6 +529,25 @@ def _unexamined_flag(raw: dict[str, Any], model_type: str, learned: dict[str, An
     return None
 
 
+def _unlearned_read(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
+    """Why a stated key that the modeling code reads with a constant fallback and the config
+    class does not declare (the row's ``reads``: DeBERTa's ``position_buckets``,
+    ``conv_kernel_size``) lies outside the template, or None. The generator states each at the
+    fallback that builds the default's model and learns it as a field, flag or string; a key
+    it could not state (``reads`` holds None) or did not learn is inside only at that value."""
+    known = set(learned.get("examined", [])) | set(learned.get("defaults", {}))
+    known |= set(learned.get("fixed", [])) | set(learned.get("strings", {}))
+    for path, value in learned.get("reads", {}).items():
+        stated = _stated_string(raw, path)
+        if stated is None or path in known:
+            continue
+        if value is not None and stated == value and type(stated) is type(value):
+            continue
+        only = f"only {value!r}" if value is not None else "never stated"
+        return f"{path} = {stated!r} is read by {model_type}'s code; no build learned it ({only})"
+    return None
+
+
 #: Boolean fields that choose runtime behaviour, never a tensor (the generator skips them too).
 _RUNTIME_FLAGS = frozenset(
     {"use_cache", "output_attentions", "output_hidden_states", "return_dict", "torchscript",
@@ -584,6 +638,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     legacy = _legacy_key(raw, model_type, learned)
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
+    read = _unlearned_read(raw, model_type, learned)
+    if read is not None:
+        return Refusal(read, True)
     raw = _as_the_class_reads(raw, model_type, learned)
     forced = _string_fields(raw, learned)
     if isinstance(forced, str):
