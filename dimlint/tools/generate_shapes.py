@@ -63,7 +63,7 @@ from typing import Any
 
 from dimlint.tools import compared_strings, provenance, undeclared_reads
 from dimlint.tools.provenance import SHAPES_GENERATOR
-from dimlint.tools.shape_fit import fields_of, fit, to_json
+from dimlint.tools.shape_fit import fields_of, fit, floored, quotient_pairs, to_json
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "shapes.json"
 
@@ -465,6 +465,76 @@ def _common_prefix(a: str, b: str) -> str:
             break
         length += 1
     return a[:length]
+
+
+def floor_quotients(
+    model_class: Any,
+    config: Any,
+    rows: list[list[Any]],
+    derived: set[str],
+    extras: Mapping[str, object],
+) -> None:
+    """Read a fitted quotient of two fields as a floor where transformers floors it. Every
+    build learning made divides whole (its trials keep the divisibility), so
+    ``image_size² / patch_size²`` is exact only where the patch divides the image; a released
+    SigLIP at 384 / 14 is no whole number of patches. The class is built with the numerator
+    ``b - 1`` past the default (floor, ceiling and rounding then differ) and with the
+    denominator one more; where every tensor that reads the quotient has the size its floor
+    form gives in both, the expressions read ``a//b`` (the run-time floors it)."""
+    from dimlint.tools.shape_fit import evaluate_terms, from_json
+
+    base_values = _values(config)
+    pairs = {
+        pair
+        for row in rows
+        for expression in (row[1], *row[2])
+        for pair in quotient_pairs(expression)
+    }
+    for numerator, denominator in sorted(pairs):
+        a, b = base_values.get(numerator), base_values.get(denominator)
+        if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or b < 2:
+            continue
+        moves = [{numerator: a + b - 1}]
+        if a % (b + 1):
+            moves.append({denominator: b + 1})
+        readers = [
+            row
+            for row in rows
+            if not row[6]
+            and any((numerator, denominator) in quotient_pairs(e) for e in (row[1], *row[2]))
+        ]
+        holds = bool(readers)
+        for move in moves:
+            try:
+                changed = _perturbed_many(config, move, derived, extras)
+                groups = _groups(_build(model_class, changed))
+            except Exception:  # the class rejects a remainder: keep the exact quotient
+                holds = False
+                break
+            values = _values(changed)
+            by_name: dict[str, list[tuple[tuple[int, ...], int]]] = {}
+            for (name, _), (built_shape, built_count) in groups.items():
+                by_name.setdefault(name, []).append((built_shape, built_count))
+            for row in readers:
+                sizes = []
+                for expression in (row[1], *row[2]):
+                    rewritten = floored(expression, (numerator, denominator))
+                    terms = from_json(rewritten)
+                    value = evaluate_terms(terms, values) if terms else None
+                    sizes.append(value)
+                if any(v is None or v.denominator != 1 for v in sizes):
+                    holds = False
+                    break
+                predicted = [int(v) for v in sizes if v is not None]
+                if (tuple(predicted[1:]), predicted[0]) not in by_name.get(str(row[0]), []):
+                    holds = False
+                    break
+            if not holds:
+                break
+        if holds:
+            for row in readers:
+                row[1] = floored(row[1], (numerator, denominator))
+                row[2] = [floored(dim, (numerator, denominator)) for dim in row[2]]
 
 
 def _primary_rows(
@@ -1085,6 +1155,7 @@ def learn(
     preferred = frozenset(set(base_values) - derived)
     cache: dict[tuple[object, ...], object] = {}
     rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
+    floor_quotients(built[primary][0], config, rows, derived, learned.extras)
     templates: dict[str, object] = {}
     for class_name, (model_class, groups, total) in built.items():
         flipped = _flipped_builds(model_class, config, learned, derived)

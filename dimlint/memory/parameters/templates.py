@@ -45,6 +45,8 @@ DATA_FILE = os.path.join(_PACKAGE_DIR, "data", "shapes.json")
 _TABLE = RowTable(DATA_FILE)
 
 Term = tuple[Fraction, tuple[tuple[str, int], ...]]
+#: A factor ``a//b`` of a learned expression is the floor quotient of two fields.
+_FLOOR = "//"
 
 
 class Tensor(Record):
@@ -169,6 +171,13 @@ class _Values:
         return self.cache[path]
 
     def _resolve(self, path: str) -> int | None:
+        if _FLOOR in path:
+            # a patch grid the generator saw transformers floor (``image_size//patch_size``)
+            numerator, _, denominator = path.partition(_FLOOR)
+            a, b = self.get(numerator), self.get(denominator)
+            if a is None or not b or isinstance(a, bool) or isinstance(b, bool):
+                return None
+            return a // b
         if path in self.forced:
             # a stated string's flags, and ``num_labels``: a head's rows read the label count
             # ``from_pretrained`` sizes it by (``id2label``'s size)
