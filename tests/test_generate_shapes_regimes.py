@@ -2,6 +2,11 @@
 
 - a default config that does not build: DBRX's attention reads ``attn_config.rope_theta``,
   which ``DbrxAttentionConfig`` does not declare (every released DBRX config states it);
+- a flag whose flipped build adds tensors with sizes seen once (DINOv2's ``use_swiglu_ffn``):
+  learned as a variant row, so its sizes get expressions;
+- a field at -1 that a positive value switches (DeBERTa's undeclared ``position_buckets``);
+- a patch grid that floors (SigLIP at 384 / 14);
+- the run-time: the deepest variant a config's regimes reach, and undeclared reads it refuses.
 
 Each relearns a model type with the generator and checks the run-time's count of a config
 inside the learned domain against the model transformers builds from it on the meta device.
@@ -82,3 +87,112 @@ def test_dbrx_is_learned_and_exact_inside_its_domain(monkeypatch: pytest.MonkeyP
         "ffn_config": {"ffn_hidden_size": 3000, "moe_num_experts": 4, "moe_top_k": 2},
     }
     assert _counted(monkeypatch, row, raw, "DbrxForCausalLM") == _truth(raw, "DbrxForCausalLM")
+
+
+def test_a_flag_that_adds_tensors_is_learned_as_a_regime(monkeypatch: pytest.MonkeyPatch) -> None:
+    _transformers()
+    row = _learned("dinov2")
+    assert ["use_swiglu_ffn", "=", True] in row["regimes"]
+    assert "use_swiglu_ffn=true" in row["variants"]
+    raw = {
+        "model_type": "dinov2",
+        "hidden_size": 96,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "image_size": 518,
+        "patch_size": 14,
+        "use_swiglu_ffn": True,
+    }
+    counted = _counted(monkeypatch, row, raw, "Dinov2Model")
+    assert counted == _truth(raw, "Dinov2Model")
+    # outside the regime the default row answers, and still exactly
+    plain = {**raw, "use_swiglu_ffn": False}
+    assert _counted(monkeypatch, row, plain, "Dinov2Model") == _truth(plain, "Dinov2Model")
+
+
+def test_a_patch_grid_that_floors(monkeypatch: pytest.MonkeyPatch) -> None:
+    _transformers()
+    row = _learned("siglip_vision_model")
+    raw = {
+        "model_type": "siglip_vision_model",
+        "hidden_size": 64,
+        "intermediate_size": 96,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "image_size": 384,
+        "patch_size": 14,
+    }
+    assert _counted(monkeypatch, row, raw, "SiglipVisionModel") == _truth(raw, "SiglipVisionModel")
+
+
+def test_a_negative_default_that_a_positive_value_switches_is_fixed_and_a_regime() -> None:
+    transformers = _transformers()
+    small = {
+        "hidden_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "intermediate_size": 37,
+        "vocab_size": 99,
+        "relative_attention": True,
+    }
+    config = transformers.AutoConfig.for_model("deberta-v2", **small)
+    model_class = transformers.DebertaV2Model
+    base = generate_shapes._groups(generate_shapes._build(model_class, config))
+    extras = generate_shapes._stated_extras(model_class, config, base, small)
+    assert extras["position_buckets"] == -1  # the undeclared read, at its fallback
+    assert extras["conv_kernel_size"] == 0  # the fallback that builds the default's model
+    stated = transformers.AutoConfig.for_model("deberta-v2", **small, **extras)
+    held = {**small, **extras}
+    learned = generate_shapes._Learned(generate_shapes._values(stated), base, held)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        generate_shapes._learn_fields(model_class, stated, learned, float("inf"))
+    assert learned.sentinels["position_buckets"] == generate_shapes.SENTINEL_PROBE
+    assert {"position_buckets", "conv_kernel_size"} <= learned.fixed
+    regimes = generate_shapes._regimes([], learned, {})
+    assert ("position_buckets", ">", 0, generate_shapes.SENTINEL_PROBE) in regimes
+    # within a variant that states it, it is not a regime again
+    held = {"position_buckets": generate_shapes.SENTINEL_PROBE}
+    assert all(
+        path != "position_buckets" for path, *_ in generate_shapes._regimes([], learned, held)
+    )
+
+
+def _row(**keys: Any) -> dict[str, Any]:
+    return {"classes": {}, **keys}
+
+
+def test_the_run_time_enters_the_deepest_regime_a_config_states() -> None:
+    leaf = _row(name="leaf")
+    shallow = _row(name="shallow")
+    inner = _row(name="inner", regimes=[["position_buckets", ">", 0]],
+                 variants={"position_buckets>0": leaf})  # fmt: skip
+    top = _row(
+        name="top",
+        strings={"norm_rel_ebd": {"default": "none", "inside": {}}},
+        regimes=[["relative_attention", "=", True]],
+        variants={"norm_rel_ebd=layer_norm": shallow, "relative_attention=true": inner},
+    )
+    raw = {"relative_attention": True, "position_buckets": 256, "norm_rel_ebd": "layer_norm"}
+    assert templates._variant(raw, top)["name"] == "leaf"  # two regimes beat one
+    assert templates._variant({"norm_rel_ebd": "layer_norm"}, top)["name"] == "shallow"
+    assert templates._variant({"relative_attention": 1}, top)["name"] == "top"  # not a bool
+    assert (
+        templates._variant({"relative_attention": True, "position_buckets": -1}, top)["name"]
+        == "inner"
+    )
+
+
+def test_a_stated_undeclared_read_no_build_learned_is_refused() -> None:
+    learned = _row(
+        examined=["position_buckets"],
+        strings={"norm_rel_ebd": {"default": "none", "inside": {}}},
+        reads={"position_buckets": -1, "norm_rel_ebd": "none", "conv_act": None, "x": 0},
+    )
+    assert templates._unlearned_read({"position_buckets": 256}, "t", learned) is None
+    assert templates._unlearned_read({"norm_rel_ebd": "layer_norm"}, "t", learned) is None
+    assert templates._unlearned_read({"x": 0}, "t", learned) is None  # the learned value
+    refused = templates._unlearned_read({"conv_act": "gelu"}, "t", learned)
+    assert refused is not None
+    assert "conv_act" in refused
+    assert templates._unlearned_read({"x": False}, "t", learned) is not None  # not the int 0
