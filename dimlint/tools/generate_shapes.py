@@ -467,6 +467,132 @@ def _common_prefix(a: str, b: str) -> str:
     return a[:length]
 
 
+def refit_toggled(
+    model_class: Any,
+    config: Any,
+    learned: _Learned,
+    derived: set[str],
+    rows: list[list[Any]],
+    preferred: frozenset[str],
+    cache: dict[tuple[object, ...], object],
+) -> None:
+    """Fit the tensors only a flipped flag builds whose sizes that one build alone showed
+    (DINOv2's ``use_swiglu_ffn`` gated projections, DeBERTa's ``relative_attention``
+    embeddings of ``2 · max_position_embeddings`` rows): the class is built with the flag
+    flipped and each field learning changed, changed again, and each such tensor fitted from
+    those builds as the default's tensors are. A field at zero or below that a positive value
+    moves in that regime only (DeBERTa's undeclared ``position_buckets``) pins the tensor: its
+    trials (-2, 0) said nothing. A refitted row is marked (``row[8]``): its sizes, constant
+    ones included, held in every build, so the run-time trusts them away from the defaults."""
+    for path, (value, flipped) in sorted(learned.toggled.items()):
+        targets = [
+            row
+            for row in rows
+            if row[6]
+            and row[3][0][0] == path
+            and any(not fields_of_json(dim) for dim in [row[1], *row[2]])
+        ]
+        if not targets:
+            continue
+        try:
+            values0 = _values(_perturbed(config, path, value, derived, learned.extras))
+        except Exception:  # the flipped config does not state: nothing to fit
+            continue
+        observations: list[tuple[str, dict[str, int], Groups]] = [("", values0, flipped)]
+        for field, values, _ in learned.observations[1:]:
+            try:
+                moved = {path: value, field: values[field]}
+                changed = _perturbed_many(config, moved, derived, learned.extras)
+                observations.append(
+                    (field, _values(changed), _groups(_build(model_class, changed)))
+                )
+            except Exception:  # this field does not build in the regime: its tensors stay seen once
+                observations.append((field, values, {}))
+        pins: dict[tuple[str, int], list[str]] = {}
+        for field, base_value in _numbers(learned.observations[0][1]).items():
+            if base_value > 0 or field == path or field.rsplit(".", 1)[-1] in _INERT:
+                continue
+            try:
+                probed = _perturbed_many(
+                    config, {path: value, field: SENTINEL_PROBE}, derived, learned.extras
+                )
+                groups = _groups(_build(model_class, probed))
+            except Exception:  # a positive value does not build in the regime
+                continue
+            for key in flipped:
+                if groups.get(key) != flipped[key]:
+                    pins.setdefault(key, []).append(field)
+        for row in targets:
+            keys = [
+                key
+                for key, (shape, _) in flipped.items()
+                if key[0] == row[0] and list(shape) == row[4]
+            ]
+            if len(keys) != 1 or not all(keys[0] in observed for _, _, observed in observations):
+                continue
+            fitted = _fit_group(keys[0], observations, preferred, cache)
+            if fitted is None:
+                continue
+            row[1], row[2] = fitted
+            rounded = _rounded_fields(model_class, config, learned, derived, {path: value}, row)
+            row[7] = sorted(set(row[7]) | set(pins.get(keys[0], [])) | rounded)
+            row.append(True)
+
+
+def _rounded_fields(
+    model_class: Any,
+    config: Any,
+    learned: _Learned,
+    derived: set[str],
+    stated: Mapping[str, object],
+    row: Sequence[Any],
+) -> set[str]:
+    """The fields of a fitted size with a fractional coefficient over several fields that a
+    build with them all moved contradicts (empty: it held). Such a size may hide a rounding
+    the trials, which keep divisibility, never showed: DINOv2's SwiGLU width is
+    ``(int(hidden · ratio · 2/3) + 7) // 8 · 8``, fitted as ``2/3 · hidden · ratio``, wrong at
+    hidden 771, ratio 5. Each field is moved to its trials and to its default plus the
+    coefficient's denominator; the tensor must have the fitted size wherever that is whole."""
+    from dimlint.tools.shape_fit import evaluate_terms, from_json
+
+    base_values = learned.observations[0][1]
+    for axis, expression in enumerate([row[1], *row[2]]):
+        terms = from_json(expression) or []
+        fractional = [
+            (c, factors) for c, factors in terms if c.denominator > 1 and len(factors) > 1
+        ]
+        if not fractional:
+            continue
+        fields = sorted(fields_of_json(expression))
+        if any(not isinstance(base_values.get(f), int) for f in fields):
+            continue
+        denominator = max(c.denominator for c, _ in fractional)
+        numbers = list(_numbers(base_values).values())
+        options = [
+            [*itertools.islice(_trials(base_values[f], numbers), 2), base_values[f] + denominator]
+            for f in fields
+        ]
+        for choice in itertools.islice(itertools.product(*options), 16):
+            moved = dict(zip(fields, choice, strict=True))
+            try:
+                changed = _perturbed_many(config, {**stated, **moved}, derived, learned.extras)
+                groups = _groups(_build(model_class, changed))
+            except Exception:  # the class rejects these values together: try others
+                continue
+            values = _values(changed)
+            predicted = evaluate_terms(terms, values)
+            if predicted is None or predicted.denominator != 1:
+                continue
+            sizes = [
+                count if axis == 0 else shape[axis - 1]
+                for (name, _), (shape, count) in groups.items()
+                if name == row[0] and len(shape) == len(row[2])
+            ]
+            if int(predicted) not in sizes:
+                return set(fields)
+    return set()
+
+
 def floor_quotients(
     model_class: Any,
     config: Any,
@@ -1155,6 +1281,7 @@ def learn(
     preferred = frozenset(set(base_values) - derived)
     cache: dict[tuple[object, ...], object] = {}
     rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
+    refit_toggled(built[primary][0], config, learned, derived, rows, preferred, cache)
     floor_quotients(built[primary][0], config, rows, derived, learned.extras)
     templates: dict[str, object] = {}
     for class_name, (model_class, groups, total) in built.items():
@@ -1190,6 +1317,9 @@ def learn(
             pinned = sorted({row[0] for row in class_rows if row[7]})
             if pinned:
                 record["pinned"] = pinned[:5]
+            refit = sorted({row[0] for row in class_rows if len(row) > 8 and row[8]})
+            if refit:
+                record["refit"] = refit
         templates[class_name] = record
     unexplained = _underived(templates, {k: v for k, v in extras.items() if k not in reads}, plain)
     if unexplained:
@@ -1363,13 +1493,12 @@ def _variants(
     return variants
 
 
-#: How many regimes deep variants are learned: a flag that adds tensors, and within it a
-#: field at a negative default that a positive value switches (DeBERTa-v3:
-#: ``relative_attention`` on, then ``position_buckets`` 256).
-_REGIME_DEPTH = 3
+#: How many regimes deep variants are learned (one: each variant row is a full copy of the
+#: type's row, and nesting multiplies them).
+_REGIME_DEPTH = 1
 #: Variant rows learned per model type at most (each a full learning run): a type with many
-#: switching flags leaves the rest outside its domain rather than stall the table.
-_MAX_VARIANTS = 16
+#: switching fields leaves the rest outside its domain rather than stall the table.
+_MAX_VARIANTS = 8
 #: Variant rows of the model type being learned, by the values they state (one regime reached
 #: in two orders is learned once), and how many were learned.
 _VARIANT_MEMO: dict[tuple[str, str], dict[str, object]] = {}
@@ -1398,25 +1527,16 @@ def regime_key(path: str, op: str, value: object) -> str:
 def _regimes(
     rows: Sequence[list[Any]], learned: _Learned, held: Mapping[str, object]
 ) -> list[tuple[str, str, object, object]]:
-    """Regimes worth a variant of their own, ``(path, op, value, stated value)``: a flag whose
-    flipped build adds a tensor with a size that build alone showed (DeBERTa's
-    ``relative_attention`` adds ``rel_embeddings`` of ``2 · max_position_embeddings`` rows,
-    seen once as 1024; the run-time refuses such a size away from the defaults), and a field
-    at a negative default that a positive value switches (:func:`_switches_on`). Fields a
-    variant already states are not learned again."""
-    found: list[tuple[str, str, object, object]] = []
-    for path, (value, _groups_seen) in sorted(learned.toggled.items()):
-        if path in held or not isinstance(value, bool):
-            continue
-        if any(
-            row[6] and row[3][0][0] == path and any(not fields_of_json(dim) for dim in row[2])
-            for row in rows
-        ):
-            found.append((path, "=", value, value))
-    for path, probe in sorted(learned.sentinels.items()):
-        if path not in held:
-            found.append((path, ">", 0, probe))
-    return found
+    """Regimes worth a variant of their own, ``(path, op, value, stated value)``: a field at a
+    negative or zero default that a positive value switches (:func:`_switches_on`: DeBERTa's
+    ``type_vocab_size``, ``conv_kernel_size``). Flags are learned in place instead
+    (:func:`refit_toggled`). Fields a variant already states are not learned again."""
+    del rows  # the rows say nothing a sentinel's probe did not
+    return [
+        (path, ">", 0, probe)
+        for path, probe in sorted(learned.sentinels.items())
+        if path not in held
+    ]
 
 
 def _regime_variants(

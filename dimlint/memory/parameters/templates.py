@@ -675,6 +675,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             why = f"{path} holds {other!r}; the template saw only {item!r} in every place"
             return Refusal(why, True)
     tensors: list[Tensor] = []
+    refit = set(record.get("refit", []))
     for name, count_expression, dims, conditions, *pinned in tensors_json:
         if any(values.get(path) != wanted for path, wanted in conditions):
             missing = [path for path, _ in conditions if values.get(path) is None]
@@ -693,13 +694,15 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         for expression in (count_expression, *dims):
             needed |= {field for _, _, factors in expression for field, _ in factors}
         shape_fields = {field for dim in dims for _, _, factors in dim for field, _ in factors}
-        if conditions and not shape_fields and not _all_defaults(values, defaults):
+        if name in refit:
+            pass  # a flag's tensor fitted from builds in its regime: its sizes are learned
+        elif conditions and not shape_fields and not _all_defaults(values, defaults):
             # A tensor that exists only under a flag was seen in one build: its constant shape
             # (Cohere's per-head q/k norms: [64, 128]) says nothing about other sizes.
             return Refusal(f"{name} exists only under {conditions[0][0]} and was seen once", True)
         toggled = [path for path, wanted in conditions if defaults.get(path) != wanted]
         constant = [dim for dim in dims if not any(factors for _, _, factors in dim)]
-        if toggled and constant and not _all_defaults(values, defaults):
+        if toggled and constant and name not in refit and not _all_defaults(values, defaults):
             # Nor does a constant axis of a tensor only the flipped flag builds (Falcon's
             # ``new_decoder_architecture`` fused QKV, 13632 rows at the default width).
             return Refusal(
