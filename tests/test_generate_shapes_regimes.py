@@ -152,6 +152,7 @@ def test_a_negative_default_that_a_positive_value_switches_is_fixed_and_a_regime
         generate_shapes._learn_fields(model_class, stated, learned, float("inf"))
     assert learned.sentinels["position_buckets"] == generate_shapes.SENTINEL_PROBE
     assert {"position_buckets", "conv_kernel_size"} <= learned.fixed
+    assert "conv_kernel_size" not in learned.sentinels  # a zero stays fixed: no variant
     regimes = generate_shapes._regimes([], learned, {})
     assert ("position_buckets", ">", 0, generate_shapes.SENTINEL_PROBE) in regimes
     # within a variant that states it, it is not a regime again

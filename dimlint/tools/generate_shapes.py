@@ -337,23 +337,18 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
         elif set(groups) == set(base_groups):
             learned.observations.append((path, values, groups))
         else:
-            if value == 0:
-                # a zero that leaves a part out (DeBERTa's ``conv_kernel_size``,
-                # ``type_vocab_size``): a positive value is a regime of its own
-                _switches_on(model_class, config, path, derived, learned)
             learned.fixed.add(path)
 
 
-#: The value a field whose default is negative ("unset") or a zero that leaves a part out is
-#: probed and learned at.
+#: The value a field whose default is negative ("unset") is probed and learned at.
 SENTINEL_PROBE = 8
 
 
 def _switches_on(
     model_class: Any, config: Any, path: str, derived: set[str], learned: _Learned
 ) -> bool:
-    """Whether a field at a negative or zero default builds other tensors at
-    :data:`SENTINEL_PROBE` (recorded in ``learned.sentinels`` then)."""
+    """Whether a field at a negative default builds other tensors at :data:`SENTINEL_PROBE`
+    (recorded in ``learned.sentinels`` then)."""
     try:
         changed = _perturbed(config, path, SENTINEL_PROBE, derived, learned.extras)
         groups = _groups(_build(model_class, changed))
@@ -1528,9 +1523,11 @@ def _regimes(
     rows: Sequence[list[Any]], learned: _Learned, held: Mapping[str, object]
 ) -> list[tuple[str, str, object, object]]:
     """Regimes worth a variant of their own, ``(path, op, value, stated value)``: a field at a
-    negative or zero default that a positive value switches (:func:`_switches_on`: DeBERTa's
-    ``type_vocab_size``, ``conv_kernel_size``). Flags are learned in place instead
-    (:func:`refit_toggled`). Fields a variant already states are not learned again."""
+    negative default that a positive value switches (:func:`_switches_on`: DeBERTa's
+    ``max_relative_positions`` where relative attention is on). A zero that leaves a part out
+    stays ``fixed`` (a variant each would double the table's learning time), and flags are
+    learned in place (:func:`refit_toggled`). Fields a variant already states are not
+    learned again."""
     del rows  # the rows say nothing a sentinel's probe did not
     return [
         (path, ">", 0, probe)
