@@ -103,13 +103,19 @@ def test_the_tensors_a_flag_adds_are_fitted_in_its_regime(monkeypatch: pytest.Mo
         "use_swiglu_ffn": True,
     }
     assert _counted(monkeypatch, row, raw, "Dinov2Model") == _truth(raw, "Dinov2Model")
-    # the SwiGLU width rounds 2/3 of hidden * ratio up to a multiple of 8: the fit of 2/3 was
-    # contradicted at hidden 771, ratio 5, so the width holds at the learned hidden size only
-    counted = _counted(monkeypatch, row, {**raw, "hidden_size": 1536}, "Dinov2Model")
+    # the SwiGLU width rounds 2/3 of hidden * ratio up to a multiple of 8: learned as the fit
+    # of 2/3, valid where that is a multiple of 8 (a joint build at hidden 771, ratio 5 showed
+    # the rounding), so DINOv2-giant's 1536 is exact and 771 · 5 is refused
+    giant = {**raw, "hidden_size": 1536}
+    assert record["multiple_of"]["encoder.layer.*.mlp.up_proj.weight"] == 8
+    assert _counted(monkeypatch, row, giant, "Dinov2Model") == _truth(giant, "Dinov2Model")
+    odd = {**raw, "hidden_size": 771, "num_attention_heads": 3, "mlp_ratio": 5}
+    counted = _counted(monkeypatch, row, odd, "Dinov2Model")
+    assert counted != _truth(odd, "Dinov2Model")  # the fit would be wrong here
     assert isinstance(counted, str)
-    assert "hidden_size" in counted
+    assert "multiple of 8" in counted
     # outside the regime the default row answers, and exactly
-    plain = {**raw, "hidden_size": 1536, "use_swiglu_ffn": False}
+    plain = {**giant, "use_swiglu_ffn": False}
     assert _counted(monkeypatch, row, plain, "Dinov2Model") == _truth(plain, "Dinov2Model")
 
 

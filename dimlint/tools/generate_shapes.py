@@ -531,7 +531,13 @@ def refit_toggled(
             row[1], row[2] = fitted
             rounded = _rounded_fields(model_class, config, learned, derived, {path: value}, row)
             row[7] = sorted(set(row[7]) | set(pins.get(keys[0], [])) | rounded)
-            row.append(True)
+            while len(row) < 9:
+                row.append(None)
+            row[8] = True
+
+
+#: Multiples a width may be rounded up to (SwiGLU widths round to 8, some to 64 or 256).
+_ROUNDINGS = (8, 16, 32, 64, 128, 256)
 
 
 def _rounded_fields(
@@ -540,14 +546,17 @@ def _rounded_fields(
     learned: _Learned,
     derived: set[str],
     stated: Mapping[str, object],
-    row: Sequence[Any],
+    row: list[Any],
 ) -> set[str]:
-    """The fields of a fitted size with a fractional coefficient over several fields that a
-    build with them all moved contradicts (empty: it held). Such a size may hide a rounding
+    """The fields of a fitted size with a fractional coefficient over several fields that
+    builds with them all moved contradict (empty: it held). Such a size may hide a rounding
     the trials, which keep divisibility, never showed: DINOv2's SwiGLU width is
     ``(int(hidden · ratio · 2/3) + 7) // 8 · 8``, fitted as ``2/3 · hidden · ratio``, wrong at
     hidden 771, ratio 5. Each field is moved to its trials and to its default plus the
-    coefficient's denominator; the tensor must have the fitted size wherever that is whole."""
+    coefficient's denominator; the tensor must have the fitted size wherever that is whole.
+    Where every build that contradicts it has the fitted size rounded up to one multiple
+    (8 for SwiGLU) and the others agree, the row keeps its fit, valid only where the size is
+    that multiple (``row[9]``, the run-time's ``multiple_of``); otherwise the fields pin it."""
     from dimlint.tools.shape_fit import evaluate_terms, from_json
 
     base_values = learned.observations[0][1]
@@ -567,6 +576,7 @@ def _rounded_fields(
             [*itertools.islice(_trials(base_values[f], numbers), 2), base_values[f] + denominator]
             for f in fields
         ]
+        points: list[tuple[Fraction, list[int]]] = []
         for choice in itertools.islice(itertools.product(*options), 16):
             moved = dict(zip(fields, choice, strict=True))
             try:
@@ -574,17 +584,29 @@ def _rounded_fields(
                 groups = _groups(_build(model_class, changed))
             except Exception:  # the class rejects these values together: try others
                 continue
-            values = _values(changed)
-            predicted = evaluate_terms(terms, values)
-            if predicted is None or predicted.denominator != 1:
+            predicted = evaluate_terms(terms, _values(changed))
+            if predicted is None:
                 continue
             sizes = [
                 count if axis == 0 else shape[axis - 1]
                 for (name, _), (shape, count) in groups.items()
                 if name == row[0] and len(shape) == len(row[2])
             ]
-            if int(predicted) not in sizes:
-                return set(fields)
+            points.append((predicted, sizes))
+        wrong = [(p, sizes) for p, sizes in points if p.denominator == 1 and int(p) not in sizes]
+        if not wrong:
+            continue
+        for multiple in _ROUNDINGS:
+            if all(
+                -(-(p.numerator // p.denominator) // multiple) * multiple in sizes
+                for p, sizes in points
+            ):
+                while len(row) < 10:
+                    row.append(None)
+                row[9] = multiple
+                break
+        else:
+            return set(fields)
     return set()
 
 
@@ -1315,6 +1337,9 @@ def learn(
             refit = sorted({row[0] for row in class_rows if len(row) > 8 and row[8]})
             if refit:
                 record["refit"] = refit
+            multiple_of = {row[0]: row[9] for row in class_rows if len(row) > 9 and row[9]}
+            if multiple_of:
+                record["multiple_of"] = multiple_of
         templates[class_name] = record
     unexplained = _underived(templates, {k: v for k, v in extras.items() if k not in reads}, plain)
     if unexplained:

@@ -676,6 +676,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             return Refusal(why, True)
     tensors: list[Tensor] = []
     refit = set(record.get("refit", []))
+    multiple_of: dict[str, Any] = record.get("multiple_of", {})
     for name, count_expression, dims, conditions, *pinned in tensors_json:
         if any(values.get(path) != wanted for path, wanted in conditions):
             missing = [path for path, _ in conditions if values.get(path) is None]
@@ -726,6 +727,21 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         shape = [size for dim in dims if (size := evaluate_expression(dim, resolved)) is not None]
         if count is None or len(shape) != len(dims):
             return Refusal(f"{name}'s learned shape is not whole for these values", True)
+        multiple = multiple_of.get(name)
+        if isinstance(multiple, int) and multiple > 0:
+            # a width seen to round up to a multiple (DINOv2's SwiGLU: to 8) is its fit only
+            # where the fit is that multiple already
+            fractional = [
+                size
+                for size, dim in zip([count, *shape], [count_expression, *dims], strict=True)
+                if any(Fraction(term[0], term[1]).denominator > 1 for term in dim)
+            ]
+            if any(size % multiple for size in fractional):
+                return Refusal(
+                    f"{name} rounds up to a multiple of {multiple}, which the template's"
+                    " learned size is not for these values",
+                    True,
+                )
         for axis in label_axes.get(name, ()):
             # ``[axis, offset]`` (a no-object class: +1); rows learned earlier hold the axis
             index, offset = (axis, 0) if isinstance(axis, int) else axis
