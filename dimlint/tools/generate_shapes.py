@@ -31,6 +31,20 @@ a ``variants`` row of its own. A secondary class's flags are checked against its
 builds (``unlearned_flags`` lists those its rows do not reproduce). ``--refresh`` recomputes
 the config-only parts of a row, not of its variants.
 
+Structure the default build never shows is learned too. A default config that does not build
+because the code reads a name no config class declares (DBRX's ``attn_config.rope_theta``) is
+learned with a class default for it (``required``), kept only when it shapes no tensor. The
+tensors a flipped flag adds are refitted from builds with the flag flipped and each field
+changed (:func:`refit_toggled`: DINOv2's SwiGLU projections, a class record's ``refit``); a
+fractional fit a joint build contradicts by a rounding up to a multiple holds only where the
+size is that multiple (``multiple_of``). A field at -1 ("unset") that a positive value
+switches is ``fixed`` and learned as a variant row stated positive (``regimes``,
+``"path>0"``). Names the code reads with a constant fallback and no declared field
+(DeBERTa's ``position_buckets``, ``norm_rel_ebd``) are stated at the fallback and learned;
+``reads`` lists them so the run-time refuses a value no build learned. A fitted quotient of
+two fields that transformers floors is read as ``a//b`` (:func:`floor_quotients`: SigLIP's
+384 / 14 patch grid).
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 

@@ -18,6 +18,11 @@ returns None and the hand-written family recipes apply. The row says what lies i
 ``head_dim``, learned, derived from the code's fallback when left out), ``legacy`` keys at the
 value the class falls back to, ``joint`` expressions with a negative term seen to hold with all
 their fields moved, and ``rebased`` layer-kind counts learned from a build that has the kind.
+A config in a regime the generator learned as a row of its own (a string value, a field at -1
+stated positive) is counted by that ``variants`` row; a stated key the modeling code reads
+with a constant fallback (``reads``) is inside only where a build learned it; ``a//b`` factors
+floor a quotient; ``refit`` tensors of a flag carry learned sizes, ``multiple_of`` ones hold
+only where their size is that multiple.
 
 Like ``architectures.json``, the file is one model type per line and only the row asked for is
 parsed, so looking up a template costs a fraction of a millisecond.
