@@ -144,3 +144,34 @@ def test_json_round_trip() -> None:
     assert from_json(to_json(terms)) == terms
     assert from_json([[1, 0, []]]) is None
     assert from_json("x") is None
+
+
+def test_width_plus_heads_times_an_unstated_head_width() -> None:
+    """DBRX's fused QKV: d_model + 2 * kv_n_heads * (d_model // n_heads), no head_dim field."""
+    base = {"d_model": 2048, "n_heads": 16, "kv_n_heads": 1, "n_layers": 24}
+    points = _observations(
+        base,
+        [{"d_model": 4096}, {"n_heads": 32}, {"kv_n_heads": 2}, {"n_layers": 48}],
+        lambda v: v["d_model"] + 2 * v["kv_n_heads"] * v["d_model"] // v["n_heads"],
+    )
+    terms = fit(points)
+    assert terms is not None
+    # all fields moved at once (no tangent): 6144 + 2 * 8 * 6144 / 48
+    moved = {"d_model": 6144, "n_heads": 48, "kv_n_heads": 8, "n_layers": 40}
+    assert evaluate_terms(terms, moved) == 6144 + 2 * 8 * 128
+
+
+def test_a_quotient_read_as_a_floor() -> None:
+    """SigLIP's patch grid: (image_size // patch_size)², 27² at 384 / 14."""
+    from dimlint.tools.shape_fit import floored, quotient_pairs
+
+    expression = [[1, 1, [["image_size", 2], ["patch_size", -2]]], [1, 1, []]]
+    assert quotient_pairs(expression) == [("image_size", "patch_size")]
+    rewritten = floored(expression, ("image_size", "patch_size"))
+    assert rewritten == [[1, 1, [["image_size//patch_size", 2]]], [1, 1, []]]
+    terms = from_json(rewritten)
+    assert terms is not None
+    assert evaluate_terms(terms, {"image_size": 384, "patch_size": 14}) == 27**2 + 1
+    assert evaluate_terms(terms, {"image_size": 384, "patch_size": 0}) is None
+    # a quotient at another power of its fields is no patch grid
+    assert quotient_pairs([[1, 1, [["a", 1], ["b", -2]]]]) == []

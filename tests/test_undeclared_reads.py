@@ -88,3 +88,41 @@ def test_qwen3_moe_reads_an_undeclared_head_dim() -> None:
     assert candidates(config, _sub_configs(config)) == {"head_dim": 64}
     declared = transformers.AutoConfig.for_model("llama")  # LlamaConfig declares head_dim
     assert "head_dim" not in candidates(declared, _sub_configs(declared))
+
+
+DEBERTA = """
+class DisentangledSelfAttention(nn.Module):
+    def __init__(self, config):
+        self.share_att_key = getattr(config, "share_att_key", False)
+        self.position_buckets = getattr(config, "position_buckets", -1)
+        self.norm_rel_ebd = getattr(config, "norm_rel_ebd", "none").lower().split("|")
+        kernel_size = getattr(config, "conv_kernel_size", 3)
+        self.conv = ConvLayer(config) if getattr(config, "conv_kernel_size", 0) > 0 else None
+        width = getattr(module, "position_buckets", 7)
+        other = getattr(config, "embedding_size", config.hidden_size)
+"""
+
+
+def test_constant_fallbacks_of_any_name_are_collected() -> None:
+    from dimlint.tools.undeclared_reads import constant_fallbacks
+
+    found = constant_fallbacks([DEBERTA])
+    assert found["share_att_key"] == [False]
+    assert found["position_buckets"] == [-1]  # -1 is a unary minus, read as the constant
+    assert found["norm_rel_ebd"] == ["none"]
+    assert found["conv_kernel_size"] == [3, 0]  # both fallbacks, in order
+    assert "embedding_size" not in found  # an expression, not a constant
+    assert constant_fallbacks(["def broken(:"]) == {}
+
+
+def test_deberta_v2_reads_undeclared_names_with_constant_fallbacks() -> None:
+    transformers = pytest.importorskip("transformers")
+    from dimlint.tools.undeclared_reads import constant_candidates
+
+    config = transformers.AutoConfig.for_model("deberta-v2")
+    found = constant_candidates(config, {})
+    assert found["position_buckets"] == [-1]
+    assert found["norm_rel_ebd"] == ["none"]
+    assert "relative_attention" not in found  # declared by the config class
+    stated = transformers.AutoConfig.for_model("deberta-v2", position_buckets=256)
+    assert "position_buckets" not in constant_candidates(stated, {})  # held: not undeclared

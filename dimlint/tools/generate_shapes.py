@@ -31,6 +31,20 @@ a ``variants`` row of its own. A secondary class's flags are checked against its
 builds (``unlearned_flags`` lists those its rows do not reproduce). ``--refresh`` recomputes
 the config-only parts of a row, not of its variants.
 
+Structure the default build never shows is learned too. A default config that does not build
+because the code reads a name no config class declares (DBRX's ``attn_config.rope_theta``) is
+learned with a class default for it (``required``), kept only when it shapes no tensor. The
+tensors a flipped flag adds are refitted from builds with the flag flipped and each field
+changed (:func:`refit_toggled`: DINOv2's SwiGLU projections, a class record's ``refit``); a
+fractional fit a joint build contradicts by a rounding up to a multiple holds only where the
+size is that multiple (``multiple_of``). A field at -1 ("unset") that a positive value
+switches is ``fixed`` and learned as a variant row stated positive (``regimes``,
+``"path>0"``). Names the code reads with a constant fallback and no declared field
+(DeBERTa's ``position_buckets``, ``norm_rel_ebd``) are stated at the fallback and learned;
+``reads`` lists them so the run-time refuses a value no build learned. A fitted quotient of
+two fields that transformers floors is read as ``a//b`` (:func:`floor_quotients`: SigLIP's
+384 / 14 patch grid).
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 
@@ -46,6 +60,7 @@ code, and the transformers version), which ``tests/test_shapes_table.py`` checks
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import itertools
@@ -62,7 +77,7 @@ from typing import Any
 
 from dimlint.tools import compared_strings, provenance, undeclared_reads
 from dimlint.tools.provenance import SHAPES_GENERATOR
-from dimlint.tools.shape_fit import fields_of, fit, to_json
+from dimlint.tools.shape_fit import fields_of, fit, floored, quotient_pairs, to_json
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "shapes.json"
 
@@ -187,7 +202,7 @@ def _perturbed(
     path: str,
     value: object,
     derived: set[str],
-    extras: Mapping[str, int] | None = None,
+    extras: Mapping[str, object] | None = None,
 ) -> Any:
     """A fresh config of the same class with one field changed (sub-config fields through a
     dict of the sub-config's stated fields, so its own derived fields are recomputed); the
@@ -199,7 +214,7 @@ def _perturbed_many(
     config: Any,
     changes: Mapping[str, object],
     derived: set[str],
-    extras: Mapping[str, int] | None = None,
+    extras: Mapping[str, object] | None = None,
 ) -> Any:
     """:func:`_perturbed` with several fields changed at once."""
     kwargs = _extra_kwargs(config, extras or {}, derived)
@@ -217,7 +232,7 @@ def _perturbed_many(
     return type(config)(**kwargs)
 
 
-def _extra_kwargs(config: Any, extras: Mapping[str, int], derived: set[str]) -> dict[str, Any]:
+def _extra_kwargs(config: Any, extras: Mapping[str, object], derived: set[str]) -> dict[str, Any]:
     """Keyword arguments stating ``extras`` (``head_dim``, ``text_config.head_dim``): top-level
     names as themselves, a sub-config's as the dict of its stated fields with them added."""
     kwargs: dict[str, Any] = {path: value for path, value in extras.items() if "." not in path}
@@ -277,12 +292,14 @@ class _Learned:
     """Observations of one model type: the default build and one build per changed field."""
 
     def __init__(
-        self, values: dict[str, int], groups: Groups, extras: Mapping[str, int] | None = None
+        self, values: dict[str, int], groups: Groups, extras: Mapping[str, object] | None = None
     ) -> None:
         self.observations: list[tuple[str, dict[str, int], Groups]] = [("", values, groups)]
         self.fixed: set[str] = set()
         self.toggled: dict[str, tuple[int, Groups]] = {}
-        self.extras: dict[str, int] = dict(extras or {})
+        #: Fields at a negative default that a positive value switches (see :func:`_switches_on`).
+        self.sentinels: dict[str, int] = {}
+        self.extras: dict[str, object] = dict(extras or {})
 
 
 def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: float) -> None:
@@ -302,6 +319,15 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
         ):
             continue  # divides no size and no size divides it: it shapes no tensor
         if time.process_time() > deadline:
+            learned.fixed.add(path)
+            continue
+        if (
+            not isinstance(value, bool)
+            and value < 0
+            and _switches_on(model_class, config, path, derived, learned)
+        ):
+            # -1 for "unset" (DeBERTa's ``position_buckets``): its trials (-2, 0) say nothing of
+            # a positive value, which builds other tensors; learned as a regime of its own
             learned.fixed.add(path)
             continue
         outcome: tuple[dict[str, int], Groups] | None = None
@@ -328,6 +354,26 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             learned.fixed.add(path)
 
 
+#: The value a field whose default is negative ("unset") is probed and learned at.
+SENTINEL_PROBE = 8
+
+
+def _switches_on(
+    model_class: Any, config: Any, path: str, derived: set[str], learned: _Learned
+) -> bool:
+    """Whether a field at a negative default builds other tensors at :data:`SENTINEL_PROBE`
+    (recorded in ``learned.sentinels`` then)."""
+    try:
+        changed = _perturbed(config, path, SENTINEL_PROBE, derived, learned.extras)
+        groups = _groups(_build(model_class, changed))
+    except Exception:  # the class rejects a positive value: nothing to learn there
+        return False
+    if _values(changed).get(path) != SENTINEL_PROBE or groups == learned.observations[0][2]:
+        return False
+    learned.sentinels[path] = SENTINEL_PROBE
+    return True
+
+
 def _numbers(values: Mapping[str, int]) -> dict[str, int]:
     """The integer (not boolean) fields among ``values``."""
     return {path: v for path, v in values.items() if not isinstance(v, bool)}
@@ -351,7 +397,7 @@ def _lists(config: Any) -> dict[str, list[object]]:
 
 
 def guard_lists(
-    model_class: Any, config: Any, base: Groups, extras: Mapping[str, int] | None = None
+    model_class: Any, config: Any, base: Groups, extras: Mapping[str, object] | None = None
 ) -> dict[str, list[object]]:
     """Lists whose order shapes the model (DeepSeek-V4's ``compress_ratios``, per-layer MoE
     or attention patterns that change tensors): rotating one by a place changes the tensors.
@@ -428,6 +474,224 @@ def _common_prefix(a: str, b: str) -> str:
             break
         length += 1
     return a[:length]
+
+
+def refit_toggled(
+    model_class: Any,
+    config: Any,
+    learned: _Learned,
+    derived: set[str],
+    rows: list[list[Any]],
+    preferred: frozenset[str],
+    cache: dict[tuple[object, ...], object],
+) -> None:
+    """Fit the tensors only a flipped flag builds whose sizes that one build alone showed
+    (DINOv2's ``use_swiglu_ffn`` gated projections, DeBERTa's ``relative_attention``
+    embeddings of ``2 · max_position_embeddings`` rows): the class is built with the flag
+    flipped and each field learning changed, changed again, and each such tensor fitted from
+    those builds as the default's tensors are. A field at zero or below that a positive value
+    moves in that regime only (DeBERTa's undeclared ``position_buckets``) pins the tensor: its
+    trials (-2, 0) said nothing. A refitted row is marked (``row[8]``): its sizes, constant
+    ones included, held in every build, so the run-time trusts them away from the defaults."""
+    for path, (value, flipped) in sorted(learned.toggled.items()):
+        targets = [
+            row
+            for row in rows
+            if row[6]
+            and row[3][0][0] == path
+            and any(not fields_of_json(dim) for dim in [row[1], *row[2]])
+        ]
+        if not targets:
+            continue
+        try:
+            values0 = _values(_perturbed(config, path, value, derived, learned.extras))
+        except Exception:  # the flipped config does not state: nothing to fit
+            continue
+        observations: list[tuple[str, dict[str, int], Groups]] = [("", values0, flipped)]
+        for field, values, _ in learned.observations[1:]:
+            try:
+                moved = {path: value, field: values[field]}
+                changed = _perturbed_many(config, moved, derived, learned.extras)
+                observations.append(
+                    (field, _values(changed), _groups(_build(model_class, changed)))
+                )
+            except Exception:  # this field does not build in the regime: its tensors stay seen once
+                observations.append((field, values, {}))
+        pins: dict[tuple[str, int], list[str]] = {}
+        for field, base_value in _numbers(learned.observations[0][1]).items():
+            if base_value > 0 or field == path or field.rsplit(".", 1)[-1] in _INERT:
+                continue
+            try:
+                probed = _perturbed_many(
+                    config, {path: value, field: SENTINEL_PROBE}, derived, learned.extras
+                )
+                groups = _groups(_build(model_class, probed))
+            except Exception:  # a positive value does not build in the regime
+                continue
+            for key in flipped:
+                if groups.get(key) != flipped[key]:
+                    pins.setdefault(key, []).append(field)
+        for row in targets:
+            keys = [
+                key
+                for key, (shape, _) in flipped.items()
+                if key[0] == row[0] and list(shape) == row[4]
+            ]
+            if len(keys) != 1 or not all(keys[0] in observed for _, _, observed in observations):
+                continue
+            fitted = _fit_group(keys[0], observations, preferred, cache)
+            if fitted is None:
+                continue
+            row[1], row[2] = fitted
+            rounded = _rounded_fields(model_class, config, learned, derived, {path: value}, row)
+            row[7] = sorted(set(row[7]) | set(pins.get(keys[0], [])) | rounded)
+            while len(row) < 9:
+                row.append(None)
+            row[8] = True
+
+
+#: Multiples a width may be rounded up to (SwiGLU widths round to 8, some to 64 or 256).
+_ROUNDINGS = (8, 16, 32, 64, 128, 256)
+
+
+def _rounded_fields(
+    model_class: Any,
+    config: Any,
+    learned: _Learned,
+    derived: set[str],
+    stated: Mapping[str, object],
+    row: list[Any],
+) -> set[str]:
+    """The fields of a fitted size with a fractional coefficient over several fields that
+    builds with them all moved contradict (empty: it held). Such a size may hide a rounding
+    the trials, which keep divisibility, never showed: DINOv2's SwiGLU width is
+    ``(int(hidden · ratio · 2/3) + 7) // 8 · 8``, fitted as ``2/3 · hidden · ratio``, wrong at
+    hidden 771, ratio 5. Each field is moved to its trials and to its default plus the
+    coefficient's denominator; the tensor must have the fitted size wherever that is whole.
+    Where every build that contradicts it has the fitted size rounded up to one multiple
+    (8 for SwiGLU) and the others agree, the row keeps its fit, valid only where the size is
+    that multiple (``row[9]``, the run-time's ``multiple_of``); otherwise the fields pin it."""
+    from dimlint.tools.shape_fit import evaluate_terms, from_json
+
+    base_values = learned.observations[0][1]
+    for axis, expression in enumerate([row[1], *row[2]]):
+        terms = from_json(expression) or []
+        fractional = [
+            (c, factors) for c, factors in terms if c.denominator > 1 and len(factors) > 1
+        ]
+        if not fractional:
+            continue
+        fields = sorted(fields_of_json(expression))
+        if any(not isinstance(base_values.get(f), int) for f in fields):
+            continue
+        denominator = max(c.denominator for c, _ in fractional)
+        numbers = list(_numbers(base_values).values())
+        options = [
+            [*itertools.islice(_trials(base_values[f], numbers), 2), base_values[f] + denominator]
+            for f in fields
+        ]
+        points: list[tuple[Fraction, list[int]]] = []
+        for choice in itertools.islice(itertools.product(*options), 16):
+            moved = dict(zip(fields, choice, strict=True))
+            try:
+                changed = _perturbed_many(config, {**stated, **moved}, derived, learned.extras)
+                groups = _groups(_build(model_class, changed))
+            except Exception:  # the class rejects these values together: try others
+                continue
+            predicted = evaluate_terms(terms, _values(changed))
+            if predicted is None:
+                continue
+            sizes = [
+                count if axis == 0 else shape[axis - 1]
+                for (name, _), (shape, count) in groups.items()
+                if name == row[0] and len(shape) == len(row[2])
+            ]
+            points.append((predicted, sizes))
+        wrong = [(p, sizes) for p, sizes in points if p.denominator == 1 and int(p) not in sizes]
+        if not wrong:
+            continue
+        for multiple in _ROUNDINGS:
+            if all(
+                -(-(p.numerator // p.denominator) // multiple) * multiple in sizes
+                for p, sizes in points
+            ):
+                while len(row) < 10:
+                    row.append(None)
+                row[9] = multiple
+                break
+        else:
+            return set(fields)
+    return set()
+
+
+def floor_quotients(
+    model_class: Any,
+    config: Any,
+    rows: list[list[Any]],
+    derived: set[str],
+    extras: Mapping[str, object],
+) -> None:
+    """Read a fitted quotient of two fields as a floor where transformers floors it. Every
+    build learning made divides whole (its trials keep the divisibility), so
+    ``image_size² / patch_size²`` is exact only where the patch divides the image; a released
+    SigLIP at 384 / 14 is no whole number of patches. The class is built with the numerator
+    ``b - 1`` past the default (floor, ceiling and rounding then differ) and with the
+    denominator one more; where every tensor that reads the quotient has the size its floor
+    form gives in both, the expressions read ``a//b`` (the run-time floors it)."""
+    from dimlint.tools.shape_fit import evaluate_terms, from_json
+
+    base_values = _values(config)
+    pairs = {
+        pair
+        for row in rows
+        for expression in (row[1], *row[2])
+        for pair in quotient_pairs(expression)
+    }
+    for numerator, denominator in sorted(pairs):
+        a, b = base_values.get(numerator), base_values.get(denominator)
+        if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or b < 2:
+            continue
+        moves = [{numerator: a + b - 1}]
+        if a % (b + 1):
+            moves.append({denominator: b + 1})
+        readers = [
+            row
+            for row in rows
+            if not row[6]
+            and any((numerator, denominator) in quotient_pairs(e) for e in (row[1], *row[2]))
+        ]
+        holds = bool(readers)
+        for move in moves:
+            try:
+                changed = _perturbed_many(config, move, derived, extras)
+                groups = _groups(_build(model_class, changed))
+            except Exception:  # the class rejects a remainder: keep the exact quotient
+                holds = False
+                break
+            values = _values(changed)
+            by_name: dict[str, list[tuple[tuple[int, ...], int]]] = {}
+            for (name, _), (built_shape, built_count) in groups.items():
+                by_name.setdefault(name, []).append((built_shape, built_count))
+            for row in readers:
+                sizes = []
+                for expression in (row[1], *row[2]):
+                    rewritten = floored(expression, (numerator, denominator))
+                    terms = from_json(rewritten)
+                    value = evaluate_terms(terms, values) if terms else None
+                    sizes.append(value)
+                if any(v is None or v.denominator != 1 for v in sizes):
+                    holds = False
+                    break
+                predicted = [int(v) for v in sizes if v is not None]
+                if (tuple(predicted[1:]), predicted[0]) not in by_name.get(str(row[0]), []):
+                    holds = False
+                    break
+            if not holds:
+                break
+        if holds:
+            for row in readers:
+                row[1] = floored(row[1], (numerator, denominator))
+                row[2] = [floored(dim, (numerator, denominator)) for dim in row[2]]
 
 
 def _primary_rows(
@@ -884,11 +1148,98 @@ def _moved_by_fields(axes: LabelAxes, learned: _Learned) -> bool:
     return False
 
 
+def _built(
+    classes: Sequence[tuple[str, Any]], config: Any, row: dict[str, Any]
+) -> dict[str, tuple[Any, Groups, int]]:
+    """Each class built from ``config``: its tensors and total (a class that fails is listed
+    in ``row["unbuilt"]`` with the exception's name)."""
+    built: dict[str, tuple[Any, Groups, int]] = {}
+    for class_name, model_class in classes:
+        try:
+            model = _build(model_class, config)
+        except Exception as exc:
+            row["unbuilt"][class_name] = type(exc).__name__
+            continue
+        total = sum(int(p.numel()) for p in model.parameters())
+        built[class_name] = (model_class, _groups(model), total)
+    return built
+
+
+#: ``'DbrxAttentionConfig' object has no attribute 'rope_theta'``.
+_MISSING_ATTRIBUTE = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
+#: Two values a required name is stated at: equal tensors at both say it shapes none.
+_REQUIRED_TRIALS = (10000.0, 20000.0)
+
+
+def required_attributes(classes: Sequence[tuple[str, Any]], config: Any) -> dict[str, float]:
+    """Names the modeling code reads from the config (or a sub-config) that the config class
+    neither declares nor sets, so that the default config does not build: DBRX's attention
+    reads ``attn_config.rope_theta``, which every released DBRX config states and
+    ``DbrxAttentionConfig`` does not declare. Each name the build fails on (an
+    ``AttributeError`` naming the config's class or a sub-config's) is given a class default
+    (:func:`_class_defaults`), a float, and kept only when the first class that then builds
+    builds the same tensors at a second value: such a name shapes no tensor, so the template
+    learned with it holds for every value a config states. Empty when no class builds so, or
+    the name shapes tensors."""
+    holders = {type(config).__name__: ""}
+    holders.update({type(sub).__name__: f"{key}." for key, sub in _sub_configs(config).items()})
+    for _class_name, model_class in classes:
+        stated: dict[str, float] = {}
+        for _ in range(4):  # a few names at most: past that the code wants something else
+            try:
+                with _class_defaults(config, stated):
+                    base = _groups(_build(model_class, type(config)(**config.to_dict())))
+            except AttributeError as exc:
+                match = _MISSING_ATTRIBUTE.search(str(exc))
+                prefix = holders.get(match.group(1)) if match else None
+                if match is None or prefix is None or prefix + match.group(2) in stated:
+                    break
+                stated[prefix + match.group(2)] = _REQUIRED_TRIALS[0]
+                continue
+            except Exception:  # fails otherwise: not a missing name
+                break
+            if not stated:
+                break  # builds as it is: nothing is required
+            try:
+                for path in stated:
+                    with _class_defaults(config, {**stated, path: _REQUIRED_TRIALS[1]}):
+                        other = _groups(_build(model_class, type(config)(**config.to_dict())))
+                    if other != base:
+                        return {}
+            except Exception:  # the second value does not build: not learned
+                return {}
+            return stated
+    return {}
+
+
+@contextlib.contextmanager
+def _class_defaults(config: Any, values: Mapping[str, object]) -> Iterator[None]:
+    """The config class (``name``) or a sub-config's class (``key.name``) with each of
+    ``values`` as a class attribute while the block runs, so that every config learning
+    creates, perturbed or not, carries it; the classes are restored after."""
+    subs = _sub_configs(config)
+    saved: list[tuple[type, str, object]] = []
+    missing = object()
+    try:
+        for path, value in values.items():
+            key, _, name = path.rpartition(".")
+            holder = type(subs[key]) if key else type(config)
+            saved.append((holder, name, holder.__dict__.get(name, missing)))
+            setattr(holder, name, value)
+        yield
+    finally:
+        for holder, name, previous in reversed(saved):
+            if previous is missing:
+                delattr(holder, name)
+            else:
+                setattr(holder, name, previous)
+
+
 def learn(
     model_type: str,
     budget_s: float = 12.0,
     undeclared: bool = True,
-    strings: Mapping[str, str] | None = None,
+    strings: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """The shape templates of one model type (its row in the table). With ``undeclared``, the
     names the modeling code reads although the config class declares none (Qwen3-MoE's
@@ -901,6 +1252,9 @@ def learn(
     from transformers import AutoConfig
 
     row: dict[str, object] = {"classes": {}, "unbuilt": {}}
+    if not strings:
+        _VARIANT_MEMO.clear()
+        _VARIANT_COUNT[0] = 0
     try:
         config = AutoConfig.for_model(model_type)
         if strings:
@@ -908,15 +1262,16 @@ def learn(
     except Exception as exc:
         row["error"] = f"config: {type(exc).__name__}"
         return row
-    built: dict[str, tuple[Any, Groups, int]] = {}
-    for class_name, model_class in _classes(model_type):
-        try:
-            model = _build(model_class, config)
-        except Exception as exc:
-            row["unbuilt"][class_name] = type(exc).__name__  # type: ignore[index]
-            continue
-        total = sum(int(p.numel()) for p in model.parameters())
-        built[class_name] = (model_class, _groups(model), total)
+    classes = _classes(model_type)
+    built = _built(classes, config, row)
+    required = {} if built else required_attributes(classes, config)
+    if required:
+        # the default config does not build (DBRX's attention reads an ``attn_config.rope_theta``
+        # its class never declares): learned with class defaults for the names it requires
+        with _class_defaults(config, required):
+            row = learn(model_type, budget_s, undeclared, strings)
+        row["required"] = required
+        return row
     if not built:
         return row
     # The first mapping's class that builds, past the base model: the class `architectures`
@@ -924,10 +1279,14 @@ def learn(
     order = [name for name in built if name not in _BASE_AND_CLASSIFIERS] or list(built)
     primary = max(order, key=lambda name: len(built[name][1]))
     plain = config
-    extras = _stated_extras(built[primary][0], config, built[primary][1]) if undeclared else {}
-    rebased = _rebased(built[primary][0], config, built[primary][1]) if undeclared else {}
+    # the values a variant states stay stated in every build learning makes from this config
+    held: dict[str, object] = dict(strings or {})
+    model_class, groups0 = built[primary][0], built[primary][1]
+    extras = _stated_extras(model_class, config, groups0, held) if undeclared else {}
+    rebased = _rebased(model_class, config, groups0, held) if undeclared else {}
     if extras or rebased:
-        config = type(config)(**_extra_kwargs(config, {**extras, **rebased}, _derived(config)))
+        stated_all = {**held, **extras, **rebased}
+        config = type(config)(**_extra_kwargs(config, stated_all, _derived(config)))
     if rebased:
         # the tensors at the rebased values; the totals stay the default config's (what
         # transformers builds from it, which the tests rebuild)
@@ -942,14 +1301,19 @@ def learn(
         if primary not in built:
             return learn(model_type, budget_s, undeclared=False, strings=strings)
     base_values = _values(config)
-    learned = _Learned(base_values, built[primary][1], {**extras, **rebased})
+    learned = _Learned(base_values, built[primary][1], {**held, **extras, **rebased})
     _learn_fields(built[primary][0], config, learned, time.process_time() + budget_s)
-    if learned.fixed & (set(extras) | set(rebased)):
+    # names read with a constant fallback may stay fixed (a config stating another value is
+    # outside); a shape name the code derives must be learned, or the type is learned without
+    reads = set(undeclared_reads.constant_candidates(plain, _sub_configs(plain)))
+    if learned.fixed & (set(extras) - reads | set(rebased)):
         return learn(model_type, budget_s, undeclared=False, strings=strings)
-    derived = _derived(config) - set(extras) - set(rebased)
+    derived = _derived(config) - set(extras) - set(rebased) - set(held)
     preferred = frozenset(set(base_values) - derived)
     cache: dict[tuple[object, ...], object] = {}
     rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
+    refit_toggled(built[primary][0], config, learned, derived, rows, preferred, cache)
+    floor_quotients(built[primary][0], config, rows, derived, learned.extras)
     templates: dict[str, object] = {}
     for class_name, (model_class, groups, total) in built.items():
         flipped = _flipped_builds(model_class, config, learned, derived)
@@ -984,8 +1348,14 @@ def learn(
             pinned = sorted({row[0] for row in class_rows if row[7]})
             if pinned:
                 record["pinned"] = pinned[:5]
+            refit = sorted({row[0] for row in class_rows if len(row) > 8 and row[8]})
+            if refit:
+                record["refit"] = refit
+            multiple_of = {row[0]: row[9] for row in class_rows if len(row) > 9 and row[9]}
+            if multiple_of:
+                record["multiple_of"] = multiple_of
         templates[class_name] = record
-    unexplained = _underived(templates, extras, plain)
+    unexplained = _underived(templates, {k: v for k, v in extras.items() if k not in reads}, plain)
     if unexplained:
         # A name some tensor reads whose fallback no expression derives (Glm4-MoE's head_dim,
         # 4096 // 96 = 42, a floor): a config leaving it out would have no value for it.
@@ -993,21 +1363,30 @@ def learn(
     row["classes"] = templates
     row["primary"] = primary
     row["fixed"] = sorted(learned.fixed)
-    row["lists"] = guard_lists(built[primary][0], config, built[primary][1], extras)
+    row["lists"] = guard_lists(built[primary][0], config, built[primary][1], {**held, **extras})
     switching = learn_strings(built[primary][0], config, built[primary][1], learned, derived)
     if switching:
         row["strings"] = switching
-    if not strings:
-        variants = _variants(model_type, budget_s, switching)
-        if variants:
-            row["variants"] = variants
-    joint = _jointly_checked(built[primary][0], config, rows, derived, {**extras, **rebased})
+    variants: dict[str, object] = {}
+    if len(held) < _REGIME_DEPTH:
+        variants.update(_variants(model_type, budget_s, switching, held))
+        regimes = _regimes(rows, learned, held)
+        if regimes:
+            row["regimes"] = [[path, op, value] for path, op, value, _ in regimes]
+            variants.update(_regime_variants(model_type, budget_s, regimes, held))
+    if variants:
+        row["variants"] = variants
+    joint = _jointly_checked(
+        built[primary][0], config, rows, derived, {**held, **extras, **rebased}
+    )
     if joint:
         row["joint"] = joint
     if extras:
         row["undeclared"] = extras
     if rebased:
         row["rebased"] = rebased
+    if held:
+        row["stated"] = held
     refresh(row, plain)
     return row
 
@@ -1031,6 +1410,22 @@ def _string_fields(config: Any) -> dict[str, str]:
         for name, value in mapping.items():
             if isinstance(value, str) and not name.startswith("_") and name not in _INERT_STRINGS:
                 found[prefix + name] = value
+    return found
+
+
+def _unset_compared(config: Any, literals: Mapping[str, Mapping[str, Any]]) -> dict[str, None]:
+    """Fields at None that the code compares with string literals: DeBERTa's ``pos_att_type``
+    (None: no position attention; ``"c2p"`` adds a key projection of the positions unless
+    ``share_att_key``). A config stating one states a structure the default never built."""
+    found: dict[str, None] = {}
+    items = [("", config.to_dict())] + [
+        (f"{key}.", sub.to_dict()) for key, sub in _sub_configs(config).items()
+    ]
+    for prefix, mapping in items:
+        compared_here = literals.get(prefix[:-1], {})
+        for name, value in mapping.items():
+            if value is None and compared_here.get(name) and name not in _INERT_STRINGS:
+                found[prefix + name] = None
     return found
 
 
@@ -1072,7 +1467,9 @@ def learn_strings(
     known = set(learned.toggled) | {path for path, _, _ in learned.observations[1:]}
     builds = 0
     found: dict[str, dict[str, object]] = {}
-    for path, value in sorted(_string_fields(config).items()):
+    fields: dict[str, str | None] = dict(_string_fields(config))
+    fields.update(_unset_compared(config, literals))
+    for path, value in sorted(fields.items()):
         key, _, name = path.rpartition(".")
         inside: dict[str, dict[str, object]] = {}
         switches: list[str] = []
@@ -1102,7 +1499,9 @@ def learn_strings(
                 continue
             switched = True
             switches.append(literal)
-        if switched or any(inside.values()):
+        if switched or any(inside.values()) or path in learned.extras:
+            # an undeclared name stated at its fallback is recorded even where every value
+            # tried keeps the tensors: the run-time refuses one it does not list
             found[path] = {"default": value, "inside": inside}
             if switches:
                 found[path]["switches"] = switches
@@ -1110,16 +1509,85 @@ def learn_strings(
 
 
 def _variants(
-    model_type: str, budget_s: float, switching: Mapping[str, Mapping[str, Any]]
+    model_type: str,
+    budget_s: float,
+    switching: Mapping[str, Mapping[str, Any]],
+    held: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """The rows learned with each switching string value stated (see :func:`learn`), by
     ``"path=value"``; a value whose row learns no class is left out (outside the domain)."""
     variants: dict[str, object] = {}
     for path, learned_string in sorted(switching.items()):
         for value in learned_string.get("switches", []):
-            variant = learn(model_type, budget_s, strings={path: value})
+            if path in (held or {}):
+                continue  # the variant's own string: learned there as its default
+            variant = _learned_variant(model_type, budget_s, {**(held or {}), path: value})
             if variant.get("classes"):
                 variants[f"{path}={value}"] = variant
+    return variants
+
+
+#: How many regimes deep variants are learned (one: each variant row is a full copy of the
+#: type's row, and nesting multiplies them).
+_REGIME_DEPTH = 1
+#: Variant rows learned per model type at most (each a full learning run): a type with many
+#: switching fields leaves the rest outside its domain rather than stall the table.
+_MAX_VARIANTS = 8
+#: Variant rows of the model type being learned, by the values they state (one regime reached
+#: in two orders is learned once), and how many were learned.
+_VARIANT_MEMO: dict[tuple[str, str], dict[str, object]] = {}
+_VARIANT_COUNT: list[int] = [0]
+
+
+def _learned_variant(
+    model_type: str, budget_s: float, stated: Mapping[str, object]
+) -> dict[str, object]:
+    """The row of ``model_type`` learned with ``stated`` (memoized; empty past
+    :data:`_MAX_VARIANTS`)."""
+    key = (model_type, json.dumps(sorted(stated.items())))
+    if key not in _VARIANT_MEMO:
+        if _VARIANT_COUNT[0] >= _MAX_VARIANTS:
+            return {}
+        _VARIANT_COUNT[0] += 1
+        _VARIANT_MEMO[key] = learn(model_type, budget_s, strings=stated)
+    return _VARIANT_MEMO[key]
+
+
+def regime_key(path: str, op: str, value: object) -> str:
+    """The ``variants`` key of a regime: ``relative_attention=true``, ``position_buckets>0``."""
+    return f"{path}{op}{json.dumps(value)}"
+
+
+def _regimes(
+    rows: Sequence[list[Any]], learned: _Learned, held: Mapping[str, object]
+) -> list[tuple[str, str, object, object]]:
+    """Regimes worth a variant of their own, ``(path, op, value, stated value)``: a field at a
+    negative default that a positive value switches (:func:`_switches_on`: DeBERTa's
+    ``max_relative_positions`` where relative attention is on). A zero that leaves a part out
+    stays ``fixed`` (a variant each would double the table's learning time), and flags are
+    learned in place (:func:`refit_toggled`). Fields a variant already states are not
+    learned again."""
+    del rows  # the rows say nothing a sentinel's probe did not
+    return [
+        (path, ">", 0, probe)
+        for path, probe in sorted(learned.sentinels.items())
+        if path not in held
+    ]
+
+
+def _regime_variants(
+    model_type: str,
+    budget_s: float,
+    regimes: Sequence[tuple[str, str, object, object]],
+    held: Mapping[str, object],
+) -> dict[str, object]:
+    """The row learned in each regime (its value stated beside those ``held``), by
+    :func:`regime_key`; a regime whose row learns no class is left out (outside the domain)."""
+    variants: dict[str, object] = {}
+    for path, op, value, stated in regimes:
+        variant = _learned_variant(model_type, budget_s, {**held, path: stated})
+        if variant.get("classes"):
+            variants[regime_key(path, op, value)] = variant
     return variants
 
 
@@ -1129,7 +1597,7 @@ def _states_alike(
     moved: Mapping[str, int],
     groups: Groups,
     derived: set[str],
-    extras: Mapping[str, int],
+    extras: Mapping[str, object],
 ) -> bool:
     """Whether stating the ``moved`` fields builds ``groups`` (what a string value built)."""
     try:
@@ -1141,7 +1609,9 @@ def _states_alike(
         return False
 
 
-def _rebased(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
+def _rebased(
+    model_class: Any, config: Any, base: Groups, held: Mapping[str, object] | None = None
+) -> dict[str, int]:
     """Top-level fields that count layers of a kind the default config has none of, each at 1.
 
     DeepSeek-V2's ``first_k_dense_replace`` is 0 by default: every layer is a mixture of
@@ -1156,8 +1626,8 @@ def _rebased(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
         if "." in path or value != 0 or isinstance(value, bool) or path in _INERT:
             continue
         try:
-            one = _groups(_build(model_class, _perturbed(config, path, 1, derived)))
-            two = _groups(_build(model_class, _perturbed(config, path, 2, derived)))
+            one = _groups(_build(model_class, _perturbed(config, path, 1, derived, held)))
+            two = _groups(_build(model_class, _perturbed(config, path, 2, derived, held)))
         except Exception:  # the class rejects the values: the field stays as learned
             continue
         added = set(one) - set(base)
@@ -1171,7 +1641,7 @@ def _rebased(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
     return found
 
 
-def _underived(classes: Mapping[str, Any], extras: Mapping[str, int], plain: Any) -> list[str]:
+def _underived(classes: Mapping[str, Any], extras: Mapping[str, object], plain: Any) -> list[str]:
     """The stated undeclared names a class's template reads and :func:`derive_fallbacks`
     cannot derive from the declared fields."""
     used: set[str] = set()
@@ -1183,21 +1653,51 @@ def _underived(classes: Mapping[str, Any], extras: Mapping[str, int], plain: Any
     return [path for path in wanted if path not in derive_fallbacks(plain, wanted)]
 
 
-def _stated_extras(model_class: Any, config: Any, base: Groups) -> dict[str, int]:
+def _stated_extras(
+    model_class: Any, config: Any, base: Groups, held: Mapping[str, object] | None = None
+) -> dict[str, object]:
     """The undeclared names the type's code reads (:mod:`undeclared_reads`), each at the value
-    the code falls back to, kept only when stating them so builds the same model."""
-    kept: dict[str, int] = {}
+    the code falls back to, kept only when stating them so builds the same model (beside the
+    values a variant states, ``held``). Names of any kind the code reads with a constant
+    fallback (:func:`undeclared_reads.constant_candidates`: DeBERTa's ``position_buckets``,
+    ``norm_rel_ebd``, ``share_att_key``) are stated at the fallback that builds the default's
+    model, so that learning varies them as fields, flags and strings."""
+    kept: dict[str, object] = {}
     derived = _derived(config)
     for path, value in undeclared_reads.candidates(config, _sub_configs(config)).items():
         trial = {**kept, path: value}
         try:
-            stated = type(config)(**_extra_kwargs(config, trial, derived))
+            stated = type(config)(**_extra_kwargs(config, {**(held or {}), **trial}, derived))
             if _values(stated).get(path) != value or _groups(_build(model_class, stated)) != base:
                 continue
         except Exception:  # the class rejects the name: not learned
             continue
         kept = trial
+    constants = undeclared_reads.constant_candidates(config, _sub_configs(config))
+    for path, fallbacks in constants.items():
+        if path in kept:
+            continue
+        for fallback in fallbacks:
+            trial = {**kept, path: fallback}
+            try:
+                stated = type(config)(**_extra_kwargs(config, {**(held or {}), **trial}, derived))
+                if (
+                    _read_back(stated, path) != fallback
+                    or _groups(_build(model_class, stated)) != base
+                ):
+                    continue
+            except Exception:  # the class rejects the value: not learned
+                continue
+            kept = trial  # the fallback that builds the default's model (conv_kernel_size 0)
+            break
     return kept
+
+
+def _read_back(config: Any, path: str) -> object:
+    """The value ``config`` holds at ``path`` (``key.name`` in a sub-config)."""
+    key, _, name = path.rpartition(".")
+    holder = getattr(config, key, None) if key else config
+    return getattr(holder, name, None)
 
 
 def _negative(expression: object) -> bool:
@@ -1211,7 +1711,7 @@ def _jointly_checked(
     config: Any,
     rows: Sequence[list[Any]],
     derived: set[str],
-    extras: Mapping[str, int],
+    extras: Mapping[str, object],
 ) -> list[str]:
     """Expressions with a negative term (JSON text) that also hold with all their fields moved
     at once. Fitted from one field moved at a time, such an expression may be the tangent of a
@@ -1277,8 +1777,8 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     when a config leaves it out is fitted from its fallback (``head_dim`` from
     ``hidden_size // num_attention_heads``)."""
     plain = config
-    extras: dict[str, int] = row.get("undeclared", {})
-    stated = {**extras, **row.get("rebased", {})}
+    extras: dict[str, object] = row.get("undeclared", {})
+    stated = {**row.get("stated", {}), **extras, **row.get("rebased", {})}
     if stated:
         config = type(plain)(**_extra_kwargs(plain, stated, _derived(plain)))
     derived = _derived(config) - set(stated)
@@ -1298,6 +1798,13 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         used |= fields_of_json(expression)
     row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
     row["declared"] = _declared_of(config, sorted(used))
+    for path, value in extras.items():
+        if path in used and path not in row["declared"] and _is_scalar(value):
+            # a name read with a constant fallback: a config leaving it out has that value
+            # (a shape name's fallback is derived instead, below)
+            constant = path in undeclared_reads.constant_candidates(plain, _sub_configs(plain))
+            if constant:
+                row["declared"][path] = value
     row["derived"] = derivations
     if when:
         row["derived_when"] = when
@@ -1319,6 +1826,11 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["legacy"] = legacy
     else:
         row.pop("legacy", None)
+    constants = undeclared_reads.constant_candidates(plain, _sub_configs(plain))
+    if constants:
+        row["reads"] = {path: extras.get(path) for path in sorted(constants)}
+    else:
+        row.pop("reads", None)
     if _builds_text_from_flat_keys(config):
         row["flat_text"] = True
     else:
@@ -1451,7 +1963,7 @@ def _builds_text_from_flat_keys(config: Any) -> bool:
 def derive(
     config: Any,
     paths: Sequence[str],
-    extras: Mapping[str, int] | None = None,
+    extras: Mapping[str, object] | None = None,
     when: dict[str, list[list[object]]] | None = None,
 ) -> dict[str, object]:
     """How ``__post_init__`` computes each derived field in ``paths`` (``head_dim`` from
@@ -1502,7 +2014,7 @@ def derive_fallbacks(config: Any, paths: Sequence[str]) -> dict[str, object]:
 
 
 def _changed(
-    config: Any, paths: Sequence[str], extras: Mapping[str, int] | None
+    config: Any, paths: Sequence[str], extras: Mapping[str, object] | None
 ) -> list[tuple[str, Any]]:
     """The default config and one config per other field changed (the first value the class
     accepts), each beside the path it changed."""

@@ -26,6 +26,8 @@ Term = tuple[Fraction, tuple[tuple[str, int], ...]]
 Expression = list[list[object]]
 
 _MAX_FIELDS = 6
+#: How a floor quotient is spelled as one factor: ``image_size//patch_size``.
+FLOOR = "//"
 _MAX_COMBINATIONS = 1500
 
 
@@ -37,11 +39,19 @@ def _cost(factors: tuple[tuple[str, int], ...]) -> int:
 def _monomial(values: Values, factors: tuple[tuple[str, int], ...]) -> Fraction | None:
     result = Fraction(1)
     for name, exponent in factors:
-        value = values.get(name)
+        value = _floor_value(values, name) if FLOOR in name else values.get(name)
         if not isinstance(value, int) or isinstance(value, bool) or value == 0:
             return None
         result *= Fraction(value) ** exponent
     return result
+
+
+def _floor_value(values: Values, name: str) -> int | None:
+    numerator, _, denominator = name.partition(FLOOR)
+    a, b = values.get(numerator), values.get(denominator)
+    if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or not b:
+        return None
+    return a // b
 
 
 def evaluate_terms(terms: Sequence[Term], values: Values) -> Fraction | None:
@@ -195,6 +205,35 @@ def fit(
             solved = _solve(combination, observations)
             if solved is not None and all(c.denominator == 1 for c, _ in solved):
                 return solved
+    return _with_a_product(observations, fields, pool)
+
+
+def _with_a_product(
+    observations: Sequence[tuple[Values, int]],
+    fields: Sequence[str],
+    pool: Sequence[tuple[tuple[str, int], ...]],
+) -> list[Term] | None:
+    """Last, once nothing simpler fits: a sum of one plain monomial and one of three fields, one
+    of them a quotient, with positive integer coefficients (DBRX's fused QKV, ``d_model + 2 ·
+    kv_n_heads · d_model / n_heads``: a width plus the key and value heads times a head width
+    no field states). Tried only where every other form failed, so no other fit changes; the
+    coefficients must be positive, never a tangent's difference."""
+    products = [
+        factors
+        for factors in _factor_sets(fields, 3)
+        if sum(exponent == -1 for _, exponent in factors) == 1
+        and all(exponent in (1, -1) for _, exponent in factors)
+    ]
+    plain = [factors for factors in pool if len(factors) == 1 and factors[0][1] == 1]
+    tried = 0
+    for product in products:
+        for other in plain:
+            if tried >= _MAX_COMBINATIONS:
+                return None
+            tried += 1
+            solved = _solve([other, product], observations)
+            if solved is not None and all(c.denominator == 1 and c > 0 for c, _ in solved):
+                return solved
     return None
 
 
@@ -234,5 +273,39 @@ def from_json(expression: object) -> list[Term] | None:
 
 
 def fields_of(terms: Sequence[Term]) -> set[str]:
-    """The fields an expression reads."""
-    return {name for _, factors in terms for name, _ in factors}
+    """The fields an expression reads (both of a floor quotient's)."""
+    return {part for _, factors in terms for name, _ in factors for part in name.split(FLOOR)}
+
+
+def quotient_pairs(expression: object) -> list[tuple[str, str]]:
+    """The ``(numerator, denominator)`` field pairs of an expression's terms that divide one
+    field by another at the same power (``image_size² / patch_size²``), one per term."""
+    terms = from_json(expression)
+    pairs: list[tuple[str, str]] = []
+    for _, factors in terms or []:
+        up = [(name, e) for name, e in factors if e > 0 and FLOOR not in name]
+        down = [(name, -e) for name, e in factors if e < 0 and FLOOR not in name]
+        if len(down) == 1 and any(e == down[0][1] for _, e in up):
+            numerator = next(name for name, e in up if e == down[0][1])
+            pairs.append((numerator, down[0][0]))
+    return pairs
+
+
+def floored(expression: object, pair: tuple[str, str]) -> Expression | None:
+    """``expression`` with ``a^e / b^e`` read as ``(a // b)^e`` in every term that has it (a
+    patch grid: transformers' convolution drops the remainder of an image that is no whole
+    number of patches: SigLIP at 384 / 14 has 27² positions)."""
+    terms = from_json(expression)
+    if terms is None:
+        return None
+    numerator, denominator = pair
+    rewritten: list[Term] = []
+    for coefficient, factors in terms:
+        powers = dict(factors)
+        e = powers.get(numerator, 0)
+        if e > 0 and powers.get(denominator) == -e:
+            rest = tuple((n, x) for n, x in factors if n not in (numerator, denominator))
+            rewritten.append((coefficient, (*rest, (f"{numerator}{FLOOR}{denominator}", e))))
+        else:
+            rewritten.append((coefficient, factors))
+    return to_json(rewritten)

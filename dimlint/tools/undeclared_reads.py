@@ -188,3 +188,75 @@ def fallback_of(config: Any, sub_configs: Mapping[str, Any], path: str) -> int |
     if obj is None or not expressions:
         return None
     return absent_value(expressions, obj)
+
+
+def constant_fallbacks(sources: Sequence[str]) -> dict[str, list[object]]:
+    """Per name read with ``getattr(<…config>, "name", <constant>)``, whatever the name: each
+    constant fallback (an integer, boolean or string), in order of appearance. DeBERTa-v2
+    reads ``position_buckets`` (-1), ``share_att_key`` (False), ``norm_rel_ebd`` ("none") and
+    ``conv_kernel_size`` (3, and 0 where it decides whether the convolution exists) so: none
+    is declared, none sounds like a size, and each changes the tensors."""
+    found: dict[str, list[object]] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "getattr"
+                and len(node.args) == 3
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            ):
+                continue
+            constant = _constant(node.args[2])
+            target = node.args[0]
+            last = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if constant is None or not str(last).endswith("config"):
+                continue
+            values = found.setdefault(node.args[1].value, [])
+            if not any(v == constant and type(v) is type(constant) for v in values):
+                values.append(constant)
+    return found
+
+
+def _constant(node: ast.expr) -> int | str | None:
+    """An integer, boolean or string constant (``-1`` included), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant(node.operand)
+        return -inner if isinstance(inner, int) and not isinstance(inner, bool) else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | str):
+        return node.value
+    return None
+
+
+@functools.cache
+def _type_constants(config_module: str) -> dict[str, list[object]]:
+    """:func:`constant_fallbacks` of the modeling code beside a configuration module."""
+    return constant_fallbacks(model_sources(config_module))
+
+
+def constant_candidates(config: Any, sub_configs: Mapping[str, Any]) -> dict[str, list[object]]:
+    """Paths the type's code reads with a constant fallback although the config (or the
+    sub-config) there holds no such field, each with its fallbacks: a config stating another
+    value builds a model no build of the default showed."""
+    found = _type_constants(type(config).__module__)
+    result: dict[str, list[object]] = {}
+    for prefix, obj in [("", config), *((f"{key}.", sub) for key, sub in sub_configs.items())]:
+        held = set(obj.to_dict()) | set(getattr(obj, "attribute_map", {}) or {})
+        for name, values in sorted(found.items()):
+            if name in held or hasattr(type(obj), name) or name in _RUNTIME_READS:
+                continue
+            result[prefix + name] = list(values)
+    return result
+
+
+#: Names read with a fallback that choose runtime behaviour or labels, never a tensor shape
+#: by themselves (the label count is learned on its own).
+_RUNTIME_READS = frozenset(
+    {"num_labels", "use_cache", "output_attentions", "output_hidden_states", "return_dict",
+     "gradient_checkpointing", "_attn_implementation", "pad_token_id", "torchscript"}
+)  # fmt: skip

@@ -18,6 +18,11 @@ returns None and the hand-written family recipes apply. The row says what lies i
 ``head_dim``, learned, derived from the code's fallback when left out), ``legacy`` keys at the
 value the class falls back to, ``joint`` expressions with a negative term seen to hold with all
 their fields moved, and ``rebased`` layer-kind counts learned from a build that has the kind.
+A config in a regime the generator learned as a row of its own (a string value, a field at -1
+stated positive) is counted by that ``variants`` row; a stated key the modeling code reads
+with a constant fallback (``reads``) is inside only where a build learned it; ``a//b`` factors
+floor a quotient; ``refit`` tensors of a flag carry learned sizes, ``multiple_of`` ones hold
+only where their size is that multiple.
 
 Like ``architectures.json``, the file is one model type per line and only the row asked for is
 parsed, so looking up a template costs a fraction of a millisecond.
@@ -45,6 +50,8 @@ DATA_FILE = os.path.join(_PACKAGE_DIR, "data", "shapes.json")
 _TABLE = RowTable(DATA_FILE)
 
 Term = tuple[Fraction, tuple[tuple[str, int], ...]]
+#: A factor ``a//b`` of a learned expression is the floor quotient of two fields.
+_FLOOR = "//"
 
 
 class Tensor(Record):
@@ -169,6 +176,13 @@ class _Values:
         return self.cache[path]
 
     def _resolve(self, path: str) -> int | None:
+        if _FLOOR in path:
+            # a patch grid the generator saw transformers floor (``image_size//patch_size``)
+            numerator, _, denominator = path.partition(_FLOOR)
+            a, b = self.get(numerator), self.get(denominator)
+            if a is None or not b or isinstance(a, bool) or isinstance(b, bool):
+                return None
+            return a // b
         if path in self.forced:
             # a stated string's flags, and ``num_labels``: a head's rows read the label count
             # ``from_pretrained`` sizes it by (``id2label``'s size)
@@ -226,15 +240,50 @@ def _stated_string(raw: dict[str, Any], path: str) -> object:
 
 
 def _variant(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, Any]:
-    """The row learned with the string value ``raw`` states where that value switches the
-    structure (``variants``: wav2vec2's ``feat_extract_norm = "layer"``), else ``learned``."""
+    """The row learned in the regime ``raw`` states (``variants``), else ``learned``: a string
+    value that switches the structure (wav2vec2's ``feat_extract_norm = "layer"``), a flag
+    whose flipped build adds tensors (DeBERTa's ``relative_attention``), a field at a negative
+    default stated positive (DeBERTa's ``position_buckets``); within a regime, the regimes it
+    learned in turn (DeBERTa-v3 states both)."""
+    chosen: dict[str, Any] = _deepest(raw, learned, 0)[1]
+    return chosen
+
+
+def _deepest(raw: dict[str, Any], learned: dict[str, Any], depth: int) -> tuple[int, Any]:
+    """``(regimes entered, row)``: of the paths through the variants whose regimes ``raw``
+    states, the one that enters the most (the generator learned each combination in one
+    order or another, and a shallower row refuses what a deeper one learned)."""
+    best: tuple[int, Any] = (0, learned)
+    if depth >= 4:
+        return best
+    for variant in _matching(raw, learned):
+        entered, row = _deepest(raw, variant, depth + 1)
+        if entered + 1 > best[0]:
+            best = (entered + 1, row)
+    return best
+
+
+def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, Any]]:
+    """The variants of ``learned`` whose regime ``raw`` states."""
+    found: list[dict[str, Any]] = []
     variants: dict[str, Any] = learned.get("variants", {})
     for path in learned.get("strings", {}):
         stated = _stated_string(raw, path)
         variant = variants.get(f"{path}={stated}") if isinstance(stated, str) else None
         if isinstance(variant, dict):
-            return variant
-    return learned
+            found.append(variant)
+    for path, op, value in learned.get("regimes", []):
+        stated = _stated_string(raw, path)
+        inside = (op == "=" and isinstance(stated, bool) and stated == value) or (
+            op == ">"
+            and isinstance(stated, int)
+            and not isinstance(stated, bool)
+            and stated > value
+        )
+        variant = variants.get(f"{path}{op}{json.dumps(value)}") if inside else None
+        if isinstance(variant, dict):
+            found.append(variant)
+    return found
 
 
 def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, int] | str:
@@ -525,6 +574,25 @@ def _unexamined_flag(raw: dict[str, Any], model_type: str, learned: dict[str, An
     return None
 
 
+def _unlearned_read(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
+    """Why a stated key that the modeling code reads with a constant fallback and the config
+    class does not declare (the row's ``reads``: DeBERTa's ``position_buckets``,
+    ``conv_kernel_size``) lies outside the template, or None. The generator states each at the
+    fallback that builds the default's model and learns it as a field, flag or string; a key
+    it could not state (``reads`` holds None) or did not learn is inside only at that value."""
+    known = set(learned.get("examined", [])) | set(learned.get("defaults", {}))
+    known |= set(learned.get("fixed", [])) | set(learned.get("strings", {}))
+    for path, value in learned.get("reads", {}).items():
+        stated = _stated_string(raw, path)
+        if stated is None or path in known:
+            continue
+        if value is not None and stated == value and type(stated) is type(value):
+            continue
+        only = f"only {value!r}" if value is not None else "never stated"
+        return f"{path} = {stated!r} is read by {model_type}'s code; no build learned it ({only})"
+    return None
+
+
 #: Boolean fields that choose runtime behaviour, never a tensor (the generator skips them too).
 _RUNTIME_FLAGS = frozenset(
     {"use_cache", "output_attentions", "output_hidden_states", "return_dict", "torchscript",
@@ -646,6 +714,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     legacy = _legacy_key(raw, model_type, learned)
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
+    read = _unlearned_read(raw, model_type, learned)
+    if read is not None:
+        return Refusal(read, True)
     raw = _as_the_class_reads(raw, model_type, learned)
     forced = _string_fields(raw, learned)
     if isinstance(forced, str):
@@ -674,6 +745,8 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             why = f"{path} holds {other!r}; the template saw only {item!r} in every place"
             return Refusal(why, True)
     tensors: list[Tensor] = []
+    refit = set(record.get("refit", []))
+    multiple_of: dict[str, Any] = record.get("multiple_of", {})
     for name, count_expression, dims, conditions, *pinned in tensors_json:
         if any(values.get(path) != wanted for path, wanted in conditions):
             missing = [path for path, _ in conditions if values.get(path) is None]
@@ -692,13 +765,15 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         for expression in (count_expression, *dims):
             needed |= {field for _, _, factors in expression for field, _ in factors}
         shape_fields = {field for dim in dims for _, _, factors in dim for field, _ in factors}
-        if conditions and not shape_fields and not _all_defaults(values, defaults):
+        if name in refit:
+            pass  # a flag's tensor fitted from builds in its regime: its sizes are learned
+        elif conditions and not shape_fields and not _all_defaults(values, defaults):
             # A tensor that exists only under a flag was seen in one build: its constant shape
             # (Cohere's per-head q/k norms: [64, 128]) says nothing about other sizes.
             return Refusal(f"{name} exists only under {conditions[0][0]} and was seen once", True)
         toggled = [path for path, wanted in conditions if defaults.get(path) != wanted]
         constant = [dim for dim in dims if not any(factors for _, _, factors in dim)]
-        if toggled and constant and not _all_defaults(values, defaults):
+        if toggled and constant and name not in refit and not _all_defaults(values, defaults):
             # Nor does a constant axis of a tensor only the flipped flag builds (Falcon's
             # ``new_decoder_architecture`` fused QKV, 13632 rows at the default width).
             return Refusal(
@@ -722,6 +797,21 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         shape = [size for dim in dims if (size := evaluate_expression(dim, resolved)) is not None]
         if count is None or len(shape) != len(dims):
             return Refusal(f"{name}'s learned shape is not whole for these values", True)
+        multiple = multiple_of.get(name)
+        if isinstance(multiple, int) and multiple > 0:
+            # a width seen to round up to a multiple (DINOv2's SwiGLU: to 8) is its fit only
+            # where the fit is that multiple already
+            fractional = [
+                size
+                for size, dim in zip([count, *shape], [count_expression, *dims], strict=True)
+                if any(Fraction(term[0], term[1]).denominator > 1 for term in dim)
+            ]
+            if any(size % multiple for size in fractional):
+                return Refusal(
+                    f"{name} rounds up to a multiple of {multiple}, which the template's"
+                    " learned size is not for these values",
+                    True,
+                )
         for axis in label_axes.get(name, ()):
             # ``[axis, offset]`` (a no-object class: +1); rows learned earlier hold the axis
             index, offset = (axis, 0) if isinstance(axis, int) else axis
