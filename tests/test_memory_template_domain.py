@@ -45,8 +45,9 @@ def test_head_of_a_row_learned_at_two_labels_only() -> None:
     # A row learned before label counts were (Swin's): its head was seen with 2 labels only.
     raw = {"model_type": "swin", "architectures": ["SwinForImageClassification"]}
     assert _counted({**raw, "id2label": _labels(2)}, "SwinForImageClassification") > 0
-    reason = _refusal({**raw, "id2label": _labels(1000)}, "SwinForImageClassification")
-    assert "learned with 2 labels, not 1000" in reason
+    # relearned with the label count moved, ImageNet's 1000 rows are counted, as transformers
+    # builds them
+    assert _agrees({**raw, "id2label": _labels(1000)})
 
 
 def test_roberta_like_head_is_a_label_head() -> None:
@@ -63,8 +64,8 @@ def test_head_axis_fitted_to_a_field_the_config_moves() -> None:
     raw = {"model_type": "camembert", "architectures": ["CamembertForSequenceClassification"]}
     labelled = {**raw, "id2label": _labels(2)}
     assert _counted(labelled, "CamembertForSequenceClassification") > 0
-    reason = _refusal({**labelled, "type_vocab_size": 1}, "CamembertForSequenceClassification")
-    assert "fitted to type_vocab_size (1 here), not to the 2 labels" in reason
+    # relearned with the label count moved, the head reads the labels, not type_vocab_size
+    assert _agrees({**labelled, "type_vocab_size": 1})
 
 
 def test_head_behind_a_flatten_is_a_label_head() -> None:
@@ -96,14 +97,14 @@ def test_boolean_the_generator_never_varied() -> None:
 
 
 @pytest.mark.parametrize(
-    ("raw", "architecture", "flag"),
+    ("raw", "architecture", "tensor"),
     [
         # Falcon-180B: the new-architecture fused QKV was seen at the default width only.
         (
             {"model_type": "falcon", "new_decoder_architecture": True, "hidden_size": 14848,
              "num_attention_heads": 232, "num_kv_heads": 8, "num_hidden_layers": 80},
             "FalconForCausalLM",
-            "new_decoder_architecture",
+            "query_key_value",
         ),
         # DeBERTa-v3: relative embeddings (sized by position_buckets) seen in one build only.
         (
@@ -111,16 +112,16 @@ def test_boolean_the_generator_never_varied() -> None:
              "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
              "intermediate_size": 4096, "position_biased_input": False},
             "DebertaV2Model",
-            "relative_attention",
+            "rel_embeddings",
         ),
     ],
 )  # fmt: skip
 def test_constant_axis_of_a_tensor_only_a_flipped_flag_builds(
-    raw: dict[str, Any], architecture: str, flag: str
+    raw: dict[str, Any], architecture: str, tensor: str
 ) -> None:
-    reason = _refusal(raw, architecture)
-    assert f"exists only under {flag} = True" in reason
-    assert "seen in that one build only" in reason
+    # the flag's tensors are refitted from builds with the flag flipped; what no build there
+    # explains at these sizes keeps the count an estimate, naming the tensor
+    assert tensor in _refusal(raw, architecture)
 
 
 def test_flipped_flag_at_the_default_sizes_still_counts() -> None:
@@ -421,3 +422,13 @@ def test_classifier_with_a_thousand_labels() -> None:
 def test_class_declaring_its_own_label_count() -> None:
     # PvtConfig declares num_labels = 1000: a config stating no labels gets 1000, not 2
     assert _agrees({"model_type": "pvt", "architectures": ["PvtForImageClassification"]})
+
+
+def test_flag_inert_in_the_primary_is_unchecked_in_a_head() -> None:
+    # wav2vec2's ``use_weighted_layer_sum`` changes nothing in the class the row was learned
+    # from, so no head was built with it; the sequence classifier gains ``layer_weights``
+    # (one weight per hidden state): a released emotion model was counted 13 short as exact.
+    raw = {"model_type": "wav2vec2", "architectures": ["Wav2Vec2ForSequenceClassification"]}
+    assert _agrees(raw)
+    reason = _refusal({**raw, "use_weighted_layer_sum": True}, "Wav2Vec2ForSequenceClassification")
+    assert "use_weighted_layer_sum = True" in reason

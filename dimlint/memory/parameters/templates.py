@@ -574,6 +574,39 @@ def _unexamined_flag(raw: dict[str, Any], model_type: str, learned: dict[str, An
     return None
 
 
+def _flag_unchecked_for_class(
+    raw: dict[str, Any], class_name: str, learned: dict[str, Any], record: dict[str, Any]
+) -> str | None:
+    """Why a stated boolean that differs from the default lies outside a class other than the
+    primary, or None. The generator flips a flag in every class only when flipping it changed
+    the primary's tensors: a flag inert there was never built in the heads (wav2vec2's
+    ``use_weighted_layer_sum`` adds ``layer_weights`` to the sequence classifier, not to the
+    pre-training model). A flag is checked for the class when some tensor of the primary or of
+    the class is conditioned on it, or the row lists it in the class's ``checked_flags``."""
+    primary = learned.get("primary")
+    if class_name == primary:
+        return None
+    classes: dict[str, Any] = learned.get("classes", {})
+    checked = set(record.get("checked_flags", []))
+    for source in (record, classes.get(primary, {}) if isinstance(primary, str) else {}):
+        for tensor in source.get("tensors", []) or []:
+            if isinstance(tensor, list) and len(tensor) > 3:
+                checked |= {str(condition[0]) for condition in tensor[3]}
+    record_of_type = architectures.lookup(str(raw.get("model_type", "")))
+    class_defaults = dict(record_of_type.defaults) if record_of_type is not None else {}
+    defaults = {**class_defaults, **learned.get("declared", {}), **learned.get("defaults", {})}
+    for path, default in defaults.items():
+        if not isinstance(default, bool) or "." in path or path in _RUNTIME_FLAGS:
+            continue
+        stated = raw.get(path)
+        if isinstance(stated, bool) and stated != default and path not in checked:
+            return (
+                f"{path} = {stated} was built only in {primary}, where it changes nothing;"
+                f" {class_name} was never built with it"
+            )
+    return None
+
+
 def _unlearned_read(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
     """Why a stated key that the modeling code reads with a constant fallback and the config
     class does not declare (the row's ``reads``: DeBERTa's ``position_buckets``,
@@ -733,6 +766,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if values.get(path) != defaults.get(path):
             why = f"{class_name} was not learned with {path} = {values.get(path)}"
             return Refusal(f"{why} (only {defaults.get(path)})", True)
+    unchecked = _flag_unchecked_for_class(raw, class_name, learned, record)
+    if unchecked is not None:
+        return Refusal(unchecked, True)
     for path, default in learned.get("lists", {}).items():
         if _stated_list(raw, path) not in (None, default):
             return Refusal(f"{path} differs from the only value learned ({default})", True)
