@@ -175,3 +175,23 @@ def test_a_quotient_read_as_a_floor() -> None:
     assert evaluate_terms(terms, {"image_size": 384, "patch_size": 0}) is None
     # a quotient at another power of its fields is no patch grid
     assert quotient_pairs([[1, 1, [["a", 1], ["b", -2]]]]) == []
+
+
+def test_a_floor_that_moves_the_default_size_is_undone() -> None:
+    # ConvBERT's conv kernel rows: heads · kernel / head_ratio was floored on the wrong pair
+    # (heads · (kernel // head_ratio): 48 at the default 12 · 9 / 2 = 54); SigLIP's patch grid
+    # floors the same at the default (224 / 16: no remainder) and keeps its floor.
+    from dimlint.tools.generate_shapes import unfloor_where_default_differs
+    from dimlint.tools.shape_fit import FLOOR, floored, to_json
+
+    conv = to_json([(Fraction(1), (("heads", 1), ("kernel", 1), ("ratio", -1)))])
+    grid = to_json([(Fraction(1), (("image", 2), ("patch", -2)))])
+    rows = [
+        ["conv", conv, [floored(conv, ("kernel", "ratio"))]],
+        ["grid", grid, [floored(grid, ("image", "patch"))]],
+    ]
+    unfloor_where_default_differs(
+        rows, {"heads": 12, "kernel": 9, "ratio": 2, "image": 224, "patch": 16}
+    )
+    assert FLOOR not in str(rows[0][2][0])
+    assert FLOOR in str(rows[1][2][0])

@@ -77,7 +77,17 @@ from typing import Any
 
 from dimlint.tools import compared_strings, provenance, undeclared_reads
 from dimlint.tools.provenance import SHAPES_GENERATOR
-from dimlint.tools.shape_fit import fields_of, fit, floored, quotient_pairs, to_json
+from dimlint.tools.shape_fit import (
+    FLOOR,
+    evaluate_terms,
+    fields_of,
+    fit,
+    floored,
+    from_json,
+    quotient_pairs,
+    to_json,
+    unfloored,
+)
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "shapes.json"
 
@@ -637,9 +647,8 @@ def floor_quotients(
     SigLIP at 384 / 14 is no whole number of patches. The class is built with the numerator
     ``b - 1`` past the default (floor, ceiling and rounding then differ) and with the
     denominator one more; where every tensor that reads the quotient has the size its floor
-    form gives in both, the expressions read ``a//b`` (the run-time floors it)."""
-    from dimlint.tools.shape_fit import evaluate_terms, from_json
-
+    form gives in both, the expressions read ``a//b`` (the run-time floors it), unless the
+    floor changes a size at the default (:func:`unfloor_where_default_differs`)."""
     base_values = _values(config)
     pairs = {
         pair
@@ -692,6 +701,29 @@ def floor_quotients(
             for row in readers:
                 row[1] = floored(row[1], (numerator, denominator))
                 row[2] = [floored(dim, (numerator, denominator)) for dim in row[2]]
+    unfloor_where_default_differs(rows, base_values)
+
+
+def unfloor_where_default_differs(rows: Sequence[Any], values: Mapping[str, int]) -> None:
+    """Undo a floor quotient that changes a size at the default config. The rational form was
+    fitted on the default build, so it is right there; a floor that moves the default's size
+    was placed on the wrong pair of fields (ConvBERT's conv kernel rows are
+    ``(heads // head_ratio) · kernel``, 54 at the default, which ``heads · (kernel // head_ratio)``,
+    48, passes the remainder builds with). Rows are a class's tensor rows
+    ``[name, count, dims, …]``."""
+    for row in rows:
+        for index, expression in enumerate((row[1], *row[2])):
+            if FLOOR not in json.dumps(expression):
+                continue
+            plain = unfloored(expression)
+            floor_terms, plain_terms = from_json(expression), from_json(plain)
+            if floor_terms is None or plain_terms is None:
+                continue
+            if evaluate_terms(floor_terms, values) != evaluate_terms(plain_terms, values):
+                if index == 0:
+                    row[1] = plain
+                else:
+                    row[2][index - 1] = plain
 
 
 def _primary_rows(
@@ -1764,6 +1796,20 @@ def _jointly_checked(
     return sorted(key for key, holds in checked.items() if holds)
 
 
+def _tensor_lists(node: object) -> Iterator[list[Any]]:
+    """Every ``tensors`` list of a row: its classes', their label regimes', its variants'."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "tensors" and isinstance(value, list):
+                yield value
+            else:
+                yield from _tensor_lists(value)
+    elif isinstance(node, list):
+        for item in node:
+            if isinstance(item, dict):
+                yield from _tensor_lists(item)
+
+
 def refresh(row: dict[str, Any], config: Any) -> None:
     """Recompute the parts of ``row`` that need only the config class, no model build: the
     fields its templates read (``defaults``), their class defaults (``declared``), how the
@@ -1783,6 +1829,8 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         config = type(plain)(**_extra_kwargs(plain, stated, _derived(plain)))
     derived = _derived(config) - set(stated)
     base_values = _values(config)
+    for tensors in _tensor_lists(row):
+        unfloor_where_default_differs(tensors, base_values)
     used: set[str] = set(row.get("fixed", []))
     for entry in row.get("classes", {}).values():
         for fitted in entry.get("tensors", []):

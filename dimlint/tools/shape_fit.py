@@ -291,6 +291,24 @@ def quotient_pairs(expression: object) -> list[tuple[str, str]]:
     return pairs
 
 
+def unfloored(expression: object) -> Expression | None:
+    """``expression`` with every floor quotient ``(a // b)^e`` read back as ``a^e / b^e``."""
+    terms = from_json(expression)
+    if terms is None:
+        return None
+    rewritten: list[Term] = []
+    for coefficient, factors in terms:
+        parts: list[tuple[str, int]] = []
+        for name, e in factors:
+            if FLOOR in name:
+                numerator, denominator = name.split(FLOOR, 1)
+                parts.extend([(numerator, e), (denominator, -e)])
+            else:
+                parts.append((name, e))
+        rewritten.append((coefficient, tuple(parts)))
+    return to_json(rewritten)
+
+
 def floored(expression: object, pair: tuple[str, str]) -> Expression | None:
     """``expression`` with ``a^e / b^e`` read as ``(a // b)^e`` in every term that has it (a
     patch grid: transformers' convolution drops the remainder of an image that is no whole

@@ -596,7 +596,13 @@ def _flag_unchecked_for_class(
     class_defaults = dict(record_of_type.defaults) if record_of_type is not None else {}
     defaults = {**class_defaults, **learned.get("declared", {}), **learned.get("defaults", {})}
     for path, default in defaults.items():
-        if not isinstance(default, bool) or "." in path or path in _RUNTIME_FLAGS:
+        if (
+            not isinstance(default, bool)
+            or "." in path
+            or path in _RUNTIME_FLAGS
+            or path in architectures.base_fields()  # the base class's, as _unexamined_flag
+            or path == "tie_word_embeddings"  # rows condition an LM head on it where one is
+        ):
             continue
         stated = raw.get(path)
         if isinstance(stated, bool) and stated != default and path not in checked:
