@@ -13,7 +13,7 @@ import pytest
 
 from dimlint.tools.generate_architectures import DEFAULT_OUTPUT, differing_entries, generate, render
 
-ENTRY_KEYS = {"aliases", "defaults", "fields", "sub_configs", "causal_lm"}
+ENTRY_KEYS = {"aliases", "auto_sub_configs", "defaults", "fields", "sub_configs", "causal_lm"}
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,13 @@
   one lacks): never exact from that template, and the reason names the type.
 - A top-level key the composite's config class does not declare (older releases wrote
   ``vocab_size`` beside ``text_config``) is inert when it repeats the language model's value:
-  Voxtral-Mini-3B's released config is exact; at another value it stays an estimate.
+  Voxtral-Mini-3B's released config is exact; at another value it stays an estimate. The
+  same holds for a mirror of another sub-model's field (Florence-2's ``projection_dim``).
+- A sub-config whose stated type transformers does not register is read as the class's own
+  sub-config where that class is fixed (Florence-2's ``davit`` vision config): exact.
+- A field the config class overwrites from another (VibeVoice's diffusion-head width, copied
+  from the language model's) is read at the original's value, never at the stated one; one
+  the class replaces from no single field is an estimate when stated at another value.
 
 Every count labelled exact is compared with the model transformers builds on the meta device.
 """
@@ -23,7 +29,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from released_ground_truth import dimlint_count, transformers_count  # noqa: E402
 
+from dimlint.memory.parameters import templates  # noqa: E402
+
 COMPOSITES = HERE / "data" / "composites"
+RELEASED = HERE / "data" / "released_configs"
+FLORENCE = RELEASED / "tune" / "muhammadwaqas476074__Florence2-Changes__config.json"
+VIBEVOICE = RELEASED / "tune" / "tenstorrent__tt-forge-models__vibevoice__pytorch__config.json"
 VOXTRAL = (
     HERE
     / "data"
@@ -82,3 +93,42 @@ def test_top_level_key_at_another_value_stays_an_estimate() -> None:
     truth = _truth(raw)
     assert not exact, f"{ours} labelled exact (transformers: {truth})"
     assert "vocab_size is not a field of voxtral" in notes
+
+
+def test_unregistered_label_of_a_fixed_sub_config_class_is_read_as_that_class() -> None:
+    raw = _load(FLORENCE)
+    assert raw["vision_config"]["model_type"] == "davit"
+    assert raw["projection_dim"] == raw["vision_config"]["projection_dim"]
+    ours, exact, notes = dimlint_count(raw)
+    assert exact, notes
+    assert ours == _truth(raw)
+
+
+def test_unregistered_label_of_an_auto_sub_config_stays_an_estimate() -> None:
+    raw = _load(FLORENCE)
+    bart = {**raw["text_config"], "model_type": "not_a_registered_type"}
+    ours, exact, notes = dimlint_count({**raw, "text_config": bart})
+    assert not exact, f"{ours} labelled exact"
+    assert "not_a_registered_type" in notes
+
+
+def test_a_field_the_class_copies_is_read_at_the_original() -> None:
+    # VibeVoice-1.5B states a 1536-wide diffusion head; the class copies the language model's
+    # width over it (the default 4096: the config's ``decoder_config`` is not a key it reads)
+    raw = _load(VIBEVOICE)
+    assert raw["diffusion_head_config"]["hidden_size"] == 1536
+    ours, exact, notes = dimlint_count(raw)
+    assert exact, notes
+    assert ours == _truth(raw)
+
+
+def test_a_field_the_class_replaces_from_no_single_field_is_refused() -> None:
+    learned = {"defaults": {"a.width": 64}, "overwritten": {"a.width": None}}
+    assert templates._overwritten_statement({"a": {"width": 64}}, learned) is None
+    reason = templates._overwritten_statement({"a": {"width": 32}}, learned)
+    assert reason is not None
+    assert reason.startswith("a.width = 32 is replaced by the config class")
+    copied = {**learned, "overwritten": {"a.width": "b.width"}}
+    assert templates._overwritten_statement({"a": {"width": 32}}, copied) is None
+    values = templates._Values({"a": {"width": 32}, "b": {"width": 48}}, copied)
+    assert values.get("a.width") == 48

@@ -35,6 +35,9 @@ class Architecture(Record):
     defaults: dict[str, Any]
     fields: frozenset[str]
     sub_configs: dict[str, str | None]
+    #: the sub-config keys transformers resolves through AutoConfig by their stated
+    #: ``model_type``; the others always build the class's own sub-config class
+    auto_sub_configs: frozenset[str]
     causal_lm: bool
 
     def attribute(self, standard_name: str) -> str:
@@ -120,6 +123,7 @@ def lookup(model_type: str) -> Architecture | None:
         defaults=dict(record["defaults"]),
         fields=frozenset(record["fields"]),
         sub_configs=dict(record["sub_configs"]),
+        auto_sub_configs=frozenset(record.get("auto_sub_configs", ())),
         causal_lm=bool(record["causal_lm"]),
     )
 

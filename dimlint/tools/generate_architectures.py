@@ -130,6 +130,13 @@ def _describe(
             - base_fields
         ),
         "sub_configs": sub_configs,
+        # resolved through AutoConfig by the sub-config's own model_type (a stated type the
+        # registry lacks is refused); the others build a fixed class whatever the label says
+        "auto_sub_configs": sorted(
+            key
+            for key, sub_class in config_class.sub_configs.items()
+            if not getattr(sub_class, "model_type", "")
+        ),
         "causal_lm": causal_lm,
     }
 

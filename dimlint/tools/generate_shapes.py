@@ -19,7 +19,10 @@ kind the default has none of is learned from 1 (``rebased``: DeepSeek-V2's
 ``first_k_dense_replace``); an expression with a negative term is checked once with all its
 fields moved (``joint``: a true difference, not a tangent); legacy keys the class reads from
 its keyword arguments are recorded at the values it falls back to (``legacy``), and uniform
-default lists (``uniform``) so that another item lies outside the domain.
+default lists (``uniform``) so that another item lies outside the domain. Fields the class
+overwrites whatever the config states are recorded with the field each is copied from, if one
+(``overwritten``: VibeVoice's diffusion-head width is the language model's,
+:mod:`dimlint.tools.overwritten_fields`).
 
 The label count and string fields are learned as well. Every class is rebuilt at other label
 counts (:func:`label_domain`): a head's rows read ``num_labels``, the counts at which the class
@@ -76,6 +79,7 @@ from pathlib import Path
 from typing import Any
 
 from dimlint.tools import compared_strings, provenance, undeclared_reads
+from dimlint.tools.overwritten_fields import overwritten
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import (
     FLOOR,
@@ -1846,6 +1850,23 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         used |= fields_of_json(expression)
     row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
     row["declared"] = _declared_of(config, sorted(used))
+    replaced = overwritten(
+        config,
+        row["defaults"],
+        base_values,
+        lambda base, changes: _perturbed_many(base, changes, derived, stated),
+        _values,
+        _trials,
+    )
+    if replaced:
+        # the run-time reads a copy at its original's value: the original is read too
+        row["overwritten"] = replaced
+        sources = sorted({source for source in replaced.values() if source is not None})
+        found = {source: base_values[source] for source in sources if source in base_values}
+        row["defaults"] = dict(sorted({**row["defaults"], **found}.items()))
+        row["declared"] = {**row["declared"], **_declared_of(config, sources)}
+    else:
+        row.pop("overwritten", None)
     for path, value in extras.items():
         if path in used and path not in row["declared"] and _is_scalar(value):
             # a name read with a constant fallback: a config leaving it out has that value

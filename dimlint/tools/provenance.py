@@ -27,6 +27,7 @@ SHAPES_GENERATOR = (
     "tools/shape_fit.py",
     "tools/undeclared_reads.py",
     "tools/compared_strings.py",
+    "tools/overwritten_fields.py",
 )
 
 

@@ -100,10 +100,11 @@ def _model_parameters(specs: list[ModelSpec]) -> Parameters:
     if not isinstance(learned, Refusal):
         return Parameters(*learned)
     counted = _recipe_parameters(specs, architecture)
-    if not learned.learned or not counted.exact:
+    if not learned.learned:
         return counted
     # transformers has a template for this model type, but the config lies outside what it
-    # learned: the hand recipe that answers instead was verified only inside that domain.
+    # learned: the hand recipe that answers instead was verified only inside that domain, and
+    # an estimate says why the template could not answer, whatever else the recipe says.
     note = f"estimated by a hand recipe: {learned.reason}"
     return counted._replace(exact=False, notes=(*counted.notes, note))
 

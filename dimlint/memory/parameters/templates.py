@@ -190,6 +190,10 @@ class _Values:
         if path == "num_labels":
             declared_labels = self.learned.get("declared", {}).get("num_labels")
             return labels_of(self.raw, declared_labels if isinstance(declared_labels, int) else 2)
+        source = self.learned.get("overwritten", {}).get(path)
+        if source is not None:
+            # the class copies this field from another whatever the config states
+            return self.get(source)
         defaults: dict[str, Any] = self.learned.get("defaults", {})
         declared: dict[str, Any] = self.learned.get("declared", {})
         derived: dict[str, Any] = self.learned.get("derived", {})
@@ -467,13 +471,13 @@ def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any
             and key not in text
             and _SHAPE_KEY.search(key) is not None
             and (not isinstance(mentions, list) or key in mentions or key in generic_mentions())
-            and not _mirrors_text(raw, key, value, record, learned)
+            and not _mirrors_a_sub_config(raw, key, value, record, learned)
         ):
             return key
     return None
 
 
-def _mirrors_text(
+def _mirrors_a_sub_config(
     raw: dict[str, Any],
     key: str,
     value: int,
@@ -481,14 +485,18 @@ def _mirrors_text(
     learned: dict[str, Any],
 ) -> bool:
     """Whether the undeclared top-level ``key`` of a composite config repeats, at the same
-    value, the field of its language model the template reads (``text_config.key``): older
-    releases of the class kept such a mirror (Voxtral's and LLaVA's ``vocab_size``), today's
-    sets it as a plain attribute. Code that reads either one reads the value the template
-    counted with (transformers' generic code reaches the language model's through
-    ``get_text_config()``), so the key is inert; at another value it is not known to be."""
-    if "text_config" not in record.sub_configs or not isinstance(raw.get("text_config"), dict):
-        return False
-    return _Values(raw, learned).get(f"text_config.{key}") == value
+    value, the field of one of its sub-models the template reads (``text_config.key``,
+    ``vision_config.key``): older releases of the class kept such a mirror (Voxtral's and
+    LLaVA's ``vocab_size``, Florence-2's ``projection_dim``), today's sets it as a plain
+    attribute. Code that reads either one reads the value the template counted with
+    (transformers' generic code reaches the language model's through ``get_text_config()``;
+    a read of the top-level name with a fallback is a ``reads`` entry, judged by
+    :func:`_unlearned_read`), so the key is inert; at another value it is not known to be."""
+    values = _Values(raw, learned)
+    return any(
+        isinstance(raw.get(sub), dict) and values.get(f"{sub}.{key}") == value
+        for sub in record.sub_configs
+    )
 
 
 def _flat_text_fields(
@@ -513,9 +521,10 @@ def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, A
     LLaVA whose language model is Qwen2, not the default Llama), or None: the template reads
     fields of its sub-model's config class (``text_config.attention_bias``), and a stated
     sub-model of another registered type is another model, whether or not its class has those
-    fields. A stated type transformers does not register is left to the field check: a class
-    whose sub-config has a fixed class ignores the label (Florence-2's ``davit``), and one
-    that resolves it through AutoConfig refuses the config. (A class may also build another
+    fields. A stated type transformers does not register is left to the field checks where
+    the class's sub-config class is fixed, which ignores the label (Florence-2's ``davit``),
+    and refused where the class resolves it through AutoConfig, which refuses the config
+    (``auto_sub_configs``). (A class may also build another
     sub-model type by default than the one its table declares, RF-DETR's DINOv2 backbone: a
     sub-config stating no type is the class's default, and a ``backbone_config``, which
     transformers consolidates with its own utility, is left to the field check.)"""
@@ -533,6 +542,8 @@ def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, A
             continue
         read = {path.split(".", 1)[1] for path in paths if path.startswith(f"{key}.")}
         other = architectures.lookup(stated)
+        if other is None and key not in record.auto_sub_configs:
+            continue  # a fixed sub-config class ignores the label; its fields are judged below
         known = architectures.base_fields()
         if other is not None:
             known = known | other.fields | set(other.aliases)
@@ -549,6 +560,61 @@ def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, A
             return (
                 f"{key}.model_type = {stated}: the template was learned with {default_type}"
                 f" and no build of a {stated} {key} was learned"
+            )
+    return None
+
+
+def _nested_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
+    """Why a sub-config stated inside a sub-config cannot be counted, or None: the generator
+    moves the fields of a config and of its direct sub-configs, never those one level deeper
+    (Qwen2.5-Omni's ``thinker_config.vision_config``), so a template read them only at the
+    default and may even have fitted such a tower's width to a field of its parent that
+    equals it there. A nested dict that states no number is the default's."""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return None
+    learned_paths = set(learned.get("defaults", {}))
+    for key, default_type in record.sub_configs.items():
+        sub = raw.get(key)
+        if not isinstance(sub, dict):
+            continue
+        stated_type = sub.get("model_type")
+        sub_type = stated_type if isinstance(stated_type, str) and stated_type else default_type
+        sub_record = architectures.lookup(sub_type) if sub_type else None
+        if sub_record is None:
+            continue
+        for inner in sub_record.sub_configs:
+            nested = sub.get(inner)
+            if not isinstance(nested, dict) or not any(
+                _number(value) is not None for value in nested.values()
+            ):
+                continue
+            if not any(path.startswith(f"{key}.{inner}.") for path in learned_paths):
+                return (
+                    f"{key}.{inner} is a sub-config inside a sub-config: no build moved its fields"
+                )
+    return None
+
+
+def _overwritten_statement(raw: dict[str, Any], learned: dict[str, Any]) -> str | None:
+    """Why a stated field the config class overwrites cannot be read, or None: the class
+    replaces it (the row's ``overwritten``), so a template that read it at the stated value
+    would count a model transformers never builds. Where the class copies it from one other
+    field (VibeVoice's ``diffusion_head_config.hidden_size`` from ``text_config.hidden_size``,
+    BLIP's ``text_config.encoder_hidden_size`` from ``vision_config.hidden_size``), the value
+    is read from there (:class:`_Values`); otherwise only the default build's value is known."""
+    defaults: dict[str, Any] = learned.get("defaults", {})
+    copied: dict[str, str | None] = learned.get("overwritten", {})
+    for path, source in copied.items():
+        if source is not None:
+            continue
+        key, _, name = path.rpartition(".")
+        holder = raw.get(key) if key else raw
+        stated = holder.get(name) if isinstance(holder, dict) else None
+        if _number(stated) is not None and stated != defaults.get(path):
+            return (
+                f"{path} = {stated} is replaced by the config class, not from one other"
+                f" field; the template read it only at {defaults.get(path)}"
             )
     return None
 
@@ -747,6 +813,12 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     other = _other_sub_config(raw, model_type, learned)
     if other is not None:
         return Refusal(other, True)
+    nested = _nested_sub_config(raw, model_type, learned)
+    if nested is not None:
+        return Refusal(nested, True)
+    replaced = _overwritten_statement(raw, learned)
+    if replaced is not None:
+        return Refusal(replaced, True)
     flag = _unexamined_flag(raw, model_type, learned)
     if flag is not None:
         return Refusal(flag, True)
@@ -807,13 +879,16 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         for expression in (count_expression, *dims):
             needed |= {field for _, _, factors in expression for field, _ in factors}
         shape_fields = {field for dim in dims for _, _, factors in dim for field, _ in factors}
+        # A tensor conditioned on a flag's default value was in every build the fields were
+        # moved in, as an unconditioned one is; one that only a flipped flag builds was not.
+        toggled = [path for path, wanted in conditions if defaults.get(path) != wanted]
         if name in refit:
             pass  # a flag's tensor fitted from builds in its regime: its sizes are learned
-        elif conditions and not shape_fields and not _all_defaults(values, defaults):
-            # A tensor that exists only under a flag was seen in one build: its constant shape
-            # (Cohere's per-head q/k norms: [64, 128]) says nothing about other sizes.
-            return Refusal(f"{name} exists only under {conditions[0][0]} and was seen once", True)
-        toggled = [path for path, wanted in conditions if defaults.get(path) != wanted]
+        elif toggled and not shape_fields and not _all_defaults(values, defaults):
+            # A tensor that exists only under a flipped flag was seen in one build: its
+            # constant shape (Cohere's per-head q/k norms: [64, 128]) says nothing about other
+            # sizes.
+            return Refusal(f"{name} exists only under {toggled[0]} and was seen once", True)
         constant = [dim for dim in dims if not any(factors for _, _, factors in dim)]
         if toggled and constant and name not in refit and not _all_defaults(values, defaults):
             # Nor does a constant axis of a tensor only the flipped flag builds (Falcon's
