@@ -195,3 +195,35 @@ def test_a_floor_that_moves_the_default_size_is_undone() -> None:
     )
     assert FLOOR not in str(rows[0][2][0])
     assert FLOOR in str(rows[1][2][0])
+
+
+def test_a_product_is_preferred_to_its_tangent() -> None:
+    """EXAONE-4.5's vision QKV: hidden + 2 * kv * hidden / heads. Moved one at a time (heads
+    halved), the tangent ``7168 + 2·hidden - 3584·heads/kv`` fits every build too, and is
+    wrong once two fields move."""
+    base = {"hidden_size": 3584, "num_heads": 16, "num_key_value_heads": 8, "depth": 32}
+    points = _observations(
+        base,
+        [{"hidden_size": 7168}, {"num_heads": 8}, {"num_key_value_heads": 16}, {"depth": 64}],
+        lambda v: (
+            v["hidden_size"] + 2 * v["num_key_value_heads"] * v["hidden_size"] // v["num_heads"]
+        ),
+    )
+    terms = fit(points)
+    assert terms is not None
+    assert all(coefficient > 0 for coefficient, _ in terms)
+    moved = {"hidden_size": 1280, "num_heads": 16, "num_key_value_heads": 16, "depth": 32}
+    assert evaluate_terms(terms, moved) == 1280 * 3
+
+
+def test_a_true_difference_keeps_its_negative_term() -> None:
+    """MobileBERT's bottleneck: hidden_size - embedding_size has no positive form."""
+    base = {"hidden_size": 512, "embedding_size": 128, "layers": 24}
+    points = _observations(
+        base,
+        [{"hidden_size": 1024}, {"embedding_size": 256}, {"layers": 48}],
+        lambda v: v["hidden_size"] - v["embedding_size"],
+    )
+    terms = fit(points)
+    assert terms is not None
+    assert evaluate_terms(terms, {"hidden_size": 768, "embedding_size": 64, "layers": 1}) == 704

@@ -174,13 +174,19 @@ def _values(config: Any) -> dict[str, int]:
     """Every integer and boolean field of ``config`` and of its direct sub-configs, by path."""
     values: dict[str, int] = {}
     for key, value in config.to_dict().items():
-        if _is_scalar(value) and not _ID_FIELD.search(key):
+        if _is_scalar(value) and not _token_id(key, value):
             values[key] = value
     for key, sub in _sub_configs(config).items():
         for name, value in sub.to_dict().items():
-            if _is_scalar(value) and not _ID_FIELD.search(name):
+            if _is_scalar(value) and not _token_id(name, value):
                 values[f"{key}.{name}"] = value
     return values
+
+
+def _token_id(name: str, value: object) -> bool:
+    """Whether a field names a token or an index (``pad_token_id``), which sizes nothing; a
+    boolean so named is a switch (ERNIE's ``use_task_id`` adds task-type embeddings)."""
+    return not isinstance(value, bool) and _ID_FIELD.search(name) is not None
 
 
 def _derived(config: Any) -> set[str]:

@@ -180,7 +180,13 @@ def fit(
         if terms[0][0].denominator <= 64 and _fits(terms, observations):
             return terms
     # Sums: integer coefficients only, simplest combinations first (fewest factors, plain
-    # exponents), from monomials of at most two factors.
+    # exponents), from monomials of at most two factors. A sum with a negative coefficient is
+    # kept only if no sum of positive terms, nor a width plus a product, fits: from fields
+    # moved one at a time, a product (a fused QKV's ``hidden + 2·kv·hidden/heads``) is also
+    # fitted by its tangent at the default (``7168 + 2·hidden - 3584·heads/kv``), which is
+    # wrong as soon as two of its fields move; a true difference (MobileBERT's ``hidden_size
+    # - embedding_size``) has no positive form.
+    tangent: list[Term] | None = None
     pool: list[tuple[tuple[str, int], ...]] = [(), *(m for m in monomials if len(m) <= 2)]
     for count in (2, 3):
         if len(observations) < count + 1:
@@ -204,8 +210,13 @@ def fit(
         for combination in combinations[:_MAX_COMBINATIONS]:
             solved = _solve(combination, observations)
             if solved is not None and all(c.denominator == 1 for c, _ in solved):
+                if any(c < 0 for c, _ in solved):
+                    # maybe the tangent of a product at the default (see _with_a_product)
+                    tangent = tangent or solved
+                    continue
                 return solved
-    return _with_a_product(observations, fields, pool)
+    product = _with_a_product(observations, fields, pool)
+    return product if product is not None else tangent
 
 
 def _with_a_product(
@@ -213,11 +224,11 @@ def _with_a_product(
     fields: Sequence[str],
     pool: Sequence[tuple[tuple[str, int], ...]],
 ) -> list[Term] | None:
-    """Last, once nothing simpler fits: a sum of one plain monomial and one of three fields, one
-    of them a quotient, with positive integer coefficients (DBRX's fused QKV, ``d_model + 2 ·
-    kv_n_heads · d_model / n_heads``: a width plus the key and value heads times a head width
-    no field states). Tried only where every other form failed, so no other fit changes; the
-    coefficients must be positive, never a tangent's difference."""
+    """Last, once nothing simpler fits, or only sums with a negative term: a sum of one plain
+    monomial and one of three fields, one of them a quotient, with positive integer
+    coefficients (DBRX's fused QKV, ``d_model + 2 · kv_n_heads · d_model / n_heads``: a width
+    plus the key and value heads times a head width no field states). The coefficients must be
+    positive, never a tangent's difference."""
     products = [
         factors
         for factors in _factor_sets(fields, 3)

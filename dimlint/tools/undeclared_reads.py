@@ -97,6 +97,13 @@ def fallbacks(sources: Sequence[str]) -> dict[str, list[ast.expr | None]]:
 def _config_getattr(node: ast.AST) -> str | None:
     """``name`` when ``node`` is ``getattr(<something ending in config>, "name", fallback)``
     and ``name`` may size a tensor."""
+    name = _getattr_of_config(node)
+    return name if name is not None and SHAPE_NAME.search(name) is not None else None
+
+
+def _getattr_of_config(node: ast.AST) -> str | None:
+    """``name`` when ``node`` is ``getattr(<something ending in config>, "name", fallback)``,
+    whatever the name."""
     if not (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
@@ -108,10 +115,7 @@ def _config_getattr(node: ast.AST) -> str | None:
         return None
     target = node.args[0]
     last = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-    name = node.args[1].value
-    if not str(last).endswith("config") or SHAPE_NAME.search(name) is None:
-        return None
-    return name
+    return node.args[1].value if str(last).endswith("config") else None
 
 
 def evaluate(expression: ast.expr, config: Any) -> int | None:
@@ -203,21 +207,13 @@ def constant_fallbacks(sources: Sequence[str]) -> dict[str, list[object]]:
         except SyntaxError:
             continue
         for node in ast.walk(tree):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id == "getattr"
-                and len(node.args) == 3
-                and isinstance(node.args[1], ast.Constant)
-                and isinstance(node.args[1].value, str)
-            ):
+            name = _getattr_of_config(node)
+            if name is None or not isinstance(node, ast.Call):
                 continue
             constant = _constant(node.args[2])
-            target = node.args[0]
-            last = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-            if constant is None or not str(last).endswith("config"):
+            if constant is None:
                 continue
-            values = found.setdefault(node.args[1].value, [])
+            values = found.setdefault(name, [])
             if not any(v == constant and type(v) is type(constant) for v in values):
                 values.append(constant)
     return found
