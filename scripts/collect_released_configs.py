@@ -10,7 +10,8 @@ its ``MANIFEST.tsv`` entries whose purpose is ``released-model``). Further confi
 hand are added to ``extra.tsv`` beside this script's output (same columns, file already stored)
 and kept on a rerun, among them the third half, ``unseen``: configs gathered after the tuning
 stopped (deduplicated by content against every file here and in the corpus), never measured
-until the closing report (``python tests/released_ground_truth.py unseen``).
+until the closing report (``python tests/released_ground_truth.py unseen``), and a fourth,
+``unseen2``, gathered the same way after ``unseen`` had been measured.
 """
 
 from __future__ import annotations
