@@ -75,7 +75,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dimlint.tools import compared_strings, provenance, undeclared_reads
+from dimlint.tools import compared_strings, layer_kind_tags, provenance, rederived, undeclared_reads
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import (
     FLOOR,
@@ -204,6 +204,7 @@ def _derived(config: Any) -> set[str]:
         for name, value in sub.to_dict().items():
             if name in sub_declared and sub_declared[name] is None and value is not None:
                 derived.add(f"{key}.{name}")
+        derived |= {f"{key}.{name}" for name in rederived.undeclared_structures(sub)}
     return derived
 
 
@@ -1386,6 +1387,17 @@ def learn(
             multiple_of = {row[0]: row[9] for row in class_rows if len(row) > 9 and row[9]}
             if multiple_of:
                 record["multiple_of"] = multiple_of
+            kinds, plans = _layer_kinds(model_class, config, derived, learned, class_rows)
+            if kinds:
+                record["layer_kinds"] = kinds
+                row.setdefault("plans", {}).update(plans)  # type: ignore[attr-defined]
+                count_pins = _unpin_kind_shapes(class_rows, kinds, learned, preferred, cache)
+                record["tensors"] = [
+                    [row[0], row[1], _labelled(row, axes), row[3], *([row[7]] if row[7] else [])]
+                    for row in class_rows
+                ]
+                if count_pins:
+                    record["count_pins"] = count_pins
         templates[class_name] = record
     unexplained = _underived(templates, {k: v for k, v in extras.items() if k not in reads}, plain)
     if unexplained:
@@ -1421,6 +1433,64 @@ def learn(
         row["stated"] = held
     refresh(row, plain)
     return row
+
+
+def _unpin_kind_shapes(
+    rows: list[list[Any]],
+    kinds: Mapping[str, Mapping[str, list[str]]],
+    learned: _Learned,
+    preferred: frozenset[str],
+    cache: dict[tuple[object, ...], object],
+) -> list[int]:
+    """Rows of a tagged layer kind whose count no expression fits (Kimi-Linear's
+    linear-attention tensors: 21 of 27 layers, 41 of 54, 22 of 28) but whose shape one does:
+    their dimensions are refitted alone and their pins narrowed to the fields that moved the
+    count, which a stated plan counts instead (the returned indices, ``count_pins``). Without
+    a stated plan the pins still hold."""
+    base = learned.observations[0][2]
+    unpinned: list[int] = []
+    tagged = {int(index) for by_row in kinds.values() for index in by_row}
+    for index in sorted(tagged):
+        row = rows[index]
+        if not row[7]:
+            continue
+        key = next(
+            (k for k, (shape, _) in base.items() if k[0] == row[0] and list(shape) == row[4]), None
+        )
+        if key is None:
+            continue
+        count0 = base[key][1]
+        observations: list[tuple[str, dict[str, int], Groups]] = []
+        count_fields: list[str] = []
+        for path, values, groups in learned.observations:
+            shape, count = groups[key]
+            if count != count0:
+                count_fields.append(path)
+            observations.append((path, values, {key: (shape, count0)}))
+        fitted = _fit_group(key, observations, preferred, cache)
+        if fitted is None:
+            continue
+        row[2] = fitted[1]
+        row[7] = sorted(count_fields)
+        unpinned.append(index)
+    return unpinned
+
+
+def _layer_kinds(
+    model_class: Any, config: Any, derived: set[str], learned: _Learned, rows: list[list[Any]]
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[str, object]]]:
+    """The layer kinds each of a class's layer tensors belongs to
+    (:mod:`dimlint.tools.layer_kind_tags`), or nothing where a build fails."""
+    try:
+        return layer_kind_tags.learn(
+            rows,
+            config,
+            _sub_configs(config),
+            lambda changed: _build(model_class, changed),
+            lambda path, value: _perturbed(config, path, value, derived, learned.extras),
+        )
+    except Exception:  # the default no longer builds alone (a budget): no tags
+        return {}, {}
 
 
 #: String fields no tensor follows: identifiers, dtypes, runtime choices.
