@@ -108,7 +108,10 @@ _LEARNED = {
         }
     }
 }
-_RECORD = {"layer_kinds": {"text_config.layer_types": {"3": ["sliding"], "4": ["full"]}}}
+_RECORD = {
+    "layer_kinds": {"text_config.layer_types": {"3": ["sliding"], "4": ["full"]}},
+    "kind_counts_at": {"text_config.num_hidden_layers": 30},
+}
 
 
 def _stated(plan: list[str], layers: int | None = None) -> dict[str, Counter[str]]:
@@ -134,3 +137,18 @@ def test_plans_the_tags_cannot_count_are_left_to_the_list_guard() -> None:
     assert _stated(["sliding_attention", 5, "full_attention"]) == {}  # type: ignore[list-item]
     raw = {"text_config": {"layer_types": ["sliding_attention", "full_attention"]}}
     assert plan_counts.stated_plans(raw, _LEARNED, {}, lambda path: 2) == {}  # no tags
+    untold = {"layer_kinds": _RECORD["layer_kinds"]}  # no build said what else moves counts
+    assert plan_counts.stated_plans(raw, _LEARNED, untold, lambda path: 2) == {}
+
+
+def test_a_plan_is_not_counted_while_another_field_moved_a_kinds_count() -> None:
+    """Gemma-4's ``num_kv_shared_layers`` drops the keys of the last layers whatever their
+    kind: the stated plan alone no longer says how many each kind has."""
+    record = {**_RECORD, "kind_counts_at": {"text_config.num_kv_shared_layers": 0}}
+    raw = {"text_config": {"layer_types": ["sliding_attention", "full_attention"]}}
+
+    def values(shared: int) -> Any:
+        return lambda path: shared if path.endswith("num_kv_shared_layers") else 2
+
+    assert plan_counts.stated_plans(raw, _LEARNED, record, values(0)) != {}
+    assert plan_counts.stated_plans(raw, _LEARNED, record, values(1)) == {}

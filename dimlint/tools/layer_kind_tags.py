@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dimlint.memory.parameters.layer_kinds import MIXER_KINDS
+from dimlint.tools import numbered_modules
 
 #: A layer index: the first all-digit segment of a parameter name.
 _LAYER_INDEX = re.compile(r"(?:^|\.)(\d+)(?=\.)")
@@ -71,8 +72,10 @@ def shapes(model: Any) -> tuple[Shapes, dict[tuple[str, tuple[int, ...]], tuple[
     prefix before its layer index and the layer indices holding it."""
     counts: Shapes = Counter()
     where: dict[tuple[str, tuple[int, ...]], tuple[str, set[int]]] = {}
-    for name, parameter in model.named_parameters():
-        key = (_ANY_INDEX.sub("*", name), tuple(int(d) for d in parameter.shape))
+    named = [(name, tuple(int(d) for d in p.shape)) for name, p in model.named_parameters()]
+    names = numbered_modules.folded(named)
+    for name, shape in named:
+        key = (_ANY_INDEX.sub("*", names[name]), shape)
         counts[key] += 1
         match = _LAYER_INDEX.search(name)
         if match is None:
@@ -186,13 +189,13 @@ def learn(
 
         def read_back(stated: list[str], path: str = path) -> list[str] | None:
             try:
-                value = _read(perturb(path, stated), path)
+                value = _read(perturb(path, list(stated)), path)  # a class may edit it
             except Exception:  # the class rejects the plan
                 return None
             return [str(item) for item in value] if isinstance(value, list) else None
 
         try:
-            probed = perturb(path, probe)
+            probed = perturb(path, list(probe))
             probe_counts, _ = shapes(build(probed))
         except Exception:  # the class rejects the probe: the tags cannot be checked
             continue

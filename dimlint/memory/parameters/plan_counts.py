@@ -6,9 +6,11 @@ layers of that kind. Where the generator proved which kinds hold each layer tens
 a config that states its own plan (``layer_types``, also inside ``text_config``) is counted from
 it: a tagged tensor repeats once per stated layer of its kinds (Kimi-Linear's 7 full-attention
 layers where the default has 6). The plan is inside only when every kind it states is one the
-template learned, its length is the config's layer count, and the positions the class rewrites
-whatever is stated (Gemma-4's last layer) are rewritten as the class does; otherwise the plan is
-left to :func:`~dimlint.memory.parameters.template_plans.unlearned_list`, which refuses it.
+template learned, its length is the config's layer count, the positions the class rewrites
+whatever is stated (Gemma-4's last layer) are rewritten as the class does, and every other field
+seen to move a kind's count (``kind_counts_at``: Gemma-4's ``num_kv_shared_layers``) keeps its
+default; otherwise the plan is left to
+:func:`~dimlint.memory.parameters.template_plans.unlearned_list`, which refuses it.
 """
 
 from __future__ import annotations
@@ -56,6 +58,15 @@ def stated_plans(
             continue  # a kind no build had: refused by unlearned_list
         if value_of(str(info.get("layers"))) != len(kinds):
             continue
+        moved = record.get("kind_counts_at")
+        if not isinstance(moved, dict):
+            continue  # no build said which other fields move a kind's count
+        if any(
+            value_of(field) != default
+            for field, default in moved.items()
+            if field != info.get("layers")
+        ):
+            continue  # another field moved a kind's count: the plan alone does not say it
         found[path] = Counter(kinds)
     return found
 
