@@ -149,3 +149,39 @@ def test_stated_plans_count_each_kind_of_layer() -> None:
     _learned(_released("deepseek_v4", "DeepseekV4ForCausalLM", layer_types=plan))
     sliding = ["sliding_attention", *plan[1:]]
     _outside(_released("deepseek_v4", "DeepseekV4ForCausalLM", layer_types=sliding), "layer_types")
+
+
+def test_llama4_interleave_step_adds_dense_layers() -> None:
+    """Llama-4's step of 2 (Maverick's) makes every other layer dense: learned from a build
+    rebased there, counted ``L//step`` expert layers and the rest dense."""
+    for step in (2, 4):
+        raw = _released("llama4", "Llama4ForConditionalGeneration")
+        raw["text_config"].pop("moe_layers", None)  # derived from the step by the class
+        raw["text_config"]["interleave_moe_layer_step"] = step
+        _learned(raw)
+
+
+def test_gemma4_layer_counts_and_stated_plans() -> None:
+    """Gemma-4's layer count re-derives ``layer_types`` and the per-layer overrides; a stated
+    plan of another depth is counted kind by kind (the last layer forced to full attention),
+    unless KV-shared layers move a kind's count."""
+    name = "Gemma4ForConditionalGeneration"
+    plan = [
+        "full_attention" if (index + 1) % 6 == 0 else "sliding_attention" for index in range(60)
+    ]
+    plan[-1] = "sliding_attention"  # the class forces it to full attention
+    deeper = {"text_config__num_hidden_layers": 60, "text_config__layer_types": plan}
+    raw = _released("gemma4", name, **deeper)
+    raw["text_config"].pop("per_layer_config", None)  # derived from the plan by the class
+    _learned(raw)
+    shared = _released("gemma4", name, **deeper, text_config__num_kv_shared_layers=20)
+    shared["text_config"].pop("per_layer_config", None)
+    _judge(shared)  # right, or an estimate: never a false exact
+
+
+def test_switch_expert_count() -> None:
+    _learned(
+        _released(
+            "switch_transformers", "SwitchTransformersForConditionalGeneration", num_experts=32
+        )
+    )
