@@ -78,7 +78,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dimlint.tools import compared_strings, provenance, undeclared_reads
+from dimlint.tools import (
+    compared_strings,
+    kind_rebase,
+    layer_kind_tags,
+    numbered_modules,
+    provenance,
+    rederived,
+    undeclared_reads,
+)
 from dimlint.tools.overwritten_fields import overwritten
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import (
@@ -135,8 +143,10 @@ def _groups(model: Any) -> Groups:
     """``(collapsed name, ordinal) → (shape, count)``: repeated layers fold into one entry;
     distinct shapes under one name get ordinals in order of first appearance."""
     counts: Counter[tuple[str, tuple[int, ...]]] = Counter()
-    for name, parameter in model.named_parameters():
-        counts[(_collapse(name), tuple(int(d) for d in parameter.shape))] += 1
+    shapes = [(name, tuple(int(d) for d in p.shape)) for name, p in model.named_parameters()]
+    names = numbered_modules.folded(shapes)  # experts.expert_3 → experts.expert_*
+    for name, shape in shapes:
+        counts[(_collapse(names[name]), shape)] += 1
     ordinals: Counter[str] = Counter()
     groups: Groups = {}
     for (name, shape), count in counts.items():
@@ -214,6 +224,7 @@ def _derived(config: Any) -> set[str]:
         for name, value in sub.to_dict().items():
             if name in sub_declared and sub_declared[name] is None and value is not None:
                 derived.add(f"{key}.{name}")
+        derived |= {f"{key}.{name}" for name in rederived.undeclared_structures(sub)}
     return derived
 
 
@@ -1282,6 +1293,7 @@ def learn(
     budget_s: float = 12.0,
     undeclared: bool = True,
     strings: Mapping[str, object] | None = None,
+    rebase: Mapping[str, int] | None = None,
 ) -> dict[str, object]:
     """The shape templates of one model type (its row in the table). With ``undeclared``, the
     names the modeling code reads although the config class declares none (Qwen3-MoE's
@@ -1326,6 +1338,7 @@ def learn(
     model_class, groups0 = built[primary][0], built[primary][1]
     extras = _stated_extras(model_class, config, groups0, held) if undeclared else {}
     rebased = _rebased(model_class, config, groups0, held) if undeclared else {}
+    rebased.update(rebase or {})  # a field adding a layer kind (kind_rebase), from the caller
     if extras or rebased:
         stated_all = {**held, **extras, **rebased}
         config = type(config)(**_extra_kwargs(config, stated_all, _derived(config)))
@@ -1350,6 +1363,10 @@ def learn(
     reads = set(undeclared_reads.constant_candidates(plain, _sub_configs(plain)))
     if learned.fixed & (set(extras) - reads | set(rebased)):
         return learn(model_type, budget_s, undeclared=False, strings=strings)
+    if undeclared and not rebased and not strings:
+        kind_row = _kind_rebased(model_type, budget_s, config, built[primary], learned)
+        if kind_row is not None:
+            return kind_row
     derived = _derived(config) - set(extras) - set(rebased) - set(held)
     preferred = frozenset(set(base_values) - derived)
     cache: dict[tuple[object, ...], object] = {}
@@ -1396,7 +1413,21 @@ def learn(
             multiple_of = {row[0]: row[9] for row in class_rows if len(row) > 9 and row[9]}
             if multiple_of:
                 record["multiple_of"] = multiple_of
+            kinds, plans = _layer_kinds(model_class, config, derived, learned, class_rows)
+            if kinds:
+                record["layer_kinds"] = kinds
+                row.setdefault("plans", {}).update(plans)  # type: ignore[attr-defined]
+                count_pins = _unpin_kind_shapes(class_rows, kinds, learned, preferred, cache)
+                if class_name == primary:  # its rows are the observed ones (copied below)
+                    record["kind_counts_at"] = _kind_count_fields(class_rows, kinds, learned)
+                record["tensors"] = [
+                    [row[0], row[1], _labelled(row, axes), row[3], *([row[7]] if row[7] else [])]
+                    for row in class_rows
+                ]
+                if count_pins:
+                    record["count_pins"] = count_pins
         templates[class_name] = record
+    _share_kind_counts(templates, primary)
     unexplained = _underived(templates, {k: v for k, v in extras.items() if k not in reads}, plain)
     if unexplained:
         # A name some tensor reads whose fallback no expression derives (Glm4-MoE's head_dim,
@@ -1431,6 +1462,133 @@ def learn(
         row["stated"] = held
     refresh(row, plain)
     return row
+
+
+def _kind_rebased(
+    model_type: str,
+    budget_s: float,
+    config: Any,
+    primary: tuple[Any, Groups, int],
+    learned: _Learned,
+) -> dict[str, object] | None:
+    """The type learned with a ``fixed`` field that adds a layer kind at twice its default
+    (:mod:`dimlint.tools.kind_rebase`: Llama-4's ``interleave_moe_layer_step``), when that row
+    reproduces the default build at the default values; else None."""
+    model_class, base, _ = primary
+    derived = _derived(config) - set(learned.extras)
+
+    def groups_at(path: str, value: int) -> Groups:
+        return _groups(
+            _build(model_class, _perturbed(config, path, value, derived, learned.extras))
+        )
+
+    switches = kind_rebase.switching(learned.fixed, learned.observations[0][1], base, groups_at)
+    if not switches:
+        return None
+    row: dict[str, Any] = learn(model_type, budget_s, strings=None, rebase=switches)
+    classes: dict[str, Any] = row.get("classes", {})
+    record = classes.get(str(row.get("primary")), {})
+    if (
+        set(switches) <= set(row.get("rebased", {}))
+        and set(switches).isdisjoint(row.get("fixed", []))
+        and isinstance(record.get("tensors"), list)
+        and kind_rebase.reproduces(record["tensors"], learned.observations[0][1], base)
+    ):
+        return row
+    return None
+
+
+def _share_kind_counts(templates: Mapping[str, Any], primary: str) -> None:
+    """Give every class with layer-kind tags the primary's ``kind_counts_at`` (the fields seen
+    to move a kind's count were observed on the primary's builds); without the primary's, a
+    class's tags count no stated plan (the run-time requires the record)."""
+    moved = templates.get(primary, {}).get("kind_counts_at")
+    for record in templates.values():
+        if "layer_kinds" in record and moved is not None:
+            record["kind_counts_at"] = moved
+
+
+def _kind_count_fields(
+    rows: list[list[Any]], kinds: Mapping[str, Mapping[str, list[str]]], learned: _Learned
+) -> dict[str, int]:
+    """The fields (with their defaults) whose change moved the count of a tagged layer tensor:
+    a stated plan counts a kind's tensors only while these, but for its layer count, keep
+    their defaults (Gemma-4's ``num_kv_shared_layers`` drops the keys and values of the last
+    layers, whatever their kind)."""
+    base_values, base = learned.observations[0][1], learned.observations[0][2]
+    keys = []
+    for by_row in kinds.values():
+        for index in by_row:
+            row = rows[int(index)]
+            key = next(
+                (k for k, (shape, _) in base.items() if k[0] == row[0] and list(shape) == row[4]),
+                None,
+            )
+            if key is not None:
+                keys.append(key)
+    moved: dict[str, int] = {}
+    for path, _values_at, groups in learned.observations[1:]:
+        if any(groups[key][1] != base[key][1] for key in keys) and path in base_values:
+            moved[path] = base_values[path]
+    return moved
+
+
+def _unpin_kind_shapes(
+    rows: list[list[Any]],
+    kinds: Mapping[str, Mapping[str, list[str]]],
+    learned: _Learned,
+    preferred: frozenset[str],
+    cache: dict[tuple[object, ...], object],
+) -> list[int]:
+    """Rows of a tagged layer kind whose count no expression fits (Kimi-Linear's
+    linear-attention tensors: 21 of 27 layers, 41 of 54, 22 of 28) but whose shape one does:
+    their dimensions are refitted alone and their pins narrowed to the fields that moved the
+    count, which a stated plan counts instead (the returned indices, ``count_pins``). Without
+    a stated plan the pins still hold."""
+    base = learned.observations[0][2]
+    unpinned: list[int] = []
+    tagged = {int(index) for by_row in kinds.values() for index in by_row}
+    for index in sorted(tagged):
+        row = rows[index]
+        if not row[7]:
+            continue
+        key = next(
+            (k for k, (shape, _) in base.items() if k[0] == row[0] and list(shape) == row[4]), None
+        )
+        if key is None:
+            continue
+        count0 = base[key][1]
+        observations: list[tuple[str, dict[str, int], Groups]] = []
+        count_fields: list[str] = []
+        for path, values, groups in learned.observations:
+            shape, count = groups[key]
+            if count != count0:
+                count_fields.append(path)
+            observations.append((path, values, {key: (shape, count0)}))
+        fitted = _fit_group(key, observations, preferred, cache)
+        if fitted is None:
+            continue
+        row[2] = fitted[1]
+        row[7] = sorted(count_fields)
+        unpinned.append(index)
+    return unpinned
+
+
+def _layer_kinds(
+    model_class: Any, config: Any, derived: set[str], learned: _Learned, rows: list[list[Any]]
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[str, object]]]:
+    """The layer kinds each of a class's layer tensors belongs to
+    (:mod:`dimlint.tools.layer_kind_tags`), or nothing where a build fails."""
+    try:
+        return layer_kind_tags.learn(
+            rows,
+            config,
+            _sub_configs(config),
+            lambda changed: _build(model_class, changed),
+            lambda path, value: _perturbed(config, path, value, derived, learned.extras),
+        )
+    except Exception:  # the default no longer builds alone (a budget): no tags
+        return {}, {}
 
 
 #: String fields no tensor follows: identifiers, dtypes, runtime choices.

@@ -5,8 +5,8 @@ Hybrid and MoE models vary layer by layer, and configs say so in many dialects: 
 ``layers_block_type`` and ``block_types`` lists, Nemotron-H's ``hybrid_override_pattern`` string,
 Jamba's attention/expert periods, and the MoE placements ``first_k_dense_replace`` (DeepSeek),
 ``decoder_sparse_step`` + ``mlp_only_layers`` (Qwen-MoE), ``num_dense_layers`` (AFMoE), the
-Ernie start/end/interval triple and Llama-4's ``moe_layers``. Parameter counting, the KV cache
-and ``dimlint shapes`` all read the one plan built here.
+Ernie start/end/interval triple and Llama-4's ``moe_layers`` or ``interleave_moe_layer_step``.
+Parameter counting, the KV cache and ``dimlint shapes`` all read the one plan built here.
 """
 
 from __future__ import annotations
@@ -350,6 +350,11 @@ def moe_rule(cfg: Cfg) -> LayerRule:
     if moe_list is not None:
         chosen = _indices(moe_list)
         return LayerRule(lambda index: index in chosen, _around(chosen))
+    step = cfg.int("interleave_moe_layer_step")
+    if step > 0 and _declares(cfg.model_type, "interleave_moe_layer_step"):
+        # Llama-4 without ``moe_layers``: its config class derives them as every step-th layer
+        # (``range(step - 1, layers, step)``: Maverick's step of 2 makes every other one dense)
+        return LayerRule(lambda index: (index + 1) % step == 0, (), step)
     if cfg.has("expert_layer_period"):
         period = max(1, cfg.int("expert_layer_period", 1))
         offset = cfg.int("expert_layer_offset")

@@ -327,13 +327,18 @@ def _dict_outside(path: str, value: dict[str, Any]) -> str | None:
 
 
 def unlearned_list(
-    raw: dict[str, Any], model_type: str, learned: dict[str, Any], tensors: Sequence[_Repeated]
+    raw: dict[str, Any],
+    model_type: str,
+    learned: dict[str, Any],
+    tensors: Sequence[_Repeated],
+    counted: frozenset[str] = frozenset(),
 ) -> str | None:
     """Why a stated list of ``raw`` or of one of its sub-configs lies outside what
     ``model_type``'s template learned (see the module doc), or None. ``tensors`` are the
     template's tensors for ``raw``; the row's guarded ``lists`` and ``uniform`` ones are
-    compared elsewhere."""
-    guarded = set(learned.get("lists", {}))
+    compared elsewhere, and the plans in ``counted`` were counted layer kind by layer kind
+    (:mod:`~dimlint.memory.parameters.plan_counts`)."""
+    guarded = set(learned.get("lists", {})) | counted
     derived = derived_lists.defaults(model_type)
     uniform = set(learned.get("uniform", {}) or {})  # a plan among them is judged here
     base = architectures.base_fields()

@@ -41,6 +41,7 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
+from dimlint.memory.parameters import plan_counts
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
 
@@ -847,8 +848,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     unchecked = _flag_unchecked_for_class(raw, class_name, learned, record)
     if unchecked is not None:
         return Refusal(unchecked, True)
+    plans = plan_counts.stated_plans(raw, learned, record, values.get)
     for path, default in learned.get("lists", {}).items():
-        if _stated_list(raw, path) not in (None, default):
+        if path not in plans and _stated_list(raw, path) not in (None, default):
             return Refusal(f"{path} differs from the only value learned ({default})", True)
     for path, item in learned.get("uniform", {}).items():
         stated = _stated_list(raw, path)
@@ -861,14 +863,17 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     tensors: list[Tensor] = []
     refit = set(record.get("refit", []))
     multiple_of: dict[str, Any] = record.get("multiple_of", {})
-    for name, count_expression, dims, conditions, *pinned in tensors_json:
+    for row_index, (name, count_expression, dims, conditions, *pinned) in enumerate(tensors_json):
         if any(values.get(path) != wanted for path, wanted in conditions):
             missing = [path for path, _ in conditions if values.get(path) is None]
             if missing:
                 return Refusal(f"{missing[0]} has no value", True)
             continue
-        # A tensor no expression explains keeps its default size while its fields do.
-        for path in pinned[0] if pinned else ():
+        recounted = plan_counts.recount(row_index, record, plans) if plans else None
+        # A tensor no expression explains keeps its default size while its fields do; one
+        # only its count was pinned for is counted from a stated plan (``count_pins``).
+        count_pinned = recounted is not None and row_index in record.get("count_pins", ())
+        for path in pinned[0] if pinned and not count_pinned else ():
             if values.get(path) != defaults.get(path):
                 return Refusal(
                     f"{name} was seen only at {path} = {defaults.get(path)}"
@@ -909,6 +914,14 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if unresolved:
             return Refusal(f"{unresolved[0]} has no usable value", True)
         count = evaluate_expression(count_expression, resolved, zero=True)
+        if recounted is not None:
+            count = recounted  # a layer kind's tensor: once per stated layer of its kind
+        elif plans and toggled and "*" in name and count not in plan_counts.lengths(plans):
+            return Refusal(
+                f"{name} exists only under {toggled[0]} and its layer kind was not learned,"
+                " so a stated plan cannot count it",
+                True,
+            )
         if count == 0:
             continue  # a layer kind the config has none of
         shape = [size for dim in dims if (size := evaluate_expression(dim, resolved)) is not None]
@@ -942,7 +955,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
                 True,
             )
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
-    unlearned = unlearned_list(raw, model_type, learned, tensors)
+    unlearned = unlearned_list(raw, model_type, learned, tensors, frozenset(plans))
     if unlearned is not None:
         return Refusal(unlearned, True)
     return tensors
