@@ -75,13 +75,20 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dimlint.tools import compared_strings, provenance, undeclared_reads
+from dimlint.tools import (
+    compared_strings,
+    legacy_keys,
+    null_regimes,
+    provenance,
+    undeclared_reads,
+)
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import (
     FLOOR,
     evaluate_terms,
     fields_of,
     fit,
+    fit_floor,
     floored,
     from_json,
     quotient_pairs,
@@ -1403,6 +1410,11 @@ def learn(
     if len(held) < _REGIME_DEPTH:
         variants.update(_variants(model_type, budget_s, switching, held))
         regimes = _regimes(rows, learned, held)
+        skip = {*_INERT, *derived, *extras, *rebased, *filter(_ID_FIELD.search, base_values)}
+        nulls = null_regimes.null_switches(
+            plain, built[primary][0], _declared(type(plain)), skip, _meta_shapes
+        )
+        regimes += [(path, "=", None, None) for path in nulls]
         if regimes:
             row["regimes"] = [[path, op, value] for path, op, value, _ in regimes]
             variants.update(_regime_variants(model_type, budget_s, regimes, held))
@@ -1420,7 +1432,51 @@ def learn(
     if held:
         row["stated"] = held
     refresh(row, plain)
+    if not strings:
+        found = probed_keys(model_type, plain, [entry[0] for entry in built.values()], row)
+        if found:
+            row["legacy_keys"] = found
     return row
+
+
+#: The run-time's ``templates._SHAPE_KEY``: undeclared names of these kinds are refused unless
+#: probed inert.
+_UNKNOWN_SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
+
+
+def probed_keys(
+    model_type: str, plain: Any, models: Sequence[Any], row: Mapping[str, Any]
+) -> dict[str, object]:
+    """The row's ``legacy_keys`` (:mod:`dimlint.tools.legacy_keys`): the keys the class reads
+    from its keyword arguments and the shape-like names the code mentions undeclared, each
+    found an alias of one field or inert, judged against the fields ``row``'s tensors read."""
+    from dimlint.config import architectures
+
+    record = architectures.lookup(model_type)
+    if record is None:
+        return {}
+    examined = set(row.get("examined", []))
+    legacy = set(record.fields) - set(record.defaults) - examined - set(record.sub_configs)
+    known = set(record.fields) | set(record.aliases) | architectures.base_fields() | examined
+    undeclared = {
+        name
+        for name in [*row.get("mentioned", []), *generic_mentions()]
+        if name not in known and _UNKNOWN_SHAPE_KEY.search(name) and not name.startswith("_")
+    }
+    module = type(plain).__module__
+    read = set(undeclared_reads.fallbacks(undeclared_reads.model_sources(module)))
+    read |= set(undeclared_reads.constant_fallbacks(undeclared_reads.model_sources(module)))
+    legacy -= read
+    undeclared -= read
+    used = set(row.get("defaults", {})) | set(row.get("fixed", [])) | set(row.get("derived", {}))
+    used |= set(row.get("declared", {}))
+
+    return legacy_keys.probe(plain, models, legacy, undeclared, used, _derived(plain), _meta_shapes)
+
+
+def _meta_shapes(model_class: Any, config: Any) -> object:
+    """The tensors ``model_class`` builds from ``config`` on the meta device."""
+    return _groups(_build(model_class, config))
 
 
 #: String fields no tensor follows: identifiers, dtypes, runtime choices.
@@ -2058,7 +2114,16 @@ def derive_fallbacks(config: Any, paths: Sequence[str]) -> dict[str, object]:
         found = {p: undeclared_reads.fallback_of(changed, subs, p) for p in paths}
         values = {p: v for p, v in found.items() if v is not None}
         observations.append((path, {**_values(changed), **values}))
-    return _fit_derivations(observations, _values(config), _derived(config), paths)
+    fitted = _fit_derivations(observations, _values(config), _derived(config), paths)
+    preferred = frozenset(set(_values(config)) - _derived(config))
+    for path in paths:
+        points = [({k: v for k, v in vs.items() if k != path}, vs[path]) for _, vs in observations]
+        if path not in fitted and all(path in vs for _, vs in observations):
+            # a fallback that floors a quotient (``hidden_size // num_attention_heads``)
+            floor = fit_floor(points, preferred - {path})
+            if floor is not None:
+                fitted[path] = floor
+    return fitted
 
 
 def _changed(

@@ -41,6 +41,7 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
+from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
 
@@ -274,11 +275,15 @@ def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, An
             found.append(variant)
     for path, op, value in learned.get("regimes", []):
         stated = _stated_string(raw, path)
-        inside = (op == "=" and isinstance(stated, bool) and stated == value) or (
-            op == ">"
-            and isinstance(stated, int)
-            and not isinstance(stated, bool)
-            and stated > value
+        inside = (
+            (op == "=" and isinstance(stated, bool) and stated == value)
+            or (
+                op == ">"
+                and isinstance(stated, int)
+                and not isinstance(stated, bool)
+                and stated > value
+            )
+            or (op == "=" and value is None and stated_null(raw, path))
         )
         variant = variants.get(f"{path}{op}{json.dumps(value)}") if inside else None
         if isinstance(variant, dict):
@@ -376,7 +381,7 @@ def _as_the_class_reads(
     record = architectures.lookup(model_type)
     if record is None:
         return raw
-    read = dict(raw)
+    read = aliased(dict(raw), learned or {})  # legacy keys probed to set one field
     for standard, real in record.aliases.items():
         if standard in raw:
             read[real] = raw[standard]
@@ -427,8 +432,9 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
         return None
     examined: list[str] = learned.get("examined", [])
     neutral: dict[str, list[object]] = learned.get("legacy", {})
+    probed = accepted(learned)  # aliases and keys meta builds proved inert
     for key, value in raw.items():
-        if value in neutral.get(key, ()) and not isinstance(value, bool):
+        if key in probed or (value in neutral.get(key, ()) and not isinstance(value, bool)):
             continue
         if (
             key in record.fields
@@ -459,6 +465,7 @@ def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any
     known |= set(learned.get("examined", []))
     mentions = learned.get("mentioned")
     text = _flat_text_fields(raw, record, learned)
+    known |= accepted(learned)  # keys meta builds proved inert
     for key, value in raw.items():
         if (
             isinstance(value, int)
@@ -767,6 +774,8 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
+            if stated_as_derived(values.get, learned, path, values.get(path)):
+                continue  # the value the class derives when it is left out
             return Refusal(_outside(path, values.get(path), defaults[path]), True)
     for path in record.get("unlearned_flags", []):
         if values.get(path) != defaults.get(path):
