@@ -43,7 +43,19 @@ switches is ``fixed`` and learned as a variant row stated positive (``regimes``,
 (DeBERTa's ``position_buckets``, ``norm_rel_ebd``) are stated at the fallback and learned;
 ``reads`` lists them so the run-time refuses a value no build learned. A fitted quotient of
 two fields that transformers floors is read as ``a//b`` (:func:`floor_quotients`: SigLIP's
-384 / 14 patch grid).
+384 / 14 patch grid), and so is a fallback that floors one (Glm4-MoE's ``head_dim``, 4096 // 96:
+:func:`~dimlint.tools.shape_fit.fit_floor`).
+
+Keys the class declares no field for are probed too (:mod:`dimlint.tools.legacy_keys`): the
+row's ``legacy_keys`` says which legacy keyword arguments are an ``alias`` of one field
+(``{key: {"field": F, "wins": bool}}``: BLOOM's ``n_embed``) and which keys, legacy or
+undeclared, are ``inert`` (a list: GPT-NeoX's ``rotary_emb_base``, Nemotron-H's ignored
+``num_hidden_layers``), proved by meta builds at two values and depths; the run-time reads an
+alias as its field and accepts an inert key at any value. A numeric field the class keeps None
+and whose model then builds other tensors (DeepSeek-V2-Lite's ``q_lora_rank: null``) is a
+regime ``[path, "=", null]`` learned as the variant ``"path=null"``
+(:mod:`dimlint.tools.null_regimes`). ``legacy_keys`` and null regimes need builds: ``--refresh``
+keeps them from the cached row.
 
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.

@@ -22,7 +22,10 @@ A config in a regime the generator learned as a row of its own (a string value, 
 stated positive) is counted by that ``variants`` row; a stated key the modeling code reads
 with a constant fallback (``reads``) is inside only where a build learned it; ``a//b`` factors
 floor a quotient; ``refit`` tensors of a flag carry learned sizes, ``multiple_of`` ones hold
-only where their size is that multiple.
+only where their size is that multiple. Keys the generator probed (``legacy_keys``:
+:mod:`~dimlint.memory.parameters.probed_keys`) are read as the class reads them: an alias as
+its field, an inert key at any value; a ``fixed`` field stated at the value the class derives
+is inside, and a numeric field stated null picks its ``"path=null"`` variant.
 
 Like ``architectures.json``, the file is one model type per line and only the row asked for is
 parsed, so looking up a template costs a fraction of a millisecond.
