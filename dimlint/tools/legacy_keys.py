@@ -86,32 +86,41 @@ def alias(
     depths: Sequence[Mapping[str, object]],
     shapes: Shapes,
 ) -> dict[str, object] | None:
-    """``{"alias": F, "wins": …}`` when stating ``key`` sets exactly the declared field ``F``
-    to the stated value at every trial and depth and builds what stating ``F`` builds, else
-    None."""
+    """``{"alias": F, "wins": …}`` when stating ``key`` at every trial and depth gives the
+    config stating the top-level field ``F`` at that value (the fields the class derives from
+    ``F`` moving alike: Falcon's ``ffn_hidden_size`` follows ``n_embed`` as it follows
+    ``hidden_size``), and every class builds from it what stating ``F`` builds, at two
+    multiples of ``F``'s value, else None."""
     target: str | None = None
     for base in depths:
         for trial in TRIALS:
             try:
                 moved = changed(config_class, base, {key: trial})
-                if len(moved) != 1:
-                    return None
-                (field,) = moved
-                if (
-                    "." in field
-                    or field in base
-                    or _value(config_class, {**base, key: trial}, field) != trial
-                ):
-                    return None
-            except ValueError:
+                stated = flat(config_class(**base, **{key: trial}).to_dict())
+            except Exception:  # the class rejects the key or value
                 return None
-            if target not in (None, field):
+            fields = [p for p in sorted(moved) if "." not in p and p not in base]
+            fields = [p for p in fields if stated.get(p) == trial]
+            if len(fields) != 1 or target not in (None, fields[0]):
                 return None
-            target = field
-            if _value(config_class, {**base, field: trial}, key) not in (None, trial):
-                return None  # stating the field moves the key some other way
+            target = fields[0]
+            try:
+                direct = flat(config_class(**base, **{target: trial}).to_dict())
+            except Exception:  # the class rejects the field at the value
+                return None
+            if {p: v for p, v in stated.items() if p != key} != {
+                p: v for p, v in direct.items() if p != key
+            } or direct.get(key) not in (None, trial):
+                return None  # another config, or stating the field moves the key otherwise
+        # built at multiples of the field's value, which keep what it divides (heads)
+        if target is None:
+            return None
+        default = flat(config_class(**base).to_dict()).get(target)
+        if not isinstance(default, int) or isinstance(default, bool) or default <= 0:
+            return None
+        for value in (2 * default, 4 * default):
             if not _same_builds(
-                models, config_class, {**base, key: trial}, {**base, field: trial}, shapes
+                models, config_class, {**base, key: value}, {**base, target: value}, shapes
             ):
                 return None
     if target is None:
