@@ -429,7 +429,10 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
     does, so a template that ignores it may count another model, unless it states the value
     the class falls back to without it (the row's ``legacy``: Qwen3-Next's
     ``full_attention_interval`` of 4), which is what the template learned. Legacy sub-config
-    dicts (``text_config_dict``) are mapped by :func:`_as_the_class_reads` instead."""
+    dicts (``text_config_dict``) are mapped by :func:`_as_the_class_reads` instead. A string
+    is judged too: Nemotron-H's ``hybrid_override_pattern`` spells out its layers (and, the
+    stated ``num_hidden_layers`` being ignored, was once the only key saying the depth); keys
+    the generator probed inert or an alias (``legacy_keys``) are inside at any value."""
     record = architectures.lookup(model_type)
     if record is None:
         return None
@@ -443,7 +446,7 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
             key in record.fields
             and key not in record.defaults
             and key not in examined
-            and _numeric(value)
+            and (_numeric(value) or isinstance(value, str))
             and key not in record.sub_configs
             and key not in _ROPE_KEYS
             and key not in _STAGE_KEYS
