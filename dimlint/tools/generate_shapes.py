@@ -46,7 +46,19 @@ switches is ``fixed`` and learned as a variant row stated positive (``regimes``,
 (DeBERTa's ``position_buckets``, ``norm_rel_ebd``) are stated at the fallback and learned;
 ``reads`` lists them so the run-time refuses a value no build learned. A fitted quotient of
 two fields that transformers floors is read as ``a//b`` (:func:`floor_quotients`: SigLIP's
-384 / 14 patch grid).
+384 / 14 patch grid), and so is a fallback that floors one (Glm4-MoE's ``head_dim``, 4096 // 96:
+:func:`~dimlint.tools.shape_fit.fit_floor`).
+
+Keys the class declares no field for are probed too (:mod:`dimlint.tools.legacy_keys`): the
+row's ``legacy_keys`` says which legacy keyword arguments are an ``alias`` of one field
+(``{key: {"field": F, "wins": bool}}``: BLOOM's ``n_embed``) and which keys, legacy or
+undeclared, are ``inert`` (a list: GPT-NeoX's ``rotary_emb_base``, Nemotron-H's ignored
+``num_hidden_layers``), proved by meta builds at two values and depths; the run-time reads an
+alias as its field and accepts an inert key at any value. A numeric field the class keeps None
+and whose model then builds other tensors (DeepSeek-V2-Lite's ``q_lora_rank: null``) is a
+regime ``[path, "=", null]`` learned as the variant ``"path=null"``
+(:mod:`dimlint.tools.null_regimes`). ``legacy_keys`` and null regimes need builds: ``--refresh``
+keeps them from the cached row.
 
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
@@ -82,6 +94,8 @@ from dimlint.tools import (
     compared_strings,
     kind_rebase,
     layer_kind_tags,
+    legacy_keys,
+    null_regimes,
     numbered_modules,
     provenance,
     rederived,
@@ -94,6 +108,7 @@ from dimlint.tools.shape_fit import (
     evaluate_terms,
     fields_of,
     fit,
+    fit_floor,
     floored,
     from_json,
     quotient_pairs,
@@ -1444,6 +1459,11 @@ def learn(
     if len(held) < _REGIME_DEPTH:
         variants.update(_variants(model_type, budget_s, switching, held))
         regimes = _regimes(rows, learned, held)
+        skip = {*_INERT, *derived, *extras, *rebased, *filter(_ID_FIELD.search, base_values)}
+        nulls = null_regimes.null_switches(
+            plain, built[primary][0], _declared(type(plain)), skip, _meta_shapes
+        )
+        regimes += [(path, "=", None, None) for path in nulls]
         if regimes:
             row["regimes"] = [[path, op, value] for path, op, value, _ in regimes]
             variants.update(_regime_variants(model_type, budget_s, regimes, held))
@@ -1461,6 +1481,10 @@ def learn(
     if held:
         row["stated"] = held
     refresh(row, plain)
+    if not strings:
+        found = probed_keys(model_type, plain, [entry[0] for entry in built.values()], row)
+        if found:
+            row["legacy_keys"] = found
     return row
 
 
@@ -1589,6 +1613,46 @@ def _layer_kinds(
         )
     except Exception:  # the default no longer builds alone (a budget): no tags
         return {}, {}
+
+
+#: The run-time's ``templates._SHAPE_KEY``: undeclared names of these kinds are refused unless
+#: probed inert.
+_UNKNOWN_SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
+
+
+def probed_keys(
+    model_type: str, plain: Any, models: Sequence[Any], row: Mapping[str, Any]
+) -> dict[str, object]:
+    """The row's ``legacy_keys`` (:mod:`dimlint.tools.legacy_keys`): the keys the class reads
+    from its keyword arguments and the shape-like names the code mentions undeclared, each
+    found an alias of one field or inert, judged against the fields ``row``'s tensors read."""
+    from dimlint.config import architectures
+
+    record = architectures.lookup(model_type)
+    if record is None:
+        return {}
+    examined = set(row.get("examined", []))
+    legacy = set(record.fields) - set(record.defaults) - examined - set(record.sub_configs)
+    known = set(record.fields) | set(record.aliases) | architectures.base_fields() | examined
+    undeclared = {
+        name
+        for name in [*row.get("mentioned", []), *generic_mentions()]
+        if name not in known and _UNKNOWN_SHAPE_KEY.search(name) and not name.startswith("_")
+    }
+    module = type(plain).__module__
+    read = set(undeclared_reads.fallbacks(undeclared_reads.model_sources(module)))
+    read |= set(undeclared_reads.constant_fallbacks(undeclared_reads.model_sources(module)))
+    legacy -= read
+    undeclared -= read
+    used = set(row.get("defaults", {})) | set(row.get("fixed", [])) | set(row.get("derived", {}))
+    used |= set(row.get("declared", {}))
+
+    return legacy_keys.probe(plain, models, legacy, undeclared, used, _derived(plain), _meta_shapes)
+
+
+def _meta_shapes(model_class: Any, config: Any) -> object:
+    """The tensors ``model_class`` builds from ``config`` on the meta device."""
+    return _groups(_build(model_class, config))
 
 
 #: String fields no tensor follows: identifiers, dtypes, runtime choices.
@@ -2243,7 +2307,16 @@ def derive_fallbacks(config: Any, paths: Sequence[str]) -> dict[str, object]:
         found = {p: undeclared_reads.fallback_of(changed, subs, p) for p in paths}
         values = {p: v for p, v in found.items() if v is not None}
         observations.append((path, {**_values(changed), **values}))
-    return _fit_derivations(observations, _values(config), _derived(config), paths)
+    fitted = _fit_derivations(observations, _values(config), _derived(config), paths)
+    preferred = frozenset(set(_values(config)) - _derived(config))
+    for path in paths:
+        points = [({k: v for k, v in vs.items() if k != path}, vs[path]) for _, vs in observations]
+        if path not in fitted and all(path in vs for _, vs in observations):
+            # a fallback that floors a quotient (``hidden_size // num_attention_heads``)
+            floor = fit_floor(points, preferred - {path})
+            if floor is not None:
+                fitted[path] = floor
+    return fitted
 
 
 def _changed(

@@ -338,3 +338,32 @@ def floored(expression: object, pair: tuple[str, str]) -> Expression | None:
         else:
             rewritten.append((coefficient, factors))
     return to_json(rewritten)
+
+
+def fit_floor(
+    observations: Sequence[tuple[Values, int]], preferred: frozenset[str]
+) -> Expression | None:
+    """``a // b`` of two fields, when that and no other such quotient gives every observation
+    and both fields moved in some observation (Glm4-MoE's ``head_dim`` fallback
+    ``hidden_size // num_attention_heads`` is 4096 // 96 = 42, which no rational expression
+    fits): the floor a fallback takes where the width is no whole number of heads."""
+
+    def number(value: object) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+    if not observations:
+        return None
+    first = observations[0][0]
+    names = sorted(name for name in preferred if number(first.get(name)))
+    moved = {name for name in names if any(v.get(name) != first.get(name) for v, _ in observations)}
+    found: list[tuple[str, str]] = []
+    for a, b in itertools.permutations(sorted(moved), 2):
+        if all(
+            number(values.get(a)) and number(values.get(b)) and values[a] // values[b] == value
+            for values, value in observations
+        ):
+            found.append((a, b))
+    if len(found) != 1:
+        return None  # none, or several quotients alike: which one the code takes is unknown
+    a, b = found[0]
+    return [[1, 1, [[f"{a}{FLOOR}{b}", 1]]]]

@@ -22,7 +22,10 @@ A config in a regime the generator learned as a row of its own (a string value, 
 stated positive) is counted by that ``variants`` row; a stated key the modeling code reads
 with a constant fallback (``reads``) is inside only where a build learned it; ``a//b`` factors
 floor a quotient; ``refit`` tensors of a flag carry learned sizes, ``multiple_of`` ones hold
-only where their size is that multiple.
+only where their size is that multiple. Keys the generator probed (``legacy_keys``:
+:mod:`~dimlint.memory.parameters.probed_keys`) are read as the class reads them: an alias as
+its field, an inert key at any value; a ``fixed`` field stated at the value the class derives
+is inside, and a numeric field stated null picks its ``"path=null"`` variant.
 
 Like ``architectures.json``, the file is one model type per line and only the row asked for is
 parsed, so looking up a template costs a fraction of a millisecond.
@@ -42,6 +45,7 @@ from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
 from dimlint.memory.parameters import plan_counts
+from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
 
@@ -279,11 +283,15 @@ def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, An
             found.append(variant)
     for path, op, value in learned.get("regimes", []):
         stated = _stated_string(raw, path)
-        inside = (op == "=" and isinstance(stated, bool) and stated == value) or (
-            op == ">"
-            and isinstance(stated, int)
-            and not isinstance(stated, bool)
-            and stated > value
+        inside = (
+            (op == "=" and isinstance(stated, bool) and stated == value)
+            or (
+                op == ">"
+                and isinstance(stated, int)
+                and not isinstance(stated, bool)
+                and stated > value
+            )
+            or (op == "=" and value is None and stated_null(raw, path))
         )
         variant = variants.get(f"{path}{op}{json.dumps(value)}") if inside else None
         if isinstance(variant, dict):
@@ -381,7 +389,7 @@ def _as_the_class_reads(
     record = architectures.lookup(model_type)
     if record is None:
         return raw
-    read = dict(raw)
+    read = aliased(dict(raw), learned or {})  # legacy keys probed to set one field
     for standard, real in record.aliases.items():
         if standard in raw:
             read[real] = raw[standard]
@@ -426,20 +434,24 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
     does, so a template that ignores it may count another model, unless it states the value
     the class falls back to without it (the row's ``legacy``: Qwen3-Next's
     ``full_attention_interval`` of 4), which is what the template learned. Legacy sub-config
-    dicts (``text_config_dict``) are mapped by :func:`_as_the_class_reads` instead."""
+    dicts (``text_config_dict``) are mapped by :func:`_as_the_class_reads` instead. A string
+    is judged too: Nemotron-H's ``hybrid_override_pattern`` spells out its layers (and, the
+    stated ``num_hidden_layers`` being ignored, was once the only key saying the depth); keys
+    the generator probed inert or an alias (``legacy_keys``) are inside at any value."""
     record = architectures.lookup(model_type)
     if record is None:
         return None
     examined: list[str] = learned.get("examined", [])
     neutral: dict[str, list[object]] = learned.get("legacy", {})
+    probed = accepted(learned)  # aliases and keys meta builds proved inert
     for key, value in raw.items():
-        if value in neutral.get(key, ()) and not isinstance(value, bool):
+        if key in probed or (value in neutral.get(key, ()) and not isinstance(value, bool)):
             continue
         if (
             key in record.fields
             and key not in record.defaults
             and key not in examined
-            and _numeric(value)
+            and (_numeric(value) or isinstance(value, str))
             and key not in record.sub_configs
             and key not in _ROPE_KEYS
             and key not in _STAGE_KEYS
@@ -464,6 +476,7 @@ def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any
     known |= set(learned.get("examined", []))
     mentions = learned.get("mentioned")
     text = _flat_text_fields(raw, record, learned)
+    known |= accepted(learned)  # keys meta builds proved inert
     for key, value in raw.items():
         if (
             isinstance(value, int)
@@ -840,6 +853,8 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
+            if stated_as_derived(values.get, learned, path, values.get(path)):
+                continue  # the value the class derives when it is left out
             return Refusal(_outside(path, values.get(path), defaults[path]), True)
     for path in record.get("unlearned_flags", []):
         if values.get(path) != defaults.get(path):
