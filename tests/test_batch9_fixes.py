@@ -145,3 +145,36 @@ def test_a_checkpoint_converters_layouts_are_not_judged_as_a_run() -> None:
     assert "DL405" not in {code for code, _ in _codes("examples/merge.sh", CONVERTER)}
     run = CONVERTER.replace("    --target-tensor-model-parallel-size 1 \\\n", "")
     assert "DL405" in {code for code, _ in _codes("examples/train.sh", run)}
+
+
+T2T = """\
+from tensor2tensor.utils import registry
+
+@registry.register_hparams
+def transformer_big():
+    hparams = transformer_base()
+    hparams.hidden_size = 1030
+    hparams.filter_size = 4096
+    hparams.num_heads = 16
+    return hparams
+
+def not_registered():
+    hparams = transformer_base()
+    hparams.hidden_size = 1030
+    hparams.num_heads = 16
+    return hparams
+"""
+
+
+def test_a_registered_hyperparameter_set_is_a_config() -> None:
+    """tensor2tensor's ``@registry.register_hparams`` functions: the object they set attribute
+    by attribute is the set (its multihead attention raises when the heads do not divide the
+    key depth, ``hidden_size`` by default); the same lines in a function not registered are
+    an object dimlint does not know."""
+    found = _codes("tensor2tensor/models/transformer.py", T2T)
+    assert ("DL101", 6) in found
+    assert not [line for code, line in found if code == "DL101" and line != 6]
+    rebound = T2T.replace(
+        "    return hparams\n", "    hparams = update(hparams)\n    return hparams\n", 1
+    )
+    assert "DL101" not in {code for code, _ in _codes("t2t/models/ut.py", rebound)}
