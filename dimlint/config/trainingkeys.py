@@ -52,8 +52,9 @@ def hidden_dim_is_width(keys: Any) -> bool:
 #: ``depth``/``num_layers``, ``num_heads``, ``mlp_dim``; gemma's SigLIP encoder, LiT's
 #: ``TextTransformer``), OpenAI's CLIP and open_clip (``Transformer(width, layers, heads)``).
 #: Their attention is ``width`` wide (flax's ``MultiHeadDotProductAttention`` and torch's
-#: ``nn.MultiheadAttention`` both refuse heads that do not divide it).
-VIT_DEPTH_KEYS = ("depth", "layers", "num_layers")
+#: ``nn.MultiheadAttention`` both refuse heads that do not divide it). An encoder-decoder ViT
+#: (big_vision's UViM and GIVT VAEs) states its depths apart: ``enc_depth``, ``dec_depth``.
+VIT_DEPTH_KEYS = ("depth", "layers", "num_layers", "enc_depth", "dec_depth")
 VIT_HEAD_KEYS = (*HEAD_KEYS, "heads")
 VIT_RENAMES = {
     "width": "hidden_size",

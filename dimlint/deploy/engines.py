@@ -422,12 +422,49 @@ SPLIT_KEYS = (
 )
 
 
+#: Megatron-LM's own pipeline arguments that name blocks, splits or layers without placing
+#: layers unevenly (the encoder/decoder split rank; interleaving, which asks an even split).
+UPSTREAM_PIPELINE_KEYS = frozenset(
+    {
+        "pipeline_model_parallel_split_rank",
+        "num_layers_per_virtual_pipeline_stage",
+        "virtual_pipeline_model_parallel_size",
+    }
+)
+_FORK_SPLIT_WORDS = ("block", "split", "layer", "method")
+#: A fork's method values that name upstream's even split (Yuan-2.0's default ``uniform``).
+_EVEN_METHODS = frozenset({"uniform", "even"})
+
+
+def fork_split_key(raw: dict[str, Any]) -> str | None:
+    """A pipeline argument Megatron-LM does not define that says how layers go to stages: a
+    fork's own placement (Yuan-2.0's ``--pipeline-model-parallel-method block`` with
+    ``--pipeline-model-parallel-blocks 2,2,3,…``, checked by its ``arguments.py`` against the
+    layer count instead of upstream's even split). Which split the fork accepts is its own, so
+    upstream's divisibility is not asked; a method naming the even split
+    (``uniform``) keeps upstream's rule whatever else is stated."""
+    found = None
+    for key, value in raw.items():
+        if value in (None, False) or key.startswith("-") or "pipeline" not in key:
+            continue
+        if key in UPSTREAM_PIPELINE_KEYS or key in SPLIT_KEYS:
+            continue
+        if "method" in key and value in _EVEN_METHODS:
+            return None
+        if found is None and any(word in key for word in _FORK_SPLIT_WORDS):
+            found = key
+    return found
+
+
 def _uneven_split(spec: ModelSpec, layers: int, pp: int) -> bool:
     """Whether the config splits its layers over stages in a way Megatron accepts unevenly: a
-    stated layout or first/last stage size, or ``account_for_embedding/loss_in_pipeline_split``
-    counting the embedding and loss as a layer each (with virtual stages: over pp × vp)."""
+    stated layout or first/last stage size, a fork's own split (:func:`fork_split_key`), or
+    ``account_for_embedding/loss_in_pipeline_split`` counting the embedding and loss as a layer
+    each (with virtual stages: over pp × vp)."""
     raw = spec.raw
     if any(raw.get(key) not in (None, False) for key in LAYOUT_KEYS):
+        return True
+    if fork_split_key(raw) is not None:
         return True
     extra = sum(
         raw.get(key) is True

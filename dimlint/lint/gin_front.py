@@ -1,4 +1,5 @@
-"""Lint a gin file: T5X's model bindings (``network.T5Config.emb_dim = 4096``).
+"""Lint a gin file: T5X's and Trax's model bindings (``network.T5Config.emb_dim = 4096``,
+``TransformerLM.d_model = 512``).
 
 The bindings are read by :mod:`dimlint.sources.ginfile` into the document the YAML front end
 judges (:func:`dimlint.lint.yaml_front.lint_document`), as launch scripts are
@@ -20,11 +21,14 @@ def lint_gin(path: str, data: bytes, selection: Selection) -> FileResult:
     result = FileResult(path)
     if not ginfile.may_have_model(data):
         result.skipped = (
-            "no model bindings (emb_dim, num_heads, head_dim, mlp_dim, *_layers, EMBED_DIM…)"
+            "no model bindings (emb_dim, num_heads, head_dim, mlp_dim, *_layers, EMBED_DIM…;"
+            " Trax's d_model, n_heads, d_ff, n_layers)"
         )
         return result
     text = data.decode("utf-8", errors="replace")
     from dimlint.config.spec import T5X
     from dimlint.lint.yaml_front import lint_document
 
-    return lint_document(path, ginfile.load(path, text), selection, result, T5X)
+    document = ginfile.load(path, text)
+    framework = None if ginfile.trax_only(document) else T5X
+    return lint_document(path, document, selection, result, framework)

@@ -21,6 +21,7 @@ from dimlint.checks.registry import Finding
 from dimlint.config.spec import FIXTURE, FRAMEWORK, OWN_MODULE, ModelSpec
 from dimlint.lint.run_rules import spec_findings
 from dimlint.lint.selection import Selection
+from dimlint.sources.python.configs import is_test_module
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -163,6 +164,7 @@ def collect(
     tally: dict[str, int] | None = None,
     models: list[list[ModelSpec]] | None = None,
     notes: list[str] | None = None,
+    per_head: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Pending]:
     """Every finding of every candidate and layer call of a scanned module.
 
@@ -178,7 +180,7 @@ def collect(
     import libcst as cst
 
     from dimlint.checks.layers import check_layer
-    from dimlint.sources.python import attrconfigs, moduledefaults, testers
+    from dimlint.sources.python import attrconfigs, modelfunctions, moduledefaults, testers
     from dimlint.sources.python import configs as pyconfigs
     from dimlint.sources.python import layers as pylayers
     from dimlint.sources.python import named as pynamed
@@ -198,6 +200,7 @@ def collect(
     }
     candidates = extractor.class_candidates()
     candidates += moduledefaults.candidates(scan, evaluator)
+    candidates += modelfunctions.candidates(scan, evaluator)
     if in_tests and testers.CAUSAL_LM_TESTER in (*scan.imported_from, *scan.relative_from):
         found_testers = testers.Testers(scan, evaluator)
         candidates += found_testers.candidates()
@@ -222,6 +225,7 @@ def collect(
                 readers[id(edit)] = readers.get(id(edit), 0) + 1
 
     checker = _CandidateChecker(path, enabled, selection, rounding)
+    checker.per_head = per_head
     if tally is not None:
         tally["configs"] = sum(1 for c in candidates if _states_a_dimension(c))
         tally["layers"] = len(layer_calls)
@@ -315,6 +319,8 @@ class _CandidateChecker:
         self.rounding = rounding
         self.codes = enabled - NOT_FOR_PYTHON
         self._seen: dict[int, frozenset[tuple[str, str]]] = {}
+        #: (width, heads) names the module multiplies (:mod:`dimlint.sources.python.perhead`).
+        self.per_head: frozenset[tuple[str, str]] = frozenset()
 
     def specs_of(self, candidate: Candidate) -> CandidateSpecs:
         """The candidate's specs; with a rounding in the code, their embeddings are padded."""
@@ -345,7 +351,24 @@ class _CandidateChecker:
             (spec, finding)
             for spec in specs.specs
             for finding in spec_findings(spec, codes, self.selection)
+            if not self._unowed(spec, finding)
         ]
+
+    def _unowed(self, spec: ModelSpec, finding: Finding) -> bool:
+        """A divisibility the module does not ask: a width the module multiplies by the heads
+        (a head's width: :mod:`dimlint.sources.python.perhead`), or a test's config that writes
+        a width and leaves the heads to the class default: a
+        fixture for parts that need no heads (TensorRT-LLM's ``LlamaMLP(LlamaConfig(
+        hidden_size=8, intermediate_size=20))``), whose attention no test is known to build.
+        The heads are not a value written, so no divisibility is judged on them."""
+        if finding.code not in ("DL101", "DL104"):
+            return False
+        hidden, heads = spec.hidden, spec.heads
+        if hidden is not None and heads is not None and (hidden.key, heads.key) in self.per_head:
+            return True  # a head's width, scaled by the heads in the module
+        if finding.code != "DL101" or not is_test_module(self.path):
+            return False
+        return heads is not None and not heads.in_file
 
     def new_findings(
         self, candidate: Candidate, specs: CandidateSpecs

@@ -120,10 +120,19 @@ def lint_document(
         result.skipped = "no model section (no mapping states two of hidden size, heads, layers)"
         return result
     sizes = yamlmodels.parallel_sizes(document.value)
+    conversion = yamlmodels.conversion_key(document.value)
+    unjudged = sizes if conversion is not None else {}
+    if unjudged:
+        sizes = {}
     section_selection = selection._replace(deployment=_with_file_target(selection, sizes))
     family = yamlmodels.top_level_model_type(document.value)
     codes = enabled - NOT_FOR_YAML
     notes: list[str] = []
+    if unjudged:
+        notes.append(
+            f"parallel sizes not judged as a layout ({conversion} is stated: a checkpoint"
+            " conversion, whose sizes are the checkpoints' layouts, reshaped in one process)"
+        )
     built = [_spec(path, _known(section, notes), family) for section in found]
     for spec, _ in built:
         _as_written(spec, document.spelled)

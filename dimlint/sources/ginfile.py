@@ -19,6 +19,14 @@ What is read, and with which meaning (T5X's ``T5Config`` and ``TransformerConfig
   divisibility is asked of it. A configurable that binds ``num_heads`` without ``head_dim``
   takes the head width from an included file or the class default (64): its heads are not
   read (only findings that need no defaults).
+* Trax's models (``trax/models/*.py``, configured by gin the same way:
+  ``TransformerLM.d_model = 512``, ``TransformerLM.n_heads = 8``) name their sizes ``d_model``
+  (the width), ``n_heads``, ``d_ff``, ``n_layers`` / ``n_encoder_layers`` /
+  ``n_decoder_layers``. Trax's attention splits ``d_model`` into the heads and raises
+  ``ValueError`` when they do not divide it (``trax/layers/attention.py``:
+  ``d_feature % n_heads != 0``), unless the configurable binds ``d_attention_key`` (the
+  Reformer's and Terraformer's efficient attention: ``n_heads × d_attention_key`` wide), read as
+  the head width. A configurable binding two of these is a Trax model (:func:`trax_only`).
 * A ``%MACRO`` defined in the same file by a literal (or by another such macro) is read at that
   literal, where a fix edits it. One defined elsewhere (an ``include``d file, ``--gin_bindings``)
   is left out with a ``--verbose`` note, as is any value that is not a literal
@@ -49,6 +57,17 @@ T5X_RENAMES = {
     "num_heads": "num_attention_heads",
     "mlp_dim": "intermediate_size",
 }
+#: Trax's parameter names → the common names (see the module docstring).
+TRAX_RENAMES = {
+    "d_model": "hidden_size",
+    "n_heads": "num_attention_heads",
+    "d_ff": "intermediate_size",
+    "d_attention_key": "head_dim",
+}
+#: Trax's depth parameters (the first bound is read as the depth, as T5X's).
+TRAX_LAYERS = ("n_layers", "n_encoder_layers", "n_decoder_layers")
+#: Parameters that make a configurable a Trax model's (two of them must be bound).
+TRAX_PARAMETERS = frozenset({"d_model", "n_heads", "d_ff", "d_attention_key", *TRAX_LAYERS})
 #: T5X's depth parameters, the first bound one is the model's depth (decoder-only:
 #: ``num_layers``; encoder-decoder: the encoder's, as transformers' T5 reads ``num_layers``).
 T5X_LAYERS = ("num_layers", "num_encoder_layers", "num_decoder_layers")
@@ -80,12 +99,14 @@ MODEL_PARAMETERS = frozenset({"emb_dim", "num_heads", "head_dim", "mlp_dim", *T5
 
 _MODEL_WORDS = re.compile(
     rb"\b(?:emb_dim|num_heads|head_dim|mlp_dim|num_(?:encoder_|decoder_)?layers"
-    rb"|EMBED_DIM|EMB_DIM|NUM_HEADS|HEAD_DIM|MLP_DIM|NUM_(?:ENCODER_|DECODER_)?LAYERS)\b"
+    rb"|EMBED_DIM|EMB_DIM|NUM_HEADS|HEAD_DIM|MLP_DIM|NUM_(?:ENCODER_|DECODER_)?LAYERS"
+    rb"|d_model|n_heads|d_ff|n_(?:encoder_|decoder_)?layers)\b"
 )
 
 
 def may_have_model(data: bytes) -> bool:
-    """Whether the file names two of T5X's model parameters or flaxformer's size macros."""
+    """Whether the file names two of T5X's or Trax's model parameters or flaxformer's size
+    macros."""
     return len({match.group(0) for match in _MODEL_WORDS.finditer(data)}) >= 2
 
 
@@ -146,14 +167,17 @@ def load(path: str, text: str) -> YamlDocument:
             owner, parameter = name.rsplit(".", 1)
         else:
             continue
-        if parameter in MODEL_PARAMETERS or parameter in ("vocab_size", "mlp_activations"):
+        if parameter in _READ_PARAMETERS:
             bindings.setdefault(owner, {})[parameter] = (written, *key_at)
     macro_keys = {name: at for name, at in macro_names.items() if name in MACRO_RENAMES}
     value: dict[str, dict[str, Any]] = {}
     values: dict[str, tuple[int, int]] = {}
     keys: dict[str, tuple[int, int]] = {}
+    trax: set[str] = set()
     for owner, parameters in bindings.items():
-        if sum(1 for name in parameters if name in MODEL_PARAMETERS) < 2:
+        if sum(1 for name in parameters if name in TRAX_PARAMETERS) >= 2:
+            trax.add(owner)
+        elif sum(1 for name in parameters if name in MODEL_PARAMETERS) < 2:
             continue
         section: dict[str, Any] = {}
         base = f"/{escape_pointer_token(owner)}"
@@ -181,11 +205,36 @@ def load(path: str, text: str) -> YamlDocument:
             keys[pointer] = (key_start, key_end)
     document = YamlDocument(path, text, top or value, values, keys)
     for owner, section in value.items():
-        _translate(document, f"/{escape_pointer_token(owner)}", section, notes)
+        if owner in trax:
+            _translate_trax(document, f"/{escape_pointer_token(owner)}", section)
+        else:
+            _translate(document, f"/{escape_pointer_token(owner)}", section, notes)
     if top:
         _translate_macros(document, top, notes)
     document.notes = notes
     return document
+
+
+def trax_only(document: YamlDocument) -> bool:
+    """Whether every model the gin file binds is a Trax model (none binds T5X's parameters):
+    Trax's attention splits the width into heads, so T5X's semantics do not apply."""
+    sections = [v for v in document.value.values() if isinstance(v, dict)]
+    return bool(sections) and all(
+        any(name in section for name in TRAX_PARAMETERS)
+        and not any(name in section for name in MODEL_PARAMETERS)
+        for section in sections
+    )
+
+
+def _translate_trax(document: YamlDocument, pointer: str, section: dict[str, Any]) -> None:
+    """Add the common names of Trax's parameters (see the module docstring)."""
+    added = {common: name for name, common in TRAX_RENAMES.items() if name in section}
+    layers = next((name for name in TRAX_LAYERS if name in section), None)
+    if layers is not None:
+        added["num_hidden_layers"] = layers
+    for common, written in added.items():
+        section[common] = section[written]
+        document.alias(f"{pointer}/{common}", f"{pointer}/{escape_pointer_token(written)}")
 
 
 def _translate_macros(document: YamlDocument, macros: dict[str, Any], notes: list[str]) -> None:
@@ -224,6 +273,10 @@ def _translate(
     activations = section.get("mlp_activations")
     if isinstance(activations, list) and len(activations) >= 2:
         section["gated_linear_unit"] = True
+
+
+#: Every parameter a binding is kept for.
+_READ_PARAMETERS = MODEL_PARAMETERS | TRAX_PARAMETERS | {"vocab_size", "mlp_activations"}
 
 
 def _resolve(

@@ -125,6 +125,25 @@ def parallel_sizes(value: Any) -> dict[str, ParallelSize]:
     return found
 
 
+#: Arguments of Megatron's checkpoint converters (``tools/checkpoint/convert.py``'s
+#: ``--target-tensor-parallel-size``, forks' ``merge/split_*_partitions.py``'s
+#: ``--target-pipeline-model-parallel-size``): the file converts a checkpoint, it trains nothing.
+CONVERSION_KEYS = (
+    "target_tensor_parallel_size",
+    "target_pipeline_parallel_size",
+    "target_tensor_model_parallel_size",
+    "target_pipeline_model_parallel_size",
+)
+
+
+def conversion_key(value: Any) -> str | None:
+    """The first checkpoint-conversion argument the document states (:data:`CONVERSION_KEYS`):
+    the parallel sizes beside it are a source and a destination checkpoint's layouts, which the
+    converter reshapes in one process, not a layout a run builds."""
+    stated = first_stated(value, CONVERSION_KEYS)
+    return next(iter(stated), None)
+
+
 def first_stated(value: Any, keys: tuple[str, ...]) -> dict[str, Any]:
     """The first value of each of ``keys`` anywhere in the document, outermost first (a
     training YAML states how its layers split over pipeline stages beside the parallel sizes,

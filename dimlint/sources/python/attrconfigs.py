@@ -11,7 +11,11 @@ name in one statement block are one config:
   this file, megatron-core's classes), or it is a parameter of a function in a file that imports
   megatron or NeMo (their ``TransformerConfig``: megatron-core's semantics, head width
   floor-divided, apply). A mock (``MagicMock()``) in a test, a ``SimpleNamespace`` or a name
-  bound any other way is not a config dimlint knows;
+  bound any other way is not a config dimlint knows. In a function registered as a
+  hyperparameter set (tensor2tensor's ``@registry.register_hparams def transformer_big():
+  hparams = transformer_base(); hparams.hidden_size = 1024; hparams.num_heads = 16``) the
+  object bound to a call and set attribute by attribute is the set itself: read from the values
+  the function writes (its base's are another function's, not read);
 * each assignment is a block's: the arms of an ``if`` are separate configs (FlagScale's
   ``if vision_model_type == "clip": … elif "siglip": …``); an attribute assigned twice in a
   block with different values, or changed by ``+=``, is not read; where several blocks of a
@@ -136,6 +140,8 @@ def _identify(
     expression = scope.expression(receiver)
     if not isinstance(expression, cst.Call):
         return None
+    if any(scope is frame for frame in scan.hparams_functions):
+        return None, None  # a registered hyperparameter set: the object it builds is a config
     known = by_callee.get(id(expression.func))
     if known is not None and (
         known.base_model_type is not None or known.framework is not None or known.base is not None

@@ -47,6 +47,8 @@ from dimlint.sources.python.scan import (
     Scan,
     Site,
     is_config_decorator,
+    is_hparams_decorator,
+    is_model_function,
 )
 
 
@@ -601,6 +603,12 @@ def _walk(
                     is_config_decorator(ast_dotted_name(d)) for d in node.decorator_list
                 ):
                     result.config_functions.append(inner)
+                elif not frames and is_model_function(node.name):
+                    result.model_functions.append(inner)
+                if not frames and any(
+                    is_hparams_decorator(ast_dotted_name(d)) for d in node.decorator_list
+                ):
+                    result.hparams_functions.append(inner)
                 arguments = node.args
                 _bind_params(inner, arguments)
                 defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d)]

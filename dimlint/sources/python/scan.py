@@ -124,7 +124,9 @@ class Scan:
         "classes",
         "config_functions",
         "globals",
+        "hparams_functions",
         "imported_from",
+        "model_functions",
         "module",
         "nn_aliases",
         "nn_names",
@@ -141,6 +143,12 @@ class Scan:
         self.classes: list[Site] = []
         #: Module-level functions whose body is a config (sacred's ``@ex.config``), by frame.
         self.config_functions: list[Frame] = []
+        #: Module-level functions named as classes are (Trax's ``TransformerLM``): model
+        #: constructors whose defaults are a model (:mod:`dimlint.sources.python.modelfunctions`).
+        self.model_functions: list[Frame] = []
+        #: Module-level functions registered as hyperparameter sets (tensor2tensor's
+        #: ``@registry.register_hparams``): the object they build and return is a config.
+        self.hparams_functions: list[Frame] = []
         #: Calls and dict literals, outer ones before the ones nested in them.
         self.sites: list[Site] = []
         #: Assignments to attributes of names (``config.hidden_size = 4096``), in source order.
@@ -305,6 +313,23 @@ def _raising_with(node: cst.With) -> bool:
 CONFIG_DECORATORS = ("config", "named_config")
 
 
+def is_model_function(name: str) -> bool:
+    """A module-level function named as a class is (Trax's ``TransformerLM``): a model
+    constructor (:mod:`dimlint.sources.python.modelfunctions`)."""
+    return name[:1].isupper()
+
+
+#: Decorators that register a function as a set of hyperparameters (tensor2tensor's
+#: ``@registry.register_hparams``).
+HPARAMS_DECORATORS = frozenset({"register_hparams"})
+
+
+def is_hparams_decorator(name: str | None) -> bool:
+    """Whether a decorator's dotted name registers a hyperparameter set
+    (``registry.register_hparams``)."""
+    return bool(name) and str(name).rsplit(".", 1)[-1] in HPARAMS_DECORATORS
+
+
 def is_config_decorator(name: str | None) -> bool:
     """Whether a decorator's dotted name is sacred's ``<experiment>.config`` (or
     ``named_config``): an attribute of an experiment object, never a bare name."""
@@ -390,6 +415,12 @@ def scan(module: cst.Module) -> Scan:
                 is_config_decorator(dotted_name(d.decorator)) for d in node.decorators
             ):
                 result.config_functions.append(inner)
+            elif not frames and is_model_function(node.name.value):
+                result.model_functions.append(inner)
+            if not frames and any(
+                is_hparams_decorator(dotted_name(d.decorator)) for d in node.decorators
+            ):
+                result.hparams_functions.append(inner)
             scopes.add(id(node.body))
             _bind_params(inner, node.params)
             stack.append((node.body, (*frames, inner)))
