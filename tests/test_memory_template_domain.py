@@ -436,15 +436,18 @@ def test_flag_inert_in_the_primary_is_unchecked_in_a_head() -> None:
 
 def test_sub_config_inside_a_sub_config() -> None:
     # Qwen2.5-Omni: the thinker's vision tower is a sub-config of thinker_config, whose fields
-    # no build moved; a released config stating it was once counted 3584 wide (it is 1280).
+    # no build moved; a released config stating another one was once counted 3584 wide.
     raw = {
         "model_type": "qwen2_5_omni",
         "architectures": ["Qwen2_5OmniForConditionalGeneration"],
-        "thinker_config": {"vision_config": {"hidden_size": 1280, "depth": 32}},
+        "thinker_config": {"vision_config": {"hidden_size": 1024, "depth": 32}},
     }
     reason = _refusal(raw, "Qwen2_5OmniForConditionalGeneration")
-    assert reason.startswith("thinker_config.vision_config is a sub-config inside a sub-config")
-    # a nested dict stating no number is the default's
-    unstated = {**raw, "thinker_config": {"vision_config": {}}}
-    found = learned_tensors(unstated, "Qwen2_5OmniForConditionalGeneration")
-    assert not (isinstance(found, Refusal) and "inside a sub-config" in found.reason)
+    assert reason.startswith("thinker_config.vision_config.")
+    assert "a sub-config inside a sub-config" in reason
+    # restating the default's values (a full dump) stays inside; stating none does too
+    default = templates.row("qwen2_5_omni")["nested"]["thinker_config.vision_config"]
+    for nested in ({"hidden_size": default["hidden_size"]}, {}):
+        stated = {**raw, "thinker_config": {"vision_config": nested}}
+        found = learned_tensors(stated, "Qwen2_5OmniForConditionalGeneration")
+        assert not (isinstance(found, Refusal) and "inside a sub-config" in found.reason)

@@ -90,6 +90,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from dimlint.memory.parameters.nested_configs import flat_numbers
 from dimlint.tools import (
     compared_strings,
     kind_rebase,
@@ -2086,6 +2087,15 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         _values,
         _trials,
     )
+    nested = {
+        f"{key}.{inner}": dict(flat_numbers(inner_config.to_dict()))
+        for key, sub in _sub_configs(config).items()
+        for inner, inner_config in _sub_configs(sub).items()
+    }
+    if nested:
+        row["nested"] = nested
+    else:
+        row.pop("nested", None)
     if replaced:
         # the run-time reads a copy at its original's value: the original is read too
         row["overwritten"] = replaced

@@ -28,6 +28,13 @@ SHAPES_GENERATOR = (
     "tools/undeclared_reads.py",
     "tools/compared_strings.py",
     "tools/overwritten_fields.py",
+    "tools/kind_rebase.py",
+    "tools/layer_kind_tags.py",
+    "tools/numbered_modules.py",
+    "tools/rederived.py",
+    "tools/legacy_keys.py",
+    "tools/null_regimes.py",
+    "memory/parameters/nested_configs.py",
 )
 
 

@@ -45,6 +45,7 @@ from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
 from dimlint.memory.parameters import plan_counts
+from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
@@ -579,15 +580,12 @@ def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, A
 
 
 def _nested_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
-    """Why a sub-config stated inside a sub-config cannot be counted, or None: the generator
-    moves the fields of a config and of its direct sub-configs, never those one level deeper
-    (Qwen2.5-Omni's ``thinker_config.vision_config``), so a template read them only at the
-    default and may even have fitted such a tower's width to a field of its parent that
-    equals it there. A nested dict that states no number is the default's."""
+    """Why a sub-config stated inside a sub-config cannot be counted, or None (see
+    :mod:`~dimlint.memory.parameters.nested_configs`)."""
     record = architectures.lookup(model_type)
     if record is None:
         return None
-    learned_paths = set(learned.get("defaults", {}))
+    recorded: dict[str, dict[str, Any]] = learned.get("nested", {})
     for key, default_type in record.sub_configs.items():
         sub = raw.get(key)
         if not isinstance(sub, dict):
@@ -598,15 +596,9 @@ def _nested_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, 
         if sub_record is None:
             continue
         for inner in sub_record.sub_configs:
-            nested = sub.get(inner)
-            if not isinstance(nested, dict) or not any(
-                _number(value) is not None for value in nested.values()
-            ):
-                continue
-            if not any(path.startswith(f"{key}.{inner}.") for path in learned_paths):
-                return (
-                    f"{key}.{inner} is a sub-config inside a sub-config: no build moved its fields"
-                )
+            why = unlearned_nested(raw, key, inner, recorded.get(f"{key}.{inner}"))
+            if why is not None:
+                return why
     return None
 
 

@@ -1,0 +1,53 @@
+"""Sub-configs stated inside sub-configs, judged against the values the template was built with.
+
+The shape generator moves the fields of a config and of its direct sub-configs, never those one
+level deeper (Qwen2.5-Omni's ``thinker_config.vision_config``, SAM2's
+``vision_config.backbone_config``): a template read them only at their default, and may even
+have fitted such a tower's width to a field of its parent that equals it there (a released
+Qwen2.5-Omni was once counted with a 3584-wide vision tower; it is 1280 wide). The row records
+the numbers and flags of each nested sub-config's default (``nested``), so a config that
+restates them (a full ``to_dict`` dump) stays inside the learned domain and one that changes
+any of them does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+#: Token ids and indices size nothing (the generator's ``_ID_FIELD``).
+_ID_FIELD = re.compile(r"(^|_)(id|ids|token_id|index)$")
+
+
+def flat_numbers(document: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, object]]:
+    """Every integer and boolean of ``document`` and of the dicts it holds, by dotted path
+    (token ids left out)."""
+    for name, value in sorted(document.items()):
+        path = f"{prefix}{name}"
+        if isinstance(value, dict):
+            yield from flat_numbers(value, f"{path}.")
+        elif isinstance(value, bool) or (isinstance(value, int) and not _ID_FIELD.search(name)):
+            yield path, value
+
+
+def unlearned_nested(
+    raw: Mapping[str, Any], sub_key: str, inner_key: str, recorded: Mapping[str, Any] | None
+) -> str | None:
+    """Why the stated ``raw[sub_key][inner_key]`` lies outside the template, or None: a number
+    or flag it states that differs from (or is absent in) the default the row recorded."""
+    sub = raw.get(sub_key)
+    nested = sub.get(inner_key) if isinstance(sub, dict) else None
+    if not isinstance(nested, dict):
+        return None
+    for path, value in flat_numbers(nested):
+        if recorded is None or path not in recorded or recorded[path] != value:
+            where = f"{sub_key}.{inner_key}.{path}"
+            default = (
+                "" if recorded is None or path not in recorded else f" (only {recorded[path]})"
+            )
+            return (
+                f"{where} = {value}: a sub-config inside a sub-config, which no build moved"
+                f"{default}"
+            )
+    return None
