@@ -75,7 +75,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dimlint.tools import compared_strings, provenance, undeclared_reads
+from dimlint.tools import class_flags, compared_strings, provenance, undeclared_reads
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import (
     FLOOR,
@@ -1107,6 +1107,35 @@ def _refit_guessed(
         row[7] = sorted(moved or [path for path, _, _ in observations[1:]])
 
 
+def _class_flags(
+    model_class: Any,
+    config: Any,
+    learned: _Learned,
+    derived: set[str],
+    groups: Groups,
+    rows: list[list[Any]],
+    flags_by: tuple[float, frozenset[str], dict[tuple[object, ...], object]],
+) -> list[str]:
+    """The flags the primary ignores, flipped in another class (:mod:`class_flags`): the
+    checked ones; each learned flip's rows are appended to ``rows``."""
+    deadline, preferred, cache = flags_by
+
+    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
+        changed = _perturbed_many(config, changes, derived, learned.extras)
+        return _values(changed), _groups(_build(model_class, changed))
+
+    def fit_group(
+        key: tuple[str, int], observations: list[tuple[str, dict[str, int], Groups]]
+    ) -> list[object] | None:
+        return _fit_group(key, observations, preferred, cache)
+
+    skip = class_flags.skipped(learned.observations[0][1], list(learned.toggled), set(_INERT))
+    checked, _unlearned = class_flags.learn_class_flags(
+        build, groups, learned.observations, skip, rows, fit_group, deadline
+    )
+    return checked
+
+
 def _flipped_builds(
     model_class: Any, config: Any, learned: _Learned, derived: set[str]
 ) -> dict[str, Groups | None]:
@@ -1347,6 +1376,8 @@ def learn(
     refit_toggled(built[primary][0], config, learned, derived, rows, preferred, cache)
     floor_quotients(built[primary][0], config, rows, derived, learned.extras)
     templates: dict[str, object] = {}
+    # the flags the primary ignores are flipped in each other class within this CPU time
+    flags_by = (time.process_time() + budget_s, preferred, cache)
     for class_name, (model_class, groups, total) in built.items():
         flipped = _flipped_builds(model_class, config, learned, derived)
         if class_name == primary:
@@ -1357,7 +1388,14 @@ def learn(
             _refit_guessed(
                 model_class, config, learned, derived, groups, class_rows, guessed, preferred, cache
             )
+        checked = (
+            None
+            if class_name == primary
+            else _class_flags(model_class, config, learned, derived, groups, class_rows, flags_by)
+        )
         record: dict[str, object] = {"total": total}
+        if checked is not None:
+            record["checked_flags"] = checked
         unlearned = unlearned_flags(groups, class_rows, flipped)
         if unlearned:
             record["unlearned_flags"] = unlearned
