@@ -75,7 +75,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dimlint.tools import class_flags, compared_strings, provenance, undeclared_reads
+from dimlint.tools import (
+    class_flags,
+    compared_strings,
+    provenance,
+    undeclared_reads,
+    unset_numbers,
+)
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import (
     FLOOR,
@@ -1334,6 +1340,14 @@ def learn(
         row["required"] = required
         return row
     if not built:
+        # no class builds at the default (the time-series models need ``prediction_length``):
+        # learned only in the regimes of the numbers that make them build
+        held0: dict[str, object] = dict(strings or {})
+        unset = _unset_regimes(classes, config, row, held0) if len(held0) < _REGIME_DEPTH else []
+        unset_variants = _regime_variants(model_type, budget_s, unset, held0)
+        if unset_variants:
+            row["regimes"] = [[path, op, value] for path, op, value, _ in unset]
+            row["variants"] = unset_variants
         return row
     # The first mapping's class that builds, past the base model: the class `architectures`
     # usually names, whose head (an untied LM head) the other classes' heads rarely add to.
@@ -1441,6 +1455,7 @@ def learn(
     if len(held) < _REGIME_DEPTH:
         variants.update(_variants(model_type, budget_s, switching, held))
         regimes = _regimes(rows, learned, held)
+        regimes += _unset_regimes(classes, config, row, learned.extras)
         if regimes:
             row["regimes"] = [[path, op, value] for path, op, value, _ in regimes]
             variants.update(_regime_variants(model_type, budget_s, regimes, held))
@@ -1643,6 +1658,40 @@ def _regimes(
         for path, probe in sorted(learned.sentinels.items())
         if path not in held
     ]
+
+
+def _unset_regimes(
+    classes: Sequence[tuple[str, Any]],
+    config: Any,
+    row: Mapping[str, Any],
+    extras: Mapping[str, object],
+) -> list[tuple[str, str, object, object]]:
+    """Regimes ``(path, ">", 0, probe)`` of the numbers the config class leaves None that a
+    class unbuilt at the default builds with (:mod:`unset_numbers`: wav2vec2-conformer's CTC
+    head needs ``vocab_size``)."""
+    unbuilt = [name for name in row.get("unbuilt", {}) if name in dict(classes)]
+    if not unbuilt:
+        return []
+    by_name = dict(classes)
+    derived = _derived(config) - set(extras)
+
+    def skip(name: str) -> bool:
+        return (
+            name in _INERT
+            or _ID_FIELD.search(name) is not None
+            or getattr(config, name, None) is not None  # stated (a variant's own value)
+        )
+
+    def builds(class_name: str, changes: Mapping[str, object]) -> bool:
+        try:
+            _build(by_name[class_name], _perturbed_many(config, changes, derived, extras))
+        except Exception:  # still rejected: the field is not what the class needs
+            return False
+        return True
+
+    fields = unset_numbers.unset_numbers(type(config), skip)
+    required = unset_numbers.required_numbers(unbuilt, fields, builds, SENTINEL_PROBE)
+    return [(path, ">", 0, probe) for path, probe in sorted(required.items())]
 
 
 def _regime_variants(
