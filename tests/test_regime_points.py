@@ -17,6 +17,7 @@ _DEFAULTS: dict[str, Any] = {
     "position_buckets": -1,
     "max_position_embeddings": 512,
     "pos_att_type": None,
+    "share_att_key": False,
     "hidden": 64,
 }
 
@@ -34,7 +35,7 @@ def _build(changes: Mapping[str, object]) -> tuple[dict[str, Any], Any]:
         buckets = values["position_buckets"]
         rows = 2 * buckets if buckets > 0 else values["max_position_embeddings"]
         groups[("rel_embeddings", 0)] = ((rows, values["hidden"]), 1)
-        if "c2p" in kinds:
+        if "c2p" in kinds and not values["share_att_key"]:
             groups[("pos_key_proj", 0)] = ((values["hidden"], values["hidden"]), 1)
     return values, groups
 
@@ -120,3 +121,29 @@ def test_a_number_left_unset_that_an_unbuilt_class_needs_is_a_regime() -> None:
     found = unset_numbers.required_numbers(["ForCTC"], ["vocab_size"], builds, 8)
     assert found == {"vocab_size": 8}
     assert unset_numbers.required_numbers(["Other"], ["vocab_size"], builds, 8) == {}
+
+
+def test_a_flag_inert_at_the_default_that_drops_a_regime_s_tensors() -> None:
+    on = {"relative_attention": True, "pos_att_type": "c2p"}
+
+    def build(changes: Mapping[str, object]) -> tuple[dict[str, Any], Any]:
+        return _build({**on, **changes})
+
+    regime = build({})[1]
+    base = {"relative_attention": False, "share_att_key": False, "hidden": 64}
+    drops, unexplained = regime_points.flags_in_flipped(
+        base, {"relative_attention": (True, regime)}, set(), build
+    )
+    assert unexplained == set()
+    assert drops == {"share_att_key": [("relative_attention", True, {("pos_key_proj", (64, 64))})]}
+
+    def adds(changes: Mapping[str, object]) -> tuple[dict[str, Any], Any]:
+        values, groups = build(changes)
+        if values["share_att_key"]:
+            groups = {**groups, ("shared", 0): ((1,), 1)}
+        return values, groups
+
+    drops, unexplained = regime_points.flags_in_flipped(
+        base, {"relative_attention": (True, regime)}, set(), adds
+    )
+    assert (drops, unexplained) == ({}, {"share_att_key"})

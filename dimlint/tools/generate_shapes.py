@@ -45,6 +45,17 @@ switches is ``fixed`` and learned as a variant row stated positive (``regimes``,
 two fields that transformers floors is read as ``a//b`` (:func:`floor_quotients`: SigLIP's
 384 / 14 patch grid).
 
+Switches that only matter together (:mod:`dimlint.tools.regime_points`): fields at -1, string
+values and flags inert at the default are judged again in each flipped flag's regime
+(DeBERTa's ``position_buckets``, ``pos_att_type``, ``share_att_key`` with
+``relative_attention`` on); variants are learned within variants, three deep, each combination
+once, bounded in number and CPU time; a string field the class splits into a list is learned as
+its set of values. Flags the primary ignores are flipped in every other class
+(:mod:`dimlint.tools.class_flags`: wav2vec2's ``layer_weights`` in its classifiers, recorded as
+``checked_flags`` or rows conditioned on the flag); a number the config leaves None that an
+unbuilt class needs is a regime of its own (:mod:`dimlint.tools.unset_numbers`: the CTC
+heads' ``vocab_size``).
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 
