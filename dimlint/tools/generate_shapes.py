@@ -60,6 +60,17 @@ regime ``[path, "=", null]`` learned as the variant ``"path=null"``
 (:mod:`dimlint.tools.null_regimes`). ``legacy_keys`` and null regimes need builds: ``--refresh``
 keeps them from the cached row.
 
+Switches that only matter together (:mod:`dimlint.tools.regime_points`): fields at -1, string
+values and flags inert at the default are judged again in each flipped flag's regime
+(DeBERTa's ``position_buckets``, ``pos_att_type``, ``share_att_key`` with
+``relative_attention`` on); variants are learned within variants, three deep, each combination
+once, bounded in number and CPU time; a string field the class splits into a list is learned as
+its set of values. Flags the primary ignores are flipped in every other class
+(:mod:`dimlint.tools.class_flags`: wav2vec2's ``layer_weights`` in its classifiers, recorded as
+``checked_flags`` or rows conditioned on the flag); a number the config leaves None that an
+unbuilt class needs is a regime of its own (:mod:`dimlint.tools.unset_numbers`: the CTC
+heads' ``vocab_size``).
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 
@@ -92,6 +103,7 @@ from typing import Any
 
 from dimlint.memory.parameters.nested_configs import flat_numbers
 from dimlint.tools import (
+    class_flags,
     compared_strings,
     kind_rebase,
     layer_kind_tags,
@@ -100,7 +112,9 @@ from dimlint.tools import (
     numbered_modules,
     provenance,
     rederived,
+    regime_points,
     undeclared_reads,
+    unset_numbers,
 )
 from dimlint.tools.overwritten_fields import overwritten
 from dimlint.tools.provenance import SHAPES_GENERATOR
@@ -419,6 +433,60 @@ def _switches_on(
         return False
     learned.sentinels[path] = SENTINEL_PROBE
     return True
+
+
+def _sentinels_in_flipped(model_class: Any, config: Any, learned: _Learned) -> dict[str, int]:
+    """Fields at a negative default that switch tensors only with a flag flipped
+    (:func:`regime_points.sentinels_in_flipped`: DeBERTa's ``position_buckets`` with
+    ``relative_attention`` on), each at :data:`SENTINEL_PROBE`."""
+    derived = _derived(config) - set(learned.extras)
+
+    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
+        changed = _perturbed_many(config, changes, derived, learned.extras)
+        return _values(changed), _groups(_build(model_class, changed))
+
+    toggled = {path: value for path, (value, _) in learned.toggled.items()}
+    skip = set(learned.sentinels) | {
+        p for p in learned.observations[0][1] if p.rsplit(".", 1)[-1] in _INERT
+    }
+    return regime_points.sentinels_in_flipped(
+        learned.observations[0][1], toggled, skip, build, SENTINEL_PROBE
+    )
+
+
+def _flags_in_flipped(
+    model_class: Any, config: Any, learned: _Learned, rows: list[list[Any]]
+) -> None:
+    """Condition the rows another flag builds on a flag inert at the default that drops them
+    in that flag's regime (:func:`regime_points.flags_in_flipped`: DeBERTa-v2's
+    ``share_att_key``); a flag whose flip there adds tensors, or drops one no such row holds,
+    is ``fixed`` (a config flipping it lies outside)."""
+    derived = _derived(config) - set(learned.extras)
+
+    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
+        changed = _perturbed_many(config, changes, derived, learned.extras)
+        return _values(changed), _groups(_build(model_class, changed))
+
+    base_values = learned.observations[0][1]
+    skip = {p for p in base_values if p.rsplit(".", 1)[-1] in _INERT} | learned.fixed
+    drops, unexplained = regime_points.flags_in_flipped(base_values, learned.toggled, skip, build)
+    learned.fixed |= unexplained
+    for path, regimes in sorted(drops.items()):
+        targets: list[list[Any]] = []
+        for flag, flipped, dropped in regimes:
+            held = [
+                row
+                for row in rows
+                if (str(row[0]), tuple(row[4])) in dropped and [flag, flipped] in row[3]
+            ]
+            if len(held) != len(dropped):
+                learned.fixed.add(path)  # it drops a tensor no row of that regime holds alone
+                break
+            targets.extend(held)
+        else:
+            for row in targets:
+                if [path, base_values[path]] not in row[3]:
+                    row[3].append([path, base_values[path]])
 
 
 def _numbers(values: Mapping[str, int]) -> dict[str, int]:
@@ -1144,6 +1212,35 @@ def _refit_guessed(
         row[7] = sorted(moved or [path for path, _, _ in observations[1:]])
 
 
+def _class_flags(
+    model_class: Any,
+    config: Any,
+    learned: _Learned,
+    derived: set[str],
+    groups: Groups,
+    rows: list[list[Any]],
+    flags_by: tuple[float, frozenset[str], dict[tuple[object, ...], object]],
+) -> list[str]:
+    """The flags the primary ignores, flipped in another class (:mod:`class_flags`): the
+    checked ones; each learned flip's rows are appended to ``rows``."""
+    deadline, preferred, cache = flags_by
+
+    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
+        changed = _perturbed_many(config, changes, derived, learned.extras)
+        return _values(changed), _groups(_build(model_class, changed))
+
+    def fit_group(
+        key: tuple[str, int], observations: list[tuple[str, dict[str, int], Groups]]
+    ) -> list[object] | None:
+        return _fit_group(key, observations, preferred, cache)
+
+    skip = class_flags.skipped(learned.observations[0][1], list(learned.toggled), set(_INERT))
+    checked, _unlearned = class_flags.learn_class_flags(
+        build, groups, learned.observations, skip, rows, fit_group, deadline
+    )
+    return checked
+
+
 def _flipped_builds(
     model_class: Any, config: Any, learned: _Learned, derived: set[str]
 ) -> dict[str, Groups | None]:
@@ -1343,6 +1440,14 @@ def learn(
         row["required"] = required
         return row
     if not built:
+        # no class builds at the default (the time-series models need ``prediction_length``):
+        # learned only in the regimes of the numbers that make them build
+        held0: dict[str, object] = dict(strings or {})
+        unset = _unset_regimes(classes, config, row, held0) if len(held0) < _REGIME_DEPTH else []
+        unset_variants = _regime_variants(model_type, budget_s, unset, held0)
+        if unset_variants:
+            row["regimes"] = [[path, op, value] for path, op, value, _ in unset]
+            row["variants"] = unset_variants
         return row
     # The first mapping's class that builds, past the base model: the class `architectures`
     # usually names, whose head (an untied LM head) the other classes' heads rarely add to.
@@ -1374,6 +1479,7 @@ def learn(
     base_values = _values(config)
     learned = _Learned(base_values, built[primary][1], {**held, **extras, **rebased})
     _learn_fields(built[primary][0], config, learned, time.process_time() + budget_s)
+    learned.sentinels.update(_sentinels_in_flipped(built[primary][0], config, learned))
     # names read with a constant fallback may stay fixed (a config stating another value is
     # outside); a shape name the code derives must be learned, or the type is learned without
     reads = set(undeclared_reads.constant_candidates(plain, _sub_configs(plain)))
@@ -1388,8 +1494,11 @@ def learn(
     cache: dict[tuple[object, ...], object] = {}
     rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
     refit_toggled(built[primary][0], config, learned, derived, rows, preferred, cache)
+    _flags_in_flipped(built[primary][0], config, learned, rows)
     floor_quotients(built[primary][0], config, rows, derived, learned.extras)
     templates: dict[str, object] = {}
+    # the flags the primary ignores are flipped in each other class within this CPU time
+    flags_by = (time.process_time() + budget_s, preferred, cache)
     for class_name, (model_class, groups, total) in built.items():
         flipped = _flipped_builds(model_class, config, learned, derived)
         if class_name == primary:
@@ -1400,7 +1509,14 @@ def learn(
             _refit_guessed(
                 model_class, config, learned, derived, groups, class_rows, guessed, preferred, cache
             )
+        checked = (
+            None
+            if class_name == primary
+            else _class_flags(model_class, config, learned, derived, groups, class_rows, flags_by)
+        )
         record: dict[str, object] = {"total": total}
+        if checked is not None:
+            record["checked_flags"] = checked
         unlearned = unlearned_flags(groups, class_rows, flipped)
         if unlearned:
             record["unlearned_flags"] = unlearned
@@ -1458,13 +1574,18 @@ def learn(
         row["strings"] = switching
     variants: dict[str, object] = {}
     if len(held) < _REGIME_DEPTH:
-        variants.update(_variants(model_type, budget_s, switching, held))
         regimes = _regimes(rows, learned, held)
         skip = {*_INERT, *derived, *extras, *rebased, *filter(_ID_FIELD.search, base_values)}
         nulls = null_regimes.null_switches(
             plain, built[primary][0], _declared(type(plain)), skip, _meta_shapes
         )
         regimes += [(path, "=", None, None) for path in nulls]
+        regimes += _unset_regimes(classes, config, row, learned.extras)
+        if not held:
+            lists = [entry.get("switches") for entry in switching.values()]
+            singles = sum(len(found) for found in lists if isinstance(found, list))
+            _SINGLES_PENDING[0] = singles + len(regimes)
+        variants.update(_variants(model_type, budget_s, switching, held))
         if regimes:
             row["regimes"] = [[path, op, value] for path, op, value, _ in regimes]
             variants.update(_regime_variants(model_type, budget_s, regimes, held))
@@ -1732,6 +1853,22 @@ def learn_strings(
     known = set(learned.toggled) | {path for path, _, _ in learned.observations[1:]}
     builds = 0
     found: dict[str, dict[str, object]] = {}
+    toggled = {flag: value for flag, (value, _) in learned.toggled.items()}
+    spent = [0]
+
+    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
+        changed = _perturbed_many(config, changes, derived, learned.extras)
+        return _values(changed), _groups(_build(model_class, changed))
+
+    def alike(path: str, literal: str, moved: Mapping[str, object]) -> bool:
+        # inert at the default: judged again where each flipped flag builds more
+        return regime_points.alike_in_flipped(path, literal, moved, toggled, build, spent)
+
+    def splits(path: str, value: str) -> bool:
+        # the class reads a joined value as a list of its items
+        stated = _perturbed(config, path, value, derived, learned.extras)
+        return isinstance(_read_back(stated, path), list)
+
     fields: dict[str, str | None] = dict(_string_fields(config))
     fields.update(_unset_compared(config, literals))
     for path, value in sorted(fields.items()):
@@ -1752,24 +1889,30 @@ def learn_strings(
             except Exception:  # a value the class rejects
                 continue
             moved = {p: v for p, v in _values(changed).items() if base_values.get(p) != v}
-            if groups == base and not moved:
+            if groups == base and not moved and alike(path, literal, {}):
                 inside[literal] = {}
                 continue
             if (
                 moved
                 and set(moved) <= known
                 and _states_alike(model_class, config, moved, groups, derived, learned.extras)
+                and alike(path, literal, moved)
             ):
                 inside[literal] = dict(moved)
                 continue
             switched = True
             switches.append(literal)
+        together = regime_points.joined(path, switches, build, functools.partial(splits, path))
+        if together is not None:
+            switches.append(together)
         if switched or any(inside.values()) or path in learned.extras:
             # an undeclared name stated at its fallback is recorded even where every value
             # tried keeps the tensors: the run-time refuses one it does not list
             found[path] = {"default": value, "inside": inside}
             if switches:
                 found[path]["switches"] = switches
+            if together is not None:
+                found[path]["split"] = True
     return found
 
 
@@ -1784,8 +1927,8 @@ def _variants(
     variants: dict[str, object] = {}
     for path, learned_string in sorted(switching.items()):
         for value in learned_string.get("switches", []):
-            if path in (held or {}):
-                continue  # the variant's own string: learned there as its default
+            if not regime_points.nests(path, held or {}):
+                continue  # the variant's own string, or a combination learned in another order
             variant = _learned_variant(model_type, budget_s, {**(held or {}), path: value})
             if variant.get("classes"):
                 variants[f"{path}={value}"] = variant
@@ -1794,14 +1937,18 @@ def _variants(
 
 #: How many regimes deep variants are learned (one: each variant row is a full copy of the
 #: type's row, and nesting multiplies them).
-_REGIME_DEPTH = 1
+_REGIME_DEPTH = 3
 #: Variant rows learned per model type at most (each a full learning run): a type with many
 #: switching fields leaves the rest outside its domain rather than stall the table.
-_MAX_VARIANTS = 8
+_MAX_VARIANTS = 16
 #: Variant rows of the model type being learned, by the values they state (one regime reached
 #: in two orders is learned once), and how many were learned.
 _VARIANT_MEMO: dict[tuple[str, str], dict[str, object]] = {}
 _VARIANT_COUNT: list[int] = [0]
+#: Single regimes of the type not learned yet (combinations leave room for them), and the CPU
+#: time (``time.process_time``) past which no combination of regimes is learned.
+_SINGLES_PENDING: list[int] = [0]
+_COMBINING_UNTIL: list[float] = [float("inf")]
 
 
 def _learned_variant(
@@ -1813,6 +1960,13 @@ def _learned_variant(
     if key not in _VARIANT_MEMO:
         if _VARIANT_COUNT[0] >= _MAX_VARIANTS:
             return {}
+        if len(stated) > 1 and (
+            _VARIANT_COUNT[0] + _SINGLES_PENDING[0] >= _MAX_VARIANTS
+            or time.process_time() > _COMBINING_UNTIL[0]
+        ):
+            return {}  # a combination: only past the single regimes and within the deadline
+        if len(stated) == 1:
+            _SINGLES_PENDING[0] = max(0, _SINGLES_PENDING[0] - 1)
         _VARIANT_COUNT[0] += 1
         _VARIANT_MEMO[key] = learn(model_type, budget_s, strings=stated)
     return _VARIANT_MEMO[key]
@@ -1840,6 +1994,40 @@ def _regimes(
     ]
 
 
+def _unset_regimes(
+    classes: Sequence[tuple[str, Any]],
+    config: Any,
+    row: Mapping[str, Any],
+    extras: Mapping[str, object],
+) -> list[tuple[str, str, object, object]]:
+    """Regimes ``(path, ">", 0, probe)`` of the numbers the config class leaves None that a
+    class unbuilt at the default builds with (:mod:`unset_numbers`: wav2vec2-conformer's CTC
+    head needs ``vocab_size``)."""
+    unbuilt = [name for name in row.get("unbuilt", {}) if name in dict(classes)]
+    if not unbuilt:
+        return []
+    by_name = dict(classes)
+    derived = _derived(config) - set(extras)
+
+    def skip(name: str) -> bool:
+        return (
+            name in _INERT
+            or _ID_FIELD.search(name) is not None
+            or getattr(config, name, None) is not None  # stated (a variant's own value)
+        )
+
+    def builds(class_name: str, changes: Mapping[str, object]) -> bool:
+        try:
+            _build(by_name[class_name], _perturbed_many(config, changes, derived, extras))
+        except Exception:  # still rejected: the field is not what the class needs
+            return False
+        return True
+
+    fields = unset_numbers.unset_numbers(type(config), skip)
+    required = unset_numbers.required_numbers(unbuilt, fields, builds, SENTINEL_PROBE)
+    return [(path, ">", 0, probe) for path, probe in sorted(required.items())]
+
+
 def _regime_variants(
     model_type: str,
     budget_s: float,
@@ -1850,6 +2038,8 @@ def _regime_variants(
     :func:`regime_key`; a regime whose row learns no class is left out (outside the domain)."""
     variants: dict[str, object] = {}
     for path, op, value, stated in regimes:
+        if not regime_points.nests(path, held):
+            continue  # a combination learned along the path that states it in sorted order
         variant = _learned_variant(model_type, budget_s, {**held, path: stated})
         if variant.get("classes"):
             variants[regime_key(path, op, value)] = variant
@@ -2399,6 +2589,8 @@ def _bounded_learn(model_type: str, limit_s: float, budget_s: float = 12.0) -> d
     generated on busy cores learns what one generated on idle cores learns."""
     import signal
 
+    # combinations of regimes are learned within the first half of the limit
+    _COMBINING_UNTIL[0] = time.process_time() + (limit_s / 2 if limit_s > 0 else float("inf"))
     if not hasattr(signal, "SIGPROF") or limit_s <= 0:
         return learn(model_type, budget_s)
 

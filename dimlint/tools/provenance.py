@@ -35,6 +35,9 @@ SHAPES_GENERATOR = (
     "tools/legacy_keys.py",
     "tools/null_regimes.py",
     "memory/parameters/nested_configs.py",
+    "tools/class_flags.py",
+    "tools/regime_points.py",
+    "tools/unset_numbers.py",
 )
 
 

@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from dimlint.config import architectures
-from dimlint.memory.parameters import derived_lists
+from dimlint.memory.parameters import derived_lists, split_strings
 from dimlint.memory.parameters.layer_kinds import MIXER_KINDS
 
 #: Mixer kinds whose layers hold the same attention weights (only the mask differs).
@@ -240,6 +240,15 @@ def _list_outside(path: str, key: str, value: list[Any], default: object) -> str
     return f"{path} = {_short(value)} differs from the only value learned ({_short(default)})"
 
 
+def _learned_stated(learned: dict[str, Any], path: str, value: object) -> bool:
+    """Whether a variant row was learned with ``value`` stated at ``path`` (DeBERTa's
+    ``pos_att_type`` ``["p2c", "c2p"]``, learned as ``"c2p|p2c"``)."""
+    stated = learned.get("stated", {})
+    if not isinstance(stated, dict) or "|" not in str(stated.get(path, "")):
+        return False  # only a joined set of values (a split string field) reads as a list
+    return bool(split_strings.normalized(stated[path]) == split_strings.normalized(value))
+
+
 def _derived_outside(path: str, key: str, value: list[Any], repeats: set[int]) -> str | None:
     """Why a stated list the class declares with no default (it derives one, or the model
     reads it only when given) is not shown learned by the template's tensors, or None."""
@@ -358,6 +367,8 @@ def unlearned_list(
                 continue
             if path in derived and _same(value, derived[path]):
                 continue  # the value the class derives by default: the one learned
+            if _learned_stated(learned, path, value):
+                continue  # the value the variant row was learned with
             if is_plan(value):
                 why = _other_kinds(path, value, derived.get(path))
                 mixed = len(_plan_counts(value)) > 1

@@ -44,7 +44,7 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
-from dimlint.memory.parameters import plan_counts
+from dimlint.memory.parameters import plan_counts, split_strings
 from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
@@ -277,8 +277,10 @@ def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, An
     """The variants of ``learned`` whose regime ``raw`` states."""
     found: list[dict[str, Any]] = []
     variants: dict[str, Any] = learned.get("variants", {})
-    for path in learned.get("strings", {}):
+    for path, learned_string in learned.get("strings", {}).items():
         stated = _stated_string(raw, path)
+        if learned_string.get("split"):
+            stated = split_strings.normalized(stated)  # ["p2c", "c2p"] as "c2p|p2c"
         variant = variants.get(f"{path}={stated}") if isinstance(stated, str) else None
         if isinstance(variant, dict):
             found.append(variant)
@@ -309,6 +311,8 @@ def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, in
     forced: dict[str, int] = {}
     for path, learned_string in learned.get("strings", {}).items():
         stated = _stated_string(raw, path)
+        if learned_string.get("split"):
+            stated = split_strings.normalized(stated)
         default = learned_string.get("default")
         inside: dict[str, dict[str, int]] = learned_string.get("inside", {})
         if stated is None or stated == default:

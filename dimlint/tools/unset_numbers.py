@@ -1,0 +1,50 @@
+"""Numbers a config class leaves unset (None) that some of its model classes require.
+
+``Wav2Vec2ConformerConfig`` declares ``vocab_size: int | None = None``: the pre-training model
+builds without it, the CTC head raises a ``ValueError`` (it needs the vocabulary size), so the
+default config never builds that class and the shape generator learned no template for it,
+though every released CTC config states the size. A class that fails at the default is built
+again with each such field stated at a probe value; a field that makes it build is a regime of
+its own (``path > 0``), learned as a variant row stated at the probe, where the field is a number
+like any other and learning moves it (the CTC head's rows read it). A config leaving the field
+unset stays with the default row, where that class is unbuilt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+#: ``int``, ``int | None``, ``Optional[int]``: an annotation that admits an integer.
+_INTEGER = re.compile(r"\bint\b")
+
+
+def unset_numbers(config_class: Any, skip: Callable[[str], bool]) -> list[str]:
+    """Top-level fields the dataclass ``config_class`` declares with default None and an
+    annotation that admits an integer, less those ``skip`` rejects (token ids, switches)."""
+    if not dataclasses.is_dataclass(config_class):
+        return []
+    return sorted(
+        field.name
+        for field in dataclasses.fields(config_class)
+        if field.default is None
+        and _INTEGER.search(str(field.type)) is not None
+        and not skip(field.name)
+    )
+
+
+def required_numbers(
+    unbuilt: Sequence[str],
+    fields: Sequence[str],
+    builds: Callable[[str, Mapping[str, object]], bool],
+    probe: int,
+) -> dict[str, int]:
+    """The fields of ``fields`` that, stated at ``probe``, make some class of ``unbuilt``
+    build (``builds(class_name, changes)``), each at ``probe``."""
+    found: dict[str, int] = {}
+    for path in fields:
+        if any(builds(class_name, {path: probe}) for class_name in unbuilt):
+            found[path] = probe
+    return found
