@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from dimlint.config import architectures
-from dimlint.memory.parameters import derived_lists
+from dimlint.memory.parameters import derived_lists, list_items
 from dimlint.memory.parameters.layer_kinds import MIXER_KINDS
 
 #: Mixer kinds whose layers hold the same attention weights (only the mask differs).
@@ -351,6 +351,8 @@ def unlearned_list(
             path = f"{prefix}{key}"
             if path in guarded or key in base or _inert(key):
                 continue
+            if list_items.within(learned, path, value):
+                continue  # learned item by item: each item is judged as a field
             if path in derived and _same(value, derived[path]):
                 continue  # the value the class derives by default: the one learned
             if is_plan(value):

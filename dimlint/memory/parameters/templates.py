@@ -41,6 +41,7 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
+from dimlint.memory.parameters import list_items
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
 
@@ -193,6 +194,13 @@ class _Values:
         defaults: dict[str, Any] = self.learned.get("defaults", {})
         declared: dict[str, Any] = self.learned.get("declared", {})
         derived: dict[str, Any] = self.learned.get("derived", {})
+        item = list_items.split(path)
+        if item is not None:
+            # one place of a list learned item by item: as stated, else the class default
+            stated_list = _stated_list(self.raw, item[0])
+            if stated_list is None:
+                return _number(defaults.get(path))
+            return list_items.item_value(stated_list, item[1])
         if "." in path:
             key, name = path.split(".", 1)
             sub = self.raw.get(key)
@@ -776,10 +784,14 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if unchecked is not None:
         return Refusal(unchecked, True)
     for path, default in learned.get("lists", {}).items():
+        if list_items.within(learned, path, _stated_list(raw, path)):
+            continue  # read item by item: each item is judged as a field
         if _stated_list(raw, path) not in (None, default):
             return Refusal(f"{path} differs from the only value learned ({default})", True)
     for path, item in learned.get("uniform", {}).items():
         stated = _stated_list(raw, path)
+        if list_items.within(learned, path, stated):
+            continue  # read item by item: each item is judged as a field
         if is_plan(stated):
             continue  # a per-layer plan: judged by the kinds' weights (unlearned_list, below)
         other = next((x for x in stated if x != item), None) if isinstance(stated, list) else None
