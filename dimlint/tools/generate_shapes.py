@@ -43,7 +43,11 @@ switches is ``fixed`` and learned as a variant row stated positive (``regimes``,
 (DeBERTa's ``position_buckets``, ``norm_rel_ebd``) are stated at the fallback and learned;
 ``reads`` lists them so the run-time refuses a value no build learned. A fitted quotient of
 two fields that transformers floors is read as ``a//b`` (:func:`floor_quotients`: SigLIP's
-384 / 14 patch grid).
+384 / 14 patch grid). Each item of a list of integers the class declares is a field of its
+own (``depths[2]``, :mod:`dimlint.tools.list_items`; a row's ``items`` names those lists), and
+a backbone's stage index stays in tensor names; a width declared None that another field
+stands in for is learned with it (:mod:`dimlint.tools.stand_ins`, ``stand_ins``); the field
+budget follows the cost of a build (:mod:`dimlint.tools.field_budget`).
 
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
@@ -333,7 +337,11 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             and value > 1
             and not any(size % value == 0 or value % size == 0 for size in sizes if size > 1)
         ):
-            continue  # divides no size and no size divides it: it shapes no tensor
+            # divides no size and no size divides it: no size follows it linearly, yet one
+            # may follow it otherwise (Swin's ``(2 * window_size - 1) ** 2`` position rows),
+            # so a config stating another value lies outside
+            learned.fixed.add(path)
+            continue
         if time.process_time() > deadline:
             learned.fixed.add(path)
             continue
@@ -1418,7 +1426,8 @@ def learn(
     row["classes"] = templates
     row["primary"] = primary
     row["fixed"] = sorted(learned.fixed)
-    items = list_items.lengths(base_values)
+    unsound = list_items.unsound_lists(built[primary][0], config, rows, learned, derived)
+    items = {k: n for k, n in list_items.lengths(base_values).items() if k not in unsound}
     if items:
         row["items"] = items  # lists learned item by item (a stated one of this length)
     row["lists"] = guard_lists(

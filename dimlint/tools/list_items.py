@@ -178,3 +178,94 @@ def trials(value: int) -> list[int]:
         return [1, 2]
     halves = [value // 2] if value % 2 == 0 else []
     return list(dict.fromkeys([value * 2, *halves, value * 3, value * 4]))
+
+
+#: Seeded whole-list mixes each list is checked with (see :func:`checks`).
+MIXES = 3
+
+
+def checks(value: list[int], seed: str) -> list[list[int]]:
+    """Moves of a list that check its items' fits: each item doubled, tripled, halved, plus
+    one and at one (a stage's reduction ratio at 1 drops its reduction layer), the whole list
+    doubled, and a few seeded mixes of items scaled by 1 to 4, as released configs mix them."""
+    import random
+
+    moved: list[list[int]] = []
+    for index, item in enumerate(value):
+        for other in (item * 2, item * 3, item // 2, item + 1, 1):
+            if other >= 1 and other != item:
+                moved.append([*value[:index], other, *value[index + 1 :]])
+    moved.append([item * 2 for item in value])
+    rng = random.Random(seed)
+    for _ in range(MIXES):
+        moved.append([item * rng.choice((1, 2, 3, 4)) for item in value])
+    return [list(entry) for entry in dict.fromkeys(tuple(entry) for entry in moved)]
+
+
+def predicted_total(
+    rows: list[list[Any]], values: Mapping[str, int], defaults: Mapping[str, int]
+) -> int | None:
+    """The parameter count the fitted ``rows`` give for ``values``, or None where the run-time
+    would refuse them (a pinned field moved, a tangent with several fields moved, a size that
+    is not whole): a count it would answer with is what a check must confirm."""
+    import math
+
+    from dimlint.tools.shape_fit import evaluate_terms, from_json
+
+    total = 0
+    for row in rows:
+        count_expression, dims, conditions, pinned = row[1], row[2], row[3], row[7]
+        if any(values.get(path) != wanted for path, wanted in conditions):
+            continue
+        if any(values.get(path) != defaults.get(path) for path in pinned):
+            return None
+        sizes: list[int] = []
+        for expression in (count_expression, *dims):
+            terms = from_json(expression)
+            if terms is None:
+                return None
+            fields = {name for _, factors in terms for name, _ in factors}
+            negative = any(coefficient < 0 for coefficient, _ in terms)
+            if negative and sum(values.get(f) != defaults.get(f) for f in fields) > 1:
+                return None
+            size = evaluate_terms(terms, values)
+            if size is None or size.denominator != 1:
+                return None
+            sizes.append(int(size))
+        if sizes[0]:
+            total += sizes[0] * math.prod(sizes[1:])
+    return total
+
+
+def unsound_lists(
+    model_class: Any, config: Any, rows: list[list[Any]], learned: Any, derived: set[str]
+) -> list[str]:
+    """The lists whose items the fitted ``rows`` mispredict in a build of :func:`checks`:
+    learned one item at a time, a fit may hold where the item moved and fail where a stage
+    meets another's width or a ratio reaches 1 (GLPN's last reduction, LeViT's first stage at
+    the second's width). Such a list is not read item by item (the row keeps no ``items``
+    entry for it): a config stating another value of it is refused."""
+    from dimlint.tools import generate_shapes as shapes
+
+    defaults = learned.observations[0][1]
+    unsound: list[str] = []
+    for path, value in item_lists(config).items():
+        for moved in checks(value, path):
+            try:
+                changed = shapes._perturbed(config, path, moved, derived, learned.extras)
+                groups = shapes._groups(shapes._build(model_class, changed))
+            except Exception:  # a value the class rejects: nothing to check
+                continue
+            predicted = predicted_total(rows, shapes._values(changed), defaults)
+            truth = sum(count * _product(shape) for shape, count in groups.values())
+            if predicted is not None and predicted != truth:
+                unsound.append(path)
+                break
+    return unsound
+
+
+def _product(shape: tuple[int, ...]) -> int:
+    result = 1
+    for size in shape:
+        result *= size
+    return result

@@ -59,3 +59,18 @@ def item_value(stated: object, index: int) -> int | None:
         return None
     item = stated[index]
     return item if isinstance(item, int) and not isinstance(item, bool) else None
+
+
+def read_as_pair(learned: dict[str, Any], path: str, stated: object, declared: object) -> bool:
+    """Whether a number stated as a ``[height, width]`` pair (Donut's ``image_size = [960,
+    720]``) stays inside: the class declares the field a number, learning changed it (it is
+    ``examined``, not ``fixed``), and the template reads no tensor size from a pair, so a
+    tensor whose size follows the field finds no value for it and the template refuses."""
+    return (
+        isinstance(declared, int)
+        and not isinstance(declared, bool)
+        and is_item_list(stated)
+        and len(stated) == 2  # type: ignore[arg-type]
+        and path in learned.get("examined", [])
+        and path not in learned.get("fixed", [])
+    )

@@ -370,6 +370,8 @@ def unlearned_list(
                 declared = record.defaults.get(key) if record is not None else None
                 if isinstance(declared, list) and declared:
                     why = _list_outside(path, key, value, declared)
+                elif list_items.read_as_pair(learned, path, value, declared):
+                    why = None  # a number as (height, width): a tensor reading it refuses
                 else:
                     why = _derived_outside(path, key, value, repeats)
             elif isinstance(value, dict) and (record is None or record.defaults.get(key) is None):

@@ -200,7 +200,11 @@ class _Values:
             stated_list = _stated_list(self.raw, item[0])
             if stated_list is None:
                 return _number(defaults.get(path))
-            return list_items.item_value(stated_list, item[1])
+            stated_item = list_items.item_value(stated_list, item[1])
+            if list_items.within(self.learned, item[0], stated_list):
+                return stated_item
+            # a list whose items did not check out: only its learned value is inside
+            return stated_item if stated_item == defaults.get(path) else None
         if "." in path:
             key, name = path.split(".", 1)
             sub = self.raw.get(key)
