@@ -206,8 +206,8 @@ def predicted_total(
     rows: list[list[Any]], values: Mapping[str, int], defaults: Mapping[str, int]
 ) -> int | None:
     """The parameter count the fitted ``rows`` give for ``values``, or None where the run-time
-    would refuse them (a pinned field moved, a tangent with several fields moved, a size that
-    is not whole): a count it would answer with is what a check must confirm."""
+    would refuse them (a pinned field moved, a size that is not whole): a count it may answer
+    with is what a check must confirm."""
     import math
 
     from dimlint.tools.shape_fit import evaluate_terms, from_json
@@ -224,10 +224,8 @@ def predicted_total(
             terms = from_json(expression)
             if terms is None:
                 return None
-            fields = {name for _, factors in terms for name, _ in factors}
-            negative = any(coefficient < 0 for coefficient, _ in terms)
-            if negative and sum(values.get(f) != defaults.get(f) for f in fields) > 1:
-                return None
+            # a tangent (a negative term) is evaluated too: the run-time trusts one checked
+            # with its fields moved together (``joint``), so a check must confirm it
             size = evaluate_terms(terms, values)
             if size is None or size.denominator != 1:
                 return None
