@@ -180,6 +180,8 @@ def trials(value: int) -> list[int]:
     return list(dict.fromkeys([value * 2, *halves, value * 3, value * 4]))
 
 
+#: Lists and dicts of a config that no item derives.
+_LABELS = frozenset({"id2label", "label2id"})
 #: Seeded whole-list mixes each list is checked with (see :func:`checks`).
 MIXES = 3
 
@@ -245,18 +247,34 @@ def unsound_lists(
     entry for it): a config stating another value of it is refused."""
     from dimlint.tools import generate_shapes as shapes
 
-    defaults = learned.observations[0][1]
+    defaults = {**learned.observations[0][1], "num_labels": config.num_labels}
+    lists = item_lists(config)
+    base = shapes._groups(shapes._build(model_class, config))
+    if predicted_total(rows, defaults, defaults) != _total(base):
+        return sorted(lists)  # the rows answer nothing checkable: no list is read by item
+    # lists the class derives from others (LeViT's ``down_ops`` from ``hidden_sizes``): a
+    # config states them as saved, at the value its own items derived, which no build with
+    # one item moved had; a list whose items feed one is not read item by item
+    followers = {
+        name: held
+        for name, held in config.to_dict().items()
+        if isinstance(held, list | tuple | dict) and name not in lists and name not in _LABELS
+    }
     unsound: list[str] = []
-    for path, value in item_lists(config).items():
+    for path, value in lists.items():
         for moved in checks(value, path):
             try:
                 changed = shapes._perturbed(config, path, moved, derived, learned.extras)
                 groups = shapes._groups(shapes._build(model_class, changed))
             except Exception:  # a value the class rejects: nothing to check
                 continue
-            predicted = predicted_total(rows, shapes._values(changed), defaults)
-            truth = sum(count * _product(shape) for shape, count in groups.values())
-            if predicted is not None and predicted != truth:
+            moved_dict = changed.to_dict()
+            if any(moved_dict.get(name) != held for name, held in followers.items()):
+                unsound.append(path)
+                break
+            values = {**shapes._values(changed), "num_labels": changed.num_labels}
+            predicted = predicted_total(rows, values, defaults)
+            if predicted is not None and predicted != _total(groups):
                 unsound.append(path)
                 break
     return unsound
@@ -267,3 +285,7 @@ def _product(shape: tuple[int, ...]) -> int:
     for size in shape:
         result *= size
     return result
+
+
+def _total(groups: Mapping[tuple[str, int], tuple[tuple[int, ...], int]]) -> int:
+    return sum(count * _product(shape) for shape, count in groups.values())
