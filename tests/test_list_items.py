@@ -3,7 +3,7 @@
 Synthetic: the item names, how a stated list is read item by item, the fit of a stage's block
 count on one item, the trials, the folding of items into whole lists, the stage indices kept
 in tensor names, the stand-in search and the budget. Real: configs that state per-stage lists
-other than the defaults (ResNet-101, Swin-B, a SegFormer-B2, a VideoMAE-small, a TrOCR decoder
+other than the defaults (ResNet-101, Swin-B, ConvNeXt-B, a VideoMAE-small, a TrOCR decoder
 with a narrower encoder) are counted through the relearned table and compared with the models
 transformers builds from them on the meta device; a list of another length stays refused.
 """
@@ -205,9 +205,9 @@ _REAL = [
         {"embed_dim": 128, "depths": [2, 2, 18, 2], "num_heads": [4, 8, 16, 32]},
     ),
     (
-        "segformer",
-        "SegformerForSemanticSegmentation",
-        {"hidden_sizes": [64, 128, 320, 512], "depths": [3, 4, 6, 3], "decoder_hidden_size": 768},
+        "convnext",
+        "ConvNextForImageClassification",
+        {"depths": [3, 3, 27, 3], "hidden_sizes": [128, 256, 512, 1024]},
     ),
     (
         "videomae",
