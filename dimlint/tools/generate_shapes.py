@@ -71,6 +71,12 @@ its set of values. Flags the primary ignores are flipped in every other class
 unbuilt class needs is a regime of its own (:mod:`dimlint.tools.unset_numbers`: the CTC
 heads' ``vocab_size``).
 
+Each item of a list of integers the class declares is a field of its
+own (``depths[2]``, :mod:`dimlint.tools.list_items`; a row's ``items`` names those lists), and
+a backbone's stage index stays in tensor names; a width declared None that another field
+stands in for is learned with it (:mod:`dimlint.tools.stand_ins`, ``stand_ins``); the field
+budget follows the cost of a build (:mod:`dimlint.tools.field_budget`).
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 
@@ -101,6 +107,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from dimlint.memory.parameters.list_items import split as item_of
 from dimlint.memory.parameters.nested_configs import flat_numbers
 from dimlint.tools import (
     class_flags,
@@ -108,14 +115,17 @@ from dimlint.tools import (
     kind_rebase,
     layer_kind_tags,
     legacy_keys,
+    list_items,
     null_regimes,
     numbered_modules,
     provenance,
     rederived,
     regime_points,
+    stand_ins,
     undeclared_reads,
     unset_numbers,
 )
+from dimlint.tools.field_budget import field_budget
 from dimlint.tools.overwritten_fields import overwritten
 from dimlint.tools.provenance import SHAPES_GENERATOR
 from dimlint.tools.shape_fit import (
@@ -175,8 +185,10 @@ def _groups(model: Any) -> Groups:
     counts: Counter[tuple[str, tuple[int, ...]]] = Counter()
     shapes = [(name, tuple(int(d) for d in p.shape)) for name, p in model.named_parameters()]
     names = numbered_modules.folded(shapes)  # experts.expert_3 → experts.expert_*
+    stages = list_items.stage_lists(model)  # a backbone's stages keep their index
     for name, shape in shapes:
-        counts[(_collapse(names[name]), shape)] += 1
+        folded = list_items.collapse(names[name], stages) if stages else _collapse(names[name])
+        counts[(folded, shape)] += 1
     ordinals: Counter[str] = Counter()
     groups: Groups = {}
     for (name, shape), count in counts.items():
@@ -220,6 +232,7 @@ def _values(config: Any) -> dict[str, int]:
         for name, value in sub.to_dict().items():
             if _is_scalar(value) and not _token_id(name, value):
                 values[f"{key}.{name}"] = value
+    values.update(list_items.item_values(config))  # ``depths[2]``: items learned as fields
     return values
 
 
@@ -278,6 +291,7 @@ def _perturbed_many(
     extras: Mapping[str, object] | None = None,
 ) -> Any:
     """:func:`_perturbed` with several fields changed at once."""
+    changes = list_items.as_lists(config, changes)
     kwargs = _extra_kwargs(config, extras or {}, derived)
     for path, value in changes.items():
         if "." not in path:
@@ -378,7 +392,11 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             and value > 1
             and not any(size % value == 0 or value % size == 0 for size in sizes if size > 1)
         ):
-            continue  # divides no size and no size divides it: it shapes no tensor
+            # divides no size and no size divides it: no size follows it linearly, yet one
+            # may follow it otherwise (Swin's ``(2 * window_size - 1) ** 2`` position rows),
+            # so a config stating another value lies outside
+            learned.fixed.add(path)
+            continue
         if time.process_time() > deadline:
             learned.fixed.add(path)
             continue
@@ -392,13 +410,18 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             learned.fixed.add(path)
             continue
         outcome: tuple[dict[str, int], Groups] | None = None
-        for trial in _trials(value, [n for p, n in numbers.items() if p != path]):
+        others = [n for p, n in numbers.items() if p != path]
+        for trial in list_items.trials(value) if item_of(path) else _trials(value, others):
             try:
                 changed = _perturbed(config, path, trial, derived, learned.extras)
                 model = _build(model_class, changed)
             except Exception:  # a value the class rejects: try the next one
                 continue
             outcome = (_values(changed), _groups(model))
+            if item_of(path) and set(outcome[1]) != set(base_groups):
+                # a stage's new width may equal another's (two shapes merge): try the next
+                outcome = None
+                continue
             break
         if outcome is None:
             learned.fixed.add(path)
@@ -411,6 +434,11 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
                 learned.toggled[path] = (values[path], groups)
         elif set(groups) == set(base_groups):
             learned.observations.append((path, values, groups))
+            if item_of(path) and not list_items.second_trial(
+                model_class, config, path, values[path], learned, derived
+            ):
+                learned.observations.pop()  # one build cannot tell a floor from a constant
+                learned.fixed.add(path)
         else:
             learned.fixed.add(path)
 
@@ -1460,8 +1488,14 @@ def learn(
     extras = _stated_extras(model_class, config, groups0, held) if undeclared else {}
     rebased = _rebased(model_class, config, groups0, held) if undeclared else {}
     rebased.update(rebase or {})  # a field adding a layer kind (kind_rebase), from the caller
-    if extras or rebased:
-        stated_all = {**held, **extras, **rebased}
+    # widths declared None that another field's value stands in for (TrOCR's
+    # cross_attention_hidden_size), stated at that value and learned as fields
+    pairs = (
+        stand_ins.learnable(model_class, config, groups0, {**held, **extras}) if undeclared else {}
+    )
+    stand = stand_ins.values(config, pairs)
+    if extras or rebased or stand:
+        stated_all = {**held, **extras, **rebased, **stand}
         config = type(config)(**_extra_kwargs(config, stated_all, _derived(config)))
     if rebased:
         # the tensors at the rebased values; the totals stay the default config's (what
@@ -1477,8 +1511,9 @@ def learn(
         if primary not in built:
             return learn(model_type, budget_s, undeclared=False, strings=strings)
     base_values = _values(config)
-    learned = _Learned(base_values, built[primary][1], {**held, **extras, **rebased})
-    _learn_fields(built[primary][0], config, learned, time.process_time() + budget_s)
+    learned = _Learned(base_values, built[primary][1], {**held, **extras, **rebased, **stand})
+    budget = field_budget(budget_s, lambda: _build(built[primary][0], config), len(base_values))
+    _learn_fields(built[primary][0], config, learned, time.process_time() + budget)
     learned.sentinels.update(_sentinels_in_flipped(built[primary][0], config, learned))
     # names read with a constant fallback may stay fixed (a config stating another value is
     # outside); a shape name the code derives must be learned, or the type is learned without
@@ -1489,7 +1524,7 @@ def learn(
         kind_row = _kind_rebased(model_type, budget_s, config, built[primary], learned)
         if kind_row is not None:
             return kind_row
-    derived = _derived(config) - set(extras) - set(rebased) - set(held)
+    derived = _derived(config) - set(extras) - set(rebased) - set(held) - set(stand)
     preferred = frozenset(set(base_values) - derived)
     cache: dict[tuple[object, ...], object] = {}
     rows, failed = _primary_rows(built[primary][1], learned, preferred, cache)
@@ -1568,7 +1603,13 @@ def learn(
     row["classes"] = templates
     row["primary"] = primary
     row["fixed"] = sorted(learned.fixed)
-    row["lists"] = guard_lists(built[primary][0], config, built[primary][1], {**held, **extras})
+    unsound = list_items.unsound_lists(built[primary][0], config, rows, learned, derived)
+    items = {k: n for k, n in list_items.lengths(base_values).items() if k not in unsound}
+    if items:
+        row["items"] = items  # lists learned item by item (a stated one of this length)
+    row["lists"] = guard_lists(
+        built[primary][0], config, built[primary][1], {**held, **extras, **stand}
+    )
     switching = learn_strings(built[primary][0], config, built[primary][1], learned, derived)
     if switching:
         row["strings"] = switching
@@ -1592,7 +1633,7 @@ def learn(
     if variants:
         row["variants"] = variants
     joint = _jointly_checked(
-        built[primary][0], config, rows, derived, {**held, **extras, **rebased}
+        built[primary][0], config, rows, derived, {**held, **extras, **rebased, **stand}
     )
     if joint:
         row["joint"] = joint
@@ -1600,6 +1641,8 @@ def learn(
         row["undeclared"] = extras
     if rebased:
         row["rebased"] = rebased
+    if pairs:
+        row["stand_ins"] = pairs
     if held:
         row["stated"] = held
     refresh(row, plain)
@@ -1905,7 +1948,11 @@ def learn_strings(
         together = regime_points.joined(path, switches, build, functools.partial(splits, path))
         if together is not None:
             switches.append(together)
-        if switched or any(inside.values()) or path in learned.extras:
+        compared = literals.get(key, {}).get(name, [])
+        only_default = value in compared and not inside and not switched
+        if switched or any(inside.values()) or path in learned.extras or only_default:
+            # only_default: the code compares the field with its default alone (ResNet's
+            # ``layer_type == "bottleneck"``), so any other value takes a branch never built;
             # an undeclared name stated at its fallback is recorded even where every value
             # tried keeps the tensors: the run-time refuses one it does not list
             found[path] = {"default": value, "inside": inside}
@@ -2080,6 +2127,8 @@ def _rebased(
     for path, value in _values(config).items():
         if "." in path or value != 0 or isinstance(value, bool) or path in _INERT:
             continue
+        if item_of(path):
+            continue  # a list's item: learned as a field of the list, not rebased
         try:
             one = _groups(_build(model_class, _perturbed(config, path, 1, derived, held)))
             two = _groups(_build(model_class, _perturbed(config, path, 2, derived, held)))
@@ -2247,7 +2296,9 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     ``hidden_size // num_attention_heads``)."""
     plain = config
     extras: dict[str, object] = row.get("undeclared", {})
-    stated = {**row.get("stated", {}), **extras, **row.get("rebased", {})}
+    pairs: dict[str, str] = row.get("stand_ins", {})
+    stand = stand_ins.values(plain, pairs)
+    stated = {**row.get("stated", {}), **extras, **row.get("rebased", {}), **stand}
     if stated:
         config = type(plain)(**_extra_kwargs(plain, stated, _derived(plain)))
     derived = _derived(config) - set(stated)
@@ -2265,6 +2316,7 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     when: dict[str, list[list[object]]] = {}
     derivations = derive(config, sorted(used & derived), stated, when)
     derivations.update(derive_fallbacks(plain, sorted(used & set(extras))))
+    derivations.update({k: v for k, v in stand_ins.derivations(pairs).items() if k in used})
     for expression in derivations.values():
         used |= fields_of_json(expression)
     row["defaults"] = {path: base_values[path] for path in sorted(used) if path in base_values}
@@ -2307,7 +2359,7 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["derived_when"] = when
     else:
         row.pop("derived_when", None)
-    row["examined"] = sorted(path for path in base_values if "." not in path)
+    row["examined"] = sorted(path for path in base_values if "." not in path and not item_of(path))
     row["mentioned"] = mentioned(config)
     uniform = {
         path: value[0]
@@ -2402,7 +2454,7 @@ def neutral_legacy(config: Any, examined: Sequence[str]) -> dict[str, list[objec
     config_class = type(config)
     depths: list[dict[str, int]] = [{}]
     for path, value in _numbers(_values(config)).items():
-        if "." not in path and path.rsplit(".", 1)[-1] not in _INERT:
+        if "." not in path and path.rsplit(".", 1)[-1] not in _INERT and not item_of(path):
             depths.append({path: next(_trials(value))})
     found: dict[str, list[object]] = {}
     keys = set(record.fields) - set(record.defaults) - set(examined) - set(record.sub_configs)

@@ -38,6 +38,10 @@ SHAPES_GENERATOR = (
     "tools/class_flags.py",
     "tools/regime_points.py",
     "tools/unset_numbers.py",
+    "tools/list_items.py",
+    "tools/stand_ins.py",
+    "tools/field_budget.py",
+    "memory/parameters/list_items.py",
 )
 
 

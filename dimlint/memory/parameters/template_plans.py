@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from dimlint.config import architectures
-from dimlint.memory.parameters import derived_lists, split_strings
+from dimlint.memory.parameters import derived_lists, list_items, split_strings
 from dimlint.memory.parameters.layer_kinds import MIXER_KINDS
 
 #: Mixer kinds whose layers hold the same attention weights (only the mask differs).
@@ -365,6 +365,8 @@ def unlearned_list(
             path = f"{prefix}{key}"
             if path in guarded or key in base or _inert(key):
                 continue
+            if list_items.within(learned, path, value):
+                continue  # learned item by item: each item is judged as a field
             if path in derived and _same(value, derived[path]):
                 continue  # the value the class derives by default: the one learned
             if _learned_stated(learned, path, value):
@@ -384,6 +386,8 @@ def unlearned_list(
                 declared = record.defaults.get(key) if record is not None else None
                 if isinstance(declared, list) and declared:
                     why = _list_outside(path, key, value, declared)
+                elif list_items.read_as_pair(learned, path, value, declared):
+                    why = None  # a number as (height, width): a tensor reading it refuses
                 else:
                     why = _derived_outside(path, key, value, repeats)
             elif isinstance(value, dict) and (record is None or record.defaults.get(key) is None):

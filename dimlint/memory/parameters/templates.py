@@ -44,7 +44,7 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
-from dimlint.memory.parameters import plan_counts, split_strings
+from dimlint.memory.parameters import list_items, plan_counts, split_strings
 from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
@@ -203,6 +203,17 @@ class _Values:
         defaults: dict[str, Any] = self.learned.get("defaults", {})
         declared: dict[str, Any] = self.learned.get("declared", {})
         derived: dict[str, Any] = self.learned.get("derived", {})
+        item = list_items.split(path)
+        if item is not None:
+            # one place of a list learned item by item: as stated, else the class default
+            stated_list = _stated_list(self.raw, item[0])
+            if stated_list is None:
+                return _number(defaults.get(path))
+            stated_item = list_items.item_value(stated_list, item[1])
+            if list_items.within(self.learned, item[0], stated_list):
+                return stated_item
+            # a list whose items did not check out: only its learned value is inside
+            return stated_item if stated_item == defaults.get(path) else None
         if "." in path:
             key, name = path.split(".", 1)
             sub = self.raw.get(key)
@@ -861,10 +872,14 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         return Refusal(unchecked, True)
     plans = plan_counts.stated_plans(raw, learned, record, values.get)
     for path, default in learned.get("lists", {}).items():
+        if list_items.within(learned, path, _stated_list(raw, path)):
+            continue  # read item by item: each item is judged as a field
         if path not in plans and _stated_list(raw, path) not in (None, default):
             return Refusal(f"{path} differs from the only value learned ({default})", True)
     for path, item in learned.get("uniform", {}).items():
         stated = _stated_list(raw, path)
+        if list_items.within(learned, path, stated):
+            continue  # read item by item: each item is judged as a field
         if is_plan(stated):
             continue  # a per-layer plan: judged by the kinds' weights (unlearned_list, below)
         other = next((x for x in stated if x != item), None) if isinstance(stated, list) else None

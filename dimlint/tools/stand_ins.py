@@ -1,0 +1,110 @@
+"""Width fields declared ``None`` that the code replaces by another field's value when unset.
+
+TrOCR declares ``cross_attention_hidden_size = None``; its cross-attention keys and values
+take it as their input width when stated, and ``d_model`` when not (``kdim if kdim is not None
+else embed_dim`` in the attention module: a fallback :mod:`dimlint.tools.undeclared_reads`
+cannot see, since no ``getattr`` holds it). The shape generator changes numbers, and never
+moves a ``None``, so no template learned such a field: a released TrOCR decoder stating 768
+for a 1024-wide model was refused.
+
+:func:`found` finds each such field and the field it stands in for: stating it at that
+field's value builds the default's model, and so does stating it at that field's changed
+value beside the change (the default and a second point agree). The generator then states it
+at that value, learns it as a field, and records the pair (a row's ``stand_ins``); a config
+leaving it out has the other field's value (its derivation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from dimlint.tools.undeclared_reads import SHAPE_NAME
+
+#: Fields tried as what one stands in for, at most (each costs a build).
+_MAX_TRIED = 8
+
+
+def _none_widths(holder: Any) -> list[str]:
+    """Fields of ``holder``'s class declared ``None``, still ``None``, named like a size."""
+    if not dataclasses.is_dataclass(type(holder)):
+        return []
+    return [
+        field.name
+        for field in dataclasses.fields(type(holder))
+        if field.default is None
+        and getattr(holder, field.name, None) is None
+        and SHAPE_NAME.search(field.name)
+    ]
+
+
+def found(
+    config: Any,
+    numbers: Mapping[str, int],
+    sizes: set[int],
+    builds_like_base: Callable[[Mapping[str, object]], bool],
+    alike: Callable[[Mapping[str, object], Mapping[str, object]], bool],
+) -> dict[str, str]:
+    """``{field declared None: the field whose value it takes unset}`` of ``config``'s top
+    level. ``numbers`` are the config's integer fields; ``sizes`` the default's tensor sizes
+    (only a field whose value sizes a tensor can be one stood in for); ``builds_like_base``
+    says whether stating some fields builds the default's tensors; ``alike`` whether two sets
+    of stated changes build the same tensors."""
+    pairs: dict[str, str] = {}
+    for name in _none_widths(config):
+        tried = 0
+        for other, value in numbers.items():
+            if "." in other or "[" in other or value <= 1 or value not in sizes:
+                continue
+            if tried >= _MAX_TRIED:
+                break
+            tried += 1
+            if not builds_like_base({name: value}):
+                continue
+            moved = value * 2
+            if alike({other: moved, name: moved}, {other: moved}):
+                pairs[name] = other
+            break  # the first value that builds the default's model is the fallback
+    return pairs
+
+
+def learnable(
+    model_class: Any, config: Any, base: Any, stated: Mapping[str, object]
+) -> dict[str, str]:
+    """:func:`found` for the builds of ``model_class`` from ``config`` with ``stated`` (the
+    names learning states already) kept stated; ``base`` is the default's tensor groups."""
+    from dimlint.tools import generate_shapes as shapes
+
+    derived = shapes._derived(config)
+
+    def groups(changes: Mapping[str, object]) -> object:
+        changed = shapes._perturbed_many(config, changes, derived, stated)
+        return shapes._groups(shapes._build(model_class, changed))
+
+    def builds_like_base(changes: Mapping[str, object]) -> bool:
+        try:
+            return bool(groups(changes) == base)
+        except Exception:  # the class rejects the value: not the fallback
+            return False
+
+    def alike(first: Mapping[str, object], second: Mapping[str, object]) -> bool:
+        try:
+            return bool(groups(first) == groups(second))
+        except Exception:  # the class rejects the values: no second point
+            return False
+
+    sizes = {size for shape, count in base.values() for size in (*shape, count)}
+    numbers = shapes._numbers(shapes._values(config))
+    return found(config, numbers, sizes, builds_like_base, alike)
+
+
+def values(config: Any, pairs: Mapping[str, str]) -> dict[str, int]:
+    """Each stand-in field at the value of the field it stands in for in ``config``."""
+    return {name: getattr(config, other) for name, other in pairs.items()}
+
+
+def derivations(pairs: Mapping[str, str]) -> dict[str, object]:
+    """Each stand-in field derived, when a config leaves it out, as the field it stands in
+    for (the expression form of :mod:`dimlint.tools.shape_fit`)."""
+    return {name: [[1, 1, [[other, 1]]]] for name, other in pairs.items()}
