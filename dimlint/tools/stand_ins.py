@@ -45,12 +45,16 @@ def found(
     sizes: set[int],
     builds_like_base: Callable[[Mapping[str, object]], bool],
     alike: Callable[[Mapping[str, object], Mapping[str, object]], bool],
+    holds_flipped: Callable[[str, int], bool] | None = None,
 ) -> dict[str, str]:
     """``{field declared None: the field whose value it takes unset}`` of ``config``'s top
     level. ``numbers`` are the config's integer fields; ``sizes`` the default's tensor sizes
     (only a field whose value sizes a tensor can be one stood in for); ``builds_like_base``
     says whether stating some fields builds the default's tensors; ``alike`` whether two sets
-    of stated changes build the same tensors."""
+    of stated changes build the same tensors; ``holds_flipped(field, value)`` whether stating
+    the field at the value builds the same tensors with each of the config's flags flipped:
+    wav2vec2's ``adapter_attn_dim`` changes nothing in the default encoder, but adds adapters
+    to the stable-layer-norm one, where None adds none."""
     pairs: dict[str, str] = {}
     for name in _none_widths(config):
         tried = 0
@@ -63,7 +67,9 @@ def found(
             if not builds_like_base({name: value}):
                 continue
             moved = value * 2
-            if alike({other: moved, name: moved}, {other: moved}):
+            if alike({other: moved, name: moved}, {other: moved}) and (
+                holds_flipped is None or holds_flipped(name, value)
+            ):
                 pairs[name] = other
             break  # the first value that builds the default's model is the fallback
     return pairs
@@ -95,8 +101,28 @@ def learnable(
             return False
 
     sizes = {size for shape, count in base.values() for size in (*shape, count)}
-    numbers = shapes._numbers(shapes._values(config))
-    return found(config, numbers, sizes, builds_like_base, alike)
+    values = shapes._values(config)
+    numbers = shapes._numbers(values)
+    flags = {
+        path: value
+        for path, value in values.items()
+        if isinstance(value, bool) and "." not in path and path not in stated
+    }
+
+    def holds_flipped(name: str, value: int) -> bool:
+        for flag, on in flags.items():
+            try:
+                without = groups({flag: not on})
+            except Exception:  # the flipped regime does not build: nothing learned there
+                continue
+            try:
+                if groups({flag: not on, name: value}) != without:
+                    return False
+            except Exception:  # the class rejects the pair there: not a fallback
+                return False
+        return True
+
+    return found(config, numbers, sizes, builds_like_base, alike, holds_flipped)
 
 
 def values(config: Any, pairs: Mapping[str, str]) -> dict[str, int]:
