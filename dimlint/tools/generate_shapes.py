@@ -2562,9 +2562,11 @@ def derive_fallbacks(config: Any, paths: Sequence[str]) -> dict[str, object]:
     fitted = _fit_derivations(observations, _values(config), _derived(config), paths)
     preferred = frozenset(set(_values(config)) - _derived(config))
     for path in paths:
-        points = [({k: v for k, v in vs.items() if k != path}, vs[path]) for _, vs in observations]
         if path not in fitted and all(path in vs for _, vs in observations):
             # a fallback that floors a quotient (``hidden_size // num_attention_heads``)
+            points = [
+                ({k: v for k, v in vs.items() if k != path}, vs[path]) for _, vs in observations
+            ]
             floor = fit_floor(points, preferred - {path})
             if floor is not None:
                 fitted[path] = floor
