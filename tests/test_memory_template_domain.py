@@ -451,3 +451,27 @@ def test_sub_config_inside_a_sub_config() -> None:
         stated = {**raw, "thinker_config": {"vision_config": nested}}
         found = learned_tensors(stated, "Qwen2_5OmniForConditionalGeneration")
         assert not (isinstance(found, Refusal) and "inside a sub-config" in found.reason)
+
+
+@pytest.mark.parametrize(
+    ("raw", "architecture", "key"),
+    [
+        # GPT-2's n_inner: None means four times the width; a fine-tune stating 1152 for a
+        # 256-wide model was counted with 1024-wide MLPs
+        ({"model_type": "gpt2", "n_embd": 256, "n_inner": 1152}, "GPT2LMHeadModel", "n_inner"),
+        # MMS's adapters: None builds none; 16 adds an adapter to every layer
+        (
+            {"model_type": "wav2vec2", "adapter_attn_dim": 16, "do_stable_layer_norm": True},
+            "Wav2Vec2ForCTC",
+            "adapter_attn_dim",
+        ),
+    ],
+)
+def test_a_number_stated_where_the_class_default_is_none(
+    raw: dict[str, Any], architecture: str, key: str
+) -> None:
+    reason = _refusal(raw, architecture)
+    assert reason.startswith(f"{key} = {raw[key]} is stated where the class default is None")
+    unstated = {k: v for k, v in raw.items() if k != key}
+    found = learned_tensors(unstated, architecture)
+    assert not (isinstance(found, Refusal) and "default is None" in found.reason)

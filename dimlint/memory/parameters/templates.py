@@ -541,6 +541,45 @@ def _flat_text_fields(
     return frozenset(text.fields) if text is not None else frozenset()
 
 
+def _stated_unset_number(
+    raw: dict[str, Any], model_type: str, learned: dict[str, Any]
+) -> str | None:
+    """Why a stated number for a field whose class default is None cannot be counted, or
+    None. The generator moves numbers and never a None, so no build stated such a field: a
+    GPT-2 ``n_inner`` (None: four times the width) or a wav2vec2 ``adapter_attn_dim`` (None:
+    no adapters) that a config states sizes tensors the template never saw sized so. Fields
+    the row learned anyway (derived, stand-ins, regimes such as a CTC head's ``vocab_size``)
+    are inside, and so are names that size nothing (token ids, windows, routing top-k)."""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return None
+    learned_paths = set(learned.get("defaults", {})) | set(learned.get("examined", []))
+    learned_paths |= set(learned.get("declared", {})) | set(learned.get("derived", {}))
+    learned_paths |= set(learned.get("fixed", [])) | set(learned.get("stand_ins", {}))
+    learned_paths |= {str(regime[0]) for regime in learned.get("regimes", [])}
+    for key, value in raw.items():
+        if (
+            _number(value) is not None
+            and key in record.defaults
+            and record.defaults[key] is None
+            and key not in record.sub_configs
+            and key not in learned_paths
+            and (_SHAPE_KEY.search(key) or _SIZE_WORD.search(key))
+            and not _SIZES_NOTHING.search(key)
+        ):
+            return (
+                f"{key} = {value} is stated where the class default is None, which no build of"
+                f" {model_type}'s template moved"
+            )
+    return None
+
+
+#: Further words of a size (GPT-2's ``n_inner``, Nemotron-H's ``moe_latent_size``).
+_SIZE_WORD = re.compile(r"(inner|size)")
+#: Names of the kinds above that size no tensor: token ids, routing's top-k.
+_SIZES_NOTHING = re.compile(r"(_id$|_ids$|per_tok|topk|top_k|window)")
+
+
 #: Key names that may size a tensor (``head_dim``, ``num_experts``…), as opposed to runtime
 #: settings (``rope_theta``, ``n_ctx``) that a config class may not declare either.
 _SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
@@ -828,6 +867,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if seen is not None and seen != labels:
             why = f"{class_name}'s head was learned with {seen} labels, not {labels}"
             return Refusal(why, True)
+    unset = _stated_unset_number(raw, model_type, learned)
+    if unset is not None:
+        return Refusal(unset, True)
     unknown = _unknown_number(raw, model_type, learned)
     if unknown is not None:
         return Refusal(f"{unknown} is not a field of {model_type}'s config class", True)
