@@ -36,6 +36,7 @@ What is read, and with which meaning (T5X's ``T5Config`` and ``TransformerConfig
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dimlint.config.pointers import escape_pointer_token
@@ -228,8 +229,21 @@ def trax_only(document: YamlDocument) -> bool:
 
 def _translate_trax(document: YamlDocument, pointer: str, section: dict[str, Any]) -> None:
     """Add the common names of Trax's parameters (see the module docstring)."""
-    added = {common: name for name, common in TRAX_RENAMES.items() if name in section}
-    layers = next((name for name in TRAX_LAYERS if name in section), None)
+    _add_common_names(document, pointer, section, TRAX_RENAMES, TRAX_LAYERS)
+
+
+def _add_common_names(
+    document: YamlDocument,
+    pointer: str,
+    section: dict[str, Any],
+    renames: Mapping[str, str],
+    layer_names: Sequence[str],
+) -> None:
+    """State each parameter of ``section`` named in ``renames`` under its common name too
+    (and the first of ``layer_names`` as ``num_hidden_layers``), each an alias of the
+    written key, so findings point at the line the value is written on."""
+    added = {common: name for name, common in renames.items() if name in section}
+    layers = next((name for name in layer_names if name in section), None)
     if layers is not None:
         added["num_hidden_layers"] = layers
     for common, written in added.items():
@@ -263,13 +277,7 @@ def _translate(
             " num_heads × head_dim wide, and head_dim comes from an included file or the"
             " class default)"
         )
-    added = {common: name for name, common in T5X_RENAMES.items() if name in section}
-    layers = next((name for name in T5X_LAYERS if name in section), None)
-    if layers is not None:
-        added["num_hidden_layers"] = layers
-    for common, written in added.items():
-        section[common] = section[written]
-        document.alias(f"{pointer}/{common}", f"{pointer}/{escape_pointer_token(written)}")
+    _add_common_names(document, pointer, section, T5X_RENAMES, T5X_LAYERS)
     activations = section.get("mlp_activations")
     if isinstance(activations, list) and len(activations) >= 2:
         section["gated_linear_unit"] = True
