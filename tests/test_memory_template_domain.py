@@ -475,3 +475,10 @@ def test_a_number_stated_where_the_class_default_is_none(
     unstated = {k: v for k, v in raw.items() if k != key}
     found = learned_tensors(unstated, architecture)
     assert not (isinstance(found, Refusal) and "default is None" in found.reason)
+
+
+def test_private_keys_of_a_nested_sub_config_are_not_judged() -> None:
+    from dimlint.memory.parameters.nested_configs import flat_numbers
+
+    stated = {"_attn_implementation_autoset": True, "pad_token_id": 0, "inner": {"depth": 2}}
+    assert list(flat_numbers(stated)) == [("inner.depth", 2)]

@@ -22,8 +22,11 @@ _ID_FIELD = re.compile(r"(^|_)(id|ids|token_id|index)$")
 
 def flat_numbers(document: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, object]]:
     """Every integer and boolean of ``document`` and of the dicts it holds, by dotted path
-    (token ids left out)."""
-    for name, value in sorted(document.items()):
+    (token ids and private keys such as ``_attn_implementation_autoset`` left out)."""
+    for key, value in sorted(document.items(), key=lambda item: str(item[0])):
+        name = str(key)  # a JSON object's keys are strings; a config's own dicts may not be
+        if name.startswith("_"):
+            continue
         path = f"{prefix}{name}"
         if isinstance(value, dict):
             yield from flat_numbers(value, f"{path}.")
