@@ -142,6 +142,9 @@ from dimlint.tools.shape_fit import (
 )
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "shapes.json"
+#: This module, handed to the helpers that build models with its functions
+#: (:mod:`dimlint.tools.list_items`, :mod:`dimlint.tools.stand_ins`), which it imports.
+_SELF = sys.modules[__name__]
 
 #: The auto mappings whose classes get a template: the classes ``architectures`` names.
 MAPPINGS = (
@@ -435,7 +438,7 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
         elif set(groups) == set(base_groups):
             learned.observations.append((path, values, groups))
             if item_of(path) and not list_items.second_trial(
-                model_class, config, path, values[path], learned, derived
+                model_class, config, path, values[path], learned, derived, _SELF
             ):
                 learned.observations.pop()  # one build cannot tell a floor from a constant
                 learned.fixed.add(path)
@@ -1491,7 +1494,9 @@ def learn(
     # widths declared None that another field's value stands in for (TrOCR's
     # cross_attention_hidden_size), stated at that value and learned as fields
     pairs = (
-        stand_ins.learnable(model_class, config, groups0, {**held, **extras}) if undeclared else {}
+        stand_ins.learnable(model_class, config, groups0, {**held, **extras}, _SELF)
+        if undeclared
+        else {}
     )
     stand = stand_ins.values(config, pairs)
     if extras or rebased or stand:
@@ -1603,7 +1608,7 @@ def learn(
     row["classes"] = templates
     row["primary"] = primary
     row["fixed"] = sorted(learned.fixed)
-    unsound = list_items.unsound_lists(built[primary][0], config, rows, learned, derived)
+    unsound = list_items.unsound_lists(built[primary][0], config, rows, learned, derived, _SELF)
     items = {k: n for k, n in list_items.lengths(base_values).items() if k not in unsound}
     if items:
         row["items"] = items  # lists learned item by item (a stated one of this length)

@@ -141,7 +141,13 @@ def collapse(name: str, stages: frozenset[str]) -> str:
 
 
 def second_trial(
-    model_class: Any, config: Any, path: str, tried: int, learned: Any, derived: set[str]
+    model_class: Any,
+    config: Any,
+    path: str,
+    tried: int,
+    learned: Any,
+    derived: set[str],
+    shapes: Any,
 ) -> bool:
     """Build an item changed to another value than the first trial (``tried``) and add the
     build to ``learned``'s observations when it keeps the tensors' layout.
@@ -150,8 +156,9 @@ def second_trial(
     bottleneck is a quarter of its stage's width, floored): a trial at ``width + 1`` would
     keep the floored quarter and fit it as a constant, so items move by factors only
     (:func:`trials`), and a second factor checks the first fit at another point.
-    Whether a second build was added (the caller fixes the item otherwise)."""
-    from dimlint.tools import generate_shapes as shapes
+    Whether a second build was added (the caller fixes the item otherwise). ``shapes`` is
+    the generator module, whose build helpers this uses (passed in, not imported: the
+    generator imports this module)."""
 
     base_values, base_groups = learned.observations[0][1], learned.observations[0][2]
     for trial in trials(base_values[path]):
@@ -238,14 +245,19 @@ def predicted_total(
 
 
 def unsound_lists(
-    model_class: Any, config: Any, rows: list[list[Any]], learned: Any, derived: set[str]
+    model_class: Any,
+    config: Any,
+    rows: list[list[Any]],
+    learned: Any,
+    derived: set[str],
+    shapes: Any,
 ) -> list[str]:
     """The lists whose items the fitted ``rows`` mispredict in a build of :func:`checks`:
     learned one item at a time, a fit may hold where the item moved and fail where a stage
     meets another's width or a ratio reaches 1 (GLPN's last reduction, LeViT's first stage at
     the second's width). Such a list is not read item by item (the row keeps no ``items``
-    entry for it): a config stating another value of it is refused."""
-    from dimlint.tools import generate_shapes as shapes
+    entry for it): a config stating another value of it is refused. ``shapes``: the
+    generator module, as in :func:`second_trial`."""
 
     defaults = {**learned.observations[0][1], "num_labels": config.num_labels}
     lists = item_lists(config)

@@ -76,11 +76,12 @@ def found(
 
 
 def learnable(
-    model_class: Any, config: Any, base: Any, stated: Mapping[str, object]
+    model_class: Any, config: Any, base: Any, stated: Mapping[str, object], shapes: Any
 ) -> dict[str, str]:
     """:func:`found` for the builds of ``model_class`` from ``config`` with ``stated`` (the
-    names learning states already) kept stated; ``base`` is the default's tensor groups."""
-    from dimlint.tools import generate_shapes as shapes
+    names learning states already) kept stated; ``base`` is the default's tensor groups;
+    ``shapes`` the generator module, whose build helpers this uses (passed in, not imported:
+    the generator imports this module)."""
 
     derived = shapes._derived(config)
 
