@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dimlint.memory.parameters.layer_kinds import MIXER_KINDS
+from dimlint.memory.parameters.plan_counts import names_mixer_kinds, normalized
 from dimlint.tools import numbered_modules
 
 #: A layer index: the first all-digit segment of a parameter name.
@@ -36,18 +36,8 @@ _ANY_INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
 Shapes = dict[tuple[str, tuple[int, ...]], int]
 
 
-def normalized(kind: object) -> str:
-    """A plan entry as the run-time counts it (``full_attention`` and ``full`` alike)."""
-    text = str(kind).lower()
-    return MIXER_KINDS.get(text, text)
-
-
 def _is_plan(value: object) -> bool:
-    return (
-        isinstance(value, list)
-        and len(value) > 1
-        and all(isinstance(item, str) and item.lower() in MIXER_KINDS for item in value)
-    )
+    return names_mixer_kinds(value) and len(value) > 1
 
 
 def plans(config: Any, sub_configs: Mapping[str, Any]) -> dict[str, tuple[list[str], str]]:

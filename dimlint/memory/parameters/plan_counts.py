@@ -17,20 +17,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from dimlint.memory.parameters.layer_kinds import MIXER_KINDS
+from dimlint.memory.parameters.stated import stated_at
 
 
-def _normalized(item: object) -> str:
+def normalized(item: object) -> str:
+    """A plan entry as the run-time counts it (``full_attention`` and ``full`` alike); the
+    generator tags layer tensors with the same names (:mod:`dimlint.tools.layer_kind_tags`)."""
     text = str(item).lower()
     return MIXER_KINDS.get(text, text)
 
 
-def _stated(raw: Mapping[str, Any], path: str) -> object:
-    key, _, name = path.rpartition(".")
-    holder = raw.get(key) if key else raw
-    return holder.get(name) if isinstance(holder, dict) else None
+def names_mixer_kinds(value: object) -> TypeGuard[list[str]]:
+    """Whether ``value`` is a non-empty list of strings that each name a layer kind."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(item, str) and item.lower() in MIXER_KINDS for item in value)
+    )
 
 
 def stated_plans(
@@ -46,12 +52,10 @@ def stated_plans(
     tagged: Mapping[str, Any] = record.get("layer_kinds", {}) or {}
     found: dict[str, Counter[str]] = {}
     for path, info in plans.items():
-        value = _stated(raw, path)
-        if path not in tagged or not isinstance(value, list) or not value:
+        value = stated_at(raw, path)
+        if path not in tagged or not names_mixer_kinds(value):
             continue
-        if not all(isinstance(item, str) and item.lower() in MIXER_KINDS for item in value):
-            continue
-        kinds = [_normalized(item) for item in value]
+        kinds = [normalized(item) for item in value]
         for position, kind in (info.get("rewritten") or {}).items():
             kinds[int(position)] = str(kind)
         if not set(kinds) <= set(info.get("kinds", ())):

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from dimlint.memory.parameters.stated import holder_of
+
 
 def accepted(learned: dict[str, Any]) -> frozenset[str]:
     """The keys the row's class was probed to alias or ignore: inside at any value."""
@@ -73,6 +75,5 @@ def stated_null(raw: dict[str, Any], path: str) -> bool:
     """Whether ``raw`` states ``path`` (``key.name`` in a sub-config) as null: the regime of a
     numeric field the class keeps None (DeepSeek-V2-Lite's ``q_lora_rank``), learned as a
     variant row of its own (``"path=null"``)."""
-    key, _, name = path.rpartition(".")
-    holder = raw.get(key) if key else raw
-    return isinstance(holder, dict) and name in holder and holder[name] is None
+    holder, name = holder_of(raw, path)
+    return holder is not None and name in holder and holder[name] is None

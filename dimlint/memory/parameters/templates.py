@@ -47,6 +47,7 @@ from dimlint.memory.legacy_fields import folded
 from dimlint.memory.parameters import list_items, plan_counts, split_strings
 from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
+from dimlint.memory.parameters.stated import stated_at
 from dimlint.memory.parameters.template_plans import is_plan, unlearned_list
 from dimlint.records import Record
 
@@ -254,12 +255,6 @@ class _Values:
         return _number(value)
 
 
-def _stated_string(raw: dict[str, Any], path: str) -> object:
-    key, _, name = path.rpartition(".")
-    holder = raw.get(key) if key else raw
-    return holder.get(name) if isinstance(holder, dict) else None
-
-
 def _variant(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, Any]:
     """The row learned in the regime ``raw`` states (``variants``), else ``learned``: a string
     value that switches the structure (wav2vec2's ``feat_extract_norm = "layer"``), a flag
@@ -289,14 +284,14 @@ def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, An
     found: list[dict[str, Any]] = []
     variants: dict[str, Any] = learned.get("variants", {})
     for path, learned_string in learned.get("strings", {}).items():
-        stated = _stated_string(raw, path)
+        stated = stated_at(raw, path)
         if learned_string.get("split"):
             stated = split_strings.normalized(stated)  # ["p2c", "c2p"] as "c2p|p2c"
         variant = variants.get(f"{path}={stated}") if isinstance(stated, str) else None
         if isinstance(variant, dict):
             found.append(variant)
     for path, op, value in learned.get("regimes", []):
-        stated = _stated_string(raw, path)
+        stated = stated_at(raw, path)
         inside = (
             (op == "=" and isinstance(stated, bool) and stated == value)
             or (
@@ -321,7 +316,7 @@ def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, in
     was never learned, or builds another model."""
     forced: dict[str, int] = {}
     for path, learned_string in learned.get("strings", {}).items():
-        stated = _stated_string(raw, path)
+        stated = stated_at(raw, path)
         if learned_string.get("split"):
             stated = split_strings.normalized(stated)
         default = learned_string.get("default")
@@ -356,12 +351,7 @@ def _derived_flag(raw: dict[str, Any], path: str) -> int | None:
 
 
 def _stated_list(raw: dict[str, Any], path: str) -> object:
-    if "." in path:
-        key, name = path.split(".", 1)
-        sub = raw.get(key)
-        value = sub.get(name) if isinstance(sub, dict) else None
-    else:
-        value = raw.get(path)
+    value = stated_at(raw, path)
     return [_plain(item) for item in value] if isinstance(value, list) else value
 
 
@@ -668,9 +658,7 @@ def _overwritten_statement(raw: dict[str, Any], learned: dict[str, Any]) -> str 
     for path, source in copied.items():
         if source is not None:
             continue
-        key, _, name = path.rpartition(".")
-        holder = raw.get(key) if key else raw
-        stated = holder.get(name) if isinstance(holder, dict) else None
+        stated = stated_at(raw, path)
         if _number(stated) is not None and stated != defaults.get(path):
             return (
                 f"{path} = {stated} is replaced by the config class, not from one other"
@@ -748,7 +736,7 @@ def _unlearned_read(raw: dict[str, Any], model_type: str, learned: dict[str, Any
     known = set(learned.get("examined", [])) | set(learned.get("defaults", {}))
     known |= set(learned.get("fixed", [])) | set(learned.get("strings", {}))
     for path, value in learned.get("reads", {}).items():
-        stated = _stated_string(raw, path)
+        stated = stated_at(raw, path)
         if stated is None or path in known:
             continue
         if value is not None and stated == value and type(stated) is type(value):
