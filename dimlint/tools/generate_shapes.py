@@ -102,7 +102,7 @@ import sys
 import time
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -466,15 +466,27 @@ def _switches_on(
     return True
 
 
+def _builder(
+    model_class: Any, config: Any, derived: set[str], extras: Mapping[str, object]
+) -> Callable[[Mapping[str, object]], tuple[dict[str, int], Groups]]:
+    """A build of ``model_class`` from ``config`` with some fields changed (``extras`` kept
+    stated): the values it was built with and its tensor groups, as the regime probes
+    (:mod:`regime_points`, :mod:`class_flags`, :mod:`layer_kind_tags`) take it."""
+
+    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
+        changed = _perturbed_many(config, changes, derived, extras)
+        return _values(changed), _groups(_build(model_class, changed))
+
+    return build
+
+
 def _sentinels_in_flipped(model_class: Any, config: Any, learned: _Learned) -> dict[str, int]:
     """Fields at a negative default that switch tensors only with a flag flipped
     (:func:`regime_points.sentinels_in_flipped`: DeBERTa's ``position_buckets`` with
     ``relative_attention`` on), each at :data:`SENTINEL_PROBE`."""
     derived = _derived(config) - set(learned.extras)
 
-    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
-        changed = _perturbed_many(config, changes, derived, learned.extras)
-        return _values(changed), _groups(_build(model_class, changed))
+    build = _builder(model_class, config, derived, learned.extras)
 
     toggled = {path: value for path, (value, _) in learned.toggled.items()}
     skip = set(learned.sentinels) | {
@@ -494,9 +506,7 @@ def _flags_in_flipped(
     is ``fixed`` (a config flipping it lies outside)."""
     derived = _derived(config) - set(learned.extras)
 
-    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
-        changed = _perturbed_many(config, changes, derived, learned.extras)
-        return _values(changed), _groups(_build(model_class, changed))
+    build = _builder(model_class, config, derived, learned.extras)
 
     base_values = learned.observations[0][1]
     skip = {p for p in base_values if p.rsplit(".", 1)[-1] in _INERT} | learned.fixed
@@ -1256,9 +1266,7 @@ def _class_flags(
     checked ones; each learned flip's rows are appended to ``rows``."""
     deadline, preferred, cache = flags_by
 
-    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
-        changed = _perturbed_many(config, changes, derived, learned.extras)
-        return _values(changed), _groups(_build(model_class, changed))
+    build = _builder(model_class, config, derived, learned.extras)
 
     def fit_group(
         key: tuple[str, int], observations: list[tuple[str, dict[str, int], Groups]]
@@ -1702,6 +1710,13 @@ def _share_kind_counts(templates: Mapping[str, Any], primary: str) -> None:
             record["kind_counts_at"] = moved
 
 
+def _group_of(base: Groups, row: Sequence[Any]) -> tuple[str, int] | None:
+    """The default build's tensor group a fitted row ``[name, …, shape, …]`` describes."""
+    return next(
+        (k for k, (shape, _) in base.items() if k[0] == row[0] and list(shape) == row[4]), None
+    )
+
+
 def _kind_count_fields(
     rows: list[list[Any]], kinds: Mapping[str, Mapping[str, list[str]]], learned: _Learned
 ) -> dict[str, int]:
@@ -1713,11 +1728,7 @@ def _kind_count_fields(
     keys = []
     for by_row in kinds.values():
         for index in by_row:
-            row = rows[int(index)]
-            key = next(
-                (k for k, (shape, _) in base.items() if k[0] == row[0] and list(shape) == row[4]),
-                None,
-            )
+            key = _group_of(base, rows[int(index)])
             if key is not None:
                 keys.append(key)
     moved: dict[str, int] = {}
@@ -1746,9 +1757,7 @@ def _unpin_kind_shapes(
         row = rows[index]
         if not row[7]:
             continue
-        key = next(
-            (k for k, (shape, _) in base.items() if k[0] == row[0] and list(shape) == row[4]), None
-        )
+        key = _group_of(base, row)
         if key is None:
             continue
         count0 = base[key][1]
@@ -1785,11 +1794,6 @@ def _layer_kinds(
         return {}, {}
 
 
-#: The run-time's ``templates._SHAPE_KEY``: undeclared names of these kinds are refused unless
-#: probed inert.
-_UNKNOWN_SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
-
-
 def probed_keys(
     model_type: str, plain: Any, models: Sequence[Any], row: Mapping[str, Any]
 ) -> dict[str, object]:
@@ -1807,7 +1811,9 @@ def probed_keys(
     undeclared = {
         name
         for name in [*row.get("mentioned", []), *generic_mentions()]
-        if name not in known and _UNKNOWN_SHAPE_KEY.search(name) and not name.startswith("_")
+        if name not in known
+        and undeclared_reads.SHAPE_NAME.search(name)
+        and not name.startswith("_")
     }
     module = type(plain).__module__
     read = set(undeclared_reads.fallbacks(undeclared_reads.model_sources(module)))
@@ -1904,9 +1910,7 @@ def learn_strings(
     toggled = {flag: value for flag, (value, _) in learned.toggled.items()}
     spent = [0]
 
-    def build(changes: Mapping[str, object]) -> tuple[dict[str, int], Groups]:
-        changed = _perturbed_many(config, changes, derived, learned.extras)
-        return _values(changed), _groups(_build(model_class, changed))
+    build = _builder(model_class, config, derived, learned.extras)
 
     def alike(path: str, literal: str, moved: Mapping[str, object]) -> bool:
         # inert at the default: judged again where each flipped flag builds more
@@ -2391,9 +2395,6 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row.pop("flat_text", None)
 
 
-#: Names that may size a tensor (the run-time's ``templates._SHAPE_KEY``): only these of the
-#: undeclared names the code mentions are recorded.
-_SHAPE_NAME = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -2412,7 +2413,9 @@ def generic_mentions() -> list[str]:
     import inspect
 
     sources = [inspect.getsource(importlib.import_module(name)) for name in _GENERIC_MODULES]
-    return sorted(word for word in _words(sources) if _SHAPE_NAME.search(word) is not None)
+    return sorted(
+        word for word in _words(sources) if undeclared_reads.SHAPE_NAME.search(word) is not None
+    )
 
 
 def mentioned(config: Any) -> list[str]:
@@ -2431,7 +2434,9 @@ def mentioned(config: Any) -> list[str]:
     return sorted(
         word
         for word in _words(sources)
-        if word not in declared and word not in generic and _SHAPE_NAME.search(word) is not None
+        if word not in declared
+        and word not in generic
+        and undeclared_reads.SHAPE_NAME.search(word) is not None
     )
 
 

@@ -85,9 +85,10 @@ def learnable(
 
     derived = shapes._derived(config)
 
+    build = shapes._builder(model_class, config, derived, stated)
+
     def groups(changes: Mapping[str, object]) -> object:
-        changed = shapes._perturbed_many(config, changes, derived, stated)
-        return shapes._groups(shapes._build(model_class, changed))
+        return build(changes)[1]
 
     def builds_like_base(changes: Mapping[str, object]) -> bool:
         try:

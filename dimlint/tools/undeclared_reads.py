@@ -27,8 +27,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-#: Names that may size a tensor (the run-time's ``templates._SHAPE_KEY``).
-SHAPE_NAME = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
+from dimlint.memory.parameters.templates import SHAPE_KEY
+
+#: Names that may size a tensor: the run-time's pattern, so the generator learns what it judges.
+SHAPE_NAME = SHAPE_KEY
 #: Operators a fallback may use: what ``hidden_size // num_attention_heads`` needs.
 _OPERATORS: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.FloorDiv: operator.floordiv,

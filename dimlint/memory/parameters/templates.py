@@ -489,7 +489,7 @@ def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any
             and not isinstance(value, bool)
             and key not in known
             and key not in text
-            and _SHAPE_KEY.search(key) is not None
+            and SHAPE_KEY.search(key) is not None
             and (not isinstance(mentions, list) or key in mentions or key in generic_mentions())
             and not _mirrors_a_sub_config(raw, key, value, record, learned)
         ):
@@ -554,7 +554,7 @@ def _stated_unset_number(
             and record.defaults[key] is None
             and key not in record.sub_configs
             and key not in learned_paths
-            and (_SHAPE_KEY.search(key) or _SIZE_WORD.search(key))
+            and (SHAPE_KEY.search(key) or _SIZE_WORD.search(key))
             and not _SIZES_NOTHING.search(key)
         ):
             return (
@@ -571,8 +571,9 @@ _SIZES_NOTHING = re.compile(r"(_id$|_ids$|per_tok|topk|top_k|window)")
 
 
 #: Key names that may size a tensor (``head_dim``, ``num_experts``…), as opposed to runtime
-#: settings (``rope_theta``, ``n_ctx``) that a config class may not declare either.
-_SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
+#: settings (``rope_theta``, ``n_ctx``) that a config class may not declare either; the shape
+#: generator records and probes names by the same pattern.
+SHAPE_KEY = re.compile(r"(dim|heads|layers|experts|rank|groups|intermediate|hidden|vocab)")
 
 
 def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
