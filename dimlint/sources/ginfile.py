@@ -207,7 +207,9 @@ def load(path: str, text: str) -> YamlDocument:
     document = YamlDocument(path, text, top or value, values, keys)
     for owner, section in value.items():
         if owner in trax:
-            _translate_trax(document, f"/{escape_pointer_token(owner)}", section)
+            # Trax's names (see the module docstring)
+            pointer = f"/{escape_pointer_token(owner)}"
+            _add_common_names(document, pointer, section, TRAX_RENAMES, TRAX_LAYERS)
         else:
             _translate(document, f"/{escape_pointer_token(owner)}", section, notes)
     if top:
@@ -225,11 +227,6 @@ def trax_only(document: YamlDocument) -> bool:
         and not any(name in section for name in MODEL_PARAMETERS)
         for section in sections
     )
-
-
-def _translate_trax(document: YamlDocument, pointer: str, section: dict[str, Any]) -> None:
-    """Add the common names of Trax's parameters (see the module docstring)."""
-    _add_common_names(document, pointer, section, TRAX_RENAMES, TRAX_LAYERS)
 
 
 def _add_common_names(

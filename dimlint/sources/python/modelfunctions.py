@@ -17,9 +17,8 @@ import re
 from typing import TYPE_CHECKING
 
 from dimlint.config.spec import OWN_MODULE
-from dimlint.sources.python.configs import Candidate, has_dimensions
-from dimlint.sources.python.moduledefaults import HEAD_DIM_KEYS
-from dimlint.sources.python.specs import MODULE_NAMES
+from dimlint.sources.python.configs import Candidate
+from dimlint.sources.python.moduledefaults import HEAD_DIM_KEYS, own_head_width, states_a_model
 from dimlint.sources.python.values import UNKNOWN, Evaluator, Member
 
 if TYPE_CHECKING:
@@ -43,10 +42,7 @@ def candidates(scan: Scan, evaluator: Evaluator) -> list[Candidate]:
 
 
 def _candidate(frame: Frame, evaluator: Evaluator) -> Candidate | None:
-    names = sorted(frame.params)
-    widths = [n for n in names if n not in HEAD_DIM_KEYS and _HEAD_WIDTH.search(n)]
-    named = any(n in HEAD_DIM_KEYS for n in names)
-    own_width = min(widths, key=len) if widths and not named else None
+    own_width = own_head_width(sorted(frame.params), _HEAD_WIDTH)
     members: dict[str, Member] = {}
     for name in frame.defaults:
         default = frame.default(name)
@@ -65,12 +61,7 @@ def _candidate(frame: Frame, evaluator: Evaluator) -> Candidate | None:
         members[key] = Member(name, None, None, default, evaluated)
     if own_width is not None and "head_dim" not in members:
         return None  # a head width without a default: the caller's
-    sized = [
-        key
-        for key, member in members.items()
-        if isinstance(member.value.value, int) and not isinstance(member.value.value, bool)
-    ]
-    if not members or not has_dimensions([MODULE_NAMES.get(key, key) for key in sized]):
+    if not members or not states_a_model(members):
         return None
     first = next(iter(members.values()))
     candidate = Candidate("dict", f"{frame.name}() defaults", first.use, members)

@@ -27,6 +27,7 @@ bases that a call of the class overrides (``Transformer(dim=…)`` stays a confi
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -90,6 +91,25 @@ def candidates(scan: Scan, evaluator: Evaluator) -> list[Candidate]:
     return found
 
 
+def own_head_width(names: Sequence[str], pattern: re.Pattern[str] = _HEAD_WIDTH) -> str | None:
+    """The parameter that sizes each head under a name of its own, when ``head_dim`` itself
+    is not one: the plainest of those ``pattern`` finds."""
+    if any(name in HEAD_DIM_KEYS for name in names):
+        return None  # ``head_dim`` itself wins
+    widths = [name for name in names if pattern.search(name)]
+    return min(widths, key=len) if widths else None
+
+
+def states_a_model(members: dict[str, Member]) -> bool:
+    """Whether the integer defaults among ``members`` name two kinds of model dimension."""
+    sized = [
+        key
+        for key, member in members.items()
+        if isinstance(member.value.value, int) and not isinstance(member.value.value, bool)
+    ]
+    return has_dimensions([MODULE_NAMES.get(key, key) for key in sized])
+
+
 def defaults_candidate(site: Site, evaluator: Evaluator) -> Candidate | None:
     """The module's ``__init__`` defaults as a candidate, when they state a model."""
     node: cst.ClassDef = site.node
@@ -101,13 +121,7 @@ def defaults_candidate(site: Site, evaluator: Evaluator) -> Candidate | None:
     # The module's own head width is the plainest name of those that set one: lucidrains'
     # ``SigLIPVAT(dim_head=64, self_attn_dim_head=32)`` sizes its heads by ``dim_head``, the
     # prefixed one another attention's.
-    widths = [
-        p.name.value
-        for p in every
-        if p.name.value not in HEAD_DIM_KEYS and _HEAD_WIDTH.search(p.name.value)
-    ]
-    named = any(p.name.value in HEAD_DIM_KEYS for p in every)  # ``head_dim`` itself wins
-    own_width = min(widths, key=len) if widths and not named else None
+    own_width = own_head_width([p.name.value for p in every])
     members: dict[str, Member] = {}
     for param in every:
         name = param.name.value
@@ -121,12 +135,7 @@ def defaults_candidate(site: Site, evaluator: Evaluator) -> Candidate | None:
         key = "head_dim" if name == own_width else name  # lucidrains' ``dim_head=64``
         evaluated = evaluator.evaluate(default, site.frames)
         members[key] = Member(name, param.name, "identifier", default, evaluated)
-    sized = [
-        key
-        for key, member in members.items()
-        if isinstance(member.value.value, int) and not isinstance(member.value.value, bool)
-    ]
-    if not has_dimensions([MODULE_NAMES.get(key, key) for key in sized]):
+    if not states_a_model(members):
         return None
     candidate = Candidate("class", node.name.value, node.name, members)
     candidate.framework = OWN_MODULE  # its own code: what rules say names no framework
