@@ -33,7 +33,8 @@ def _transformers() -> Any:
 def _learned(model_type: str) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return generate_shapes.learn(model_type)
+        # a generous CPU budget: the default (12 s) cuts builds on a loaded machine
+        return generate_shapes.learn(model_type, budget_s=120.0)
 
 
 def _truth(raw: dict[str, Any], architecture: str) -> int:
