@@ -95,7 +95,7 @@ def test_stand_in_search_pairs_a_none_width_with_the_field_it_replaces() -> None
                     found[name] = other
                 break
     assert found == {"cross": "d_model"}
-    assert stand_ins.derivations(found) == {"cross": [[1, 1, [["d_model", 1]]]]}
+    assert stand_ins.derivations({"cross": ["d_model", 1]}) == {"cross": [[1, 1, [["d_model", 1]]]]}
 
 
 def test_stand_in_search_on_a_dataclass_config() -> None:
@@ -118,7 +118,7 @@ def test_stand_in_search_on_a_dataclass_config() -> None:
         lambda stated: build(stated) == build({}),
         lambda first, second: build(first) == build(second),
     )
-    assert pairs == {"cross_attention_hidden_size": "d_model"}
+    assert pairs == {"cross_attention_hidden_size": ["d_model", 1]}
     # a width the class ignores is paired too (learning then finds no tensor reads it); one
     # whose stated value builds another model at every size is not
     never = stand_ins.found(
@@ -129,6 +129,42 @@ def test_stand_in_search_on_a_dataclass_config() -> None:
         lambda first, second: first == second,
     )
     assert never == {}
+
+
+def test_stand_in_search_finds_a_multiple_of_the_other_field() -> None:
+    """GPT-2's ``n_inner``: unset, the MLP is ``4 * n_embd`` wide; the pair records the factor,
+    and the derivation a config leaving it out gets is that multiple."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Config:
+        n_embd: int = 768
+        n_inner: int | None = None
+
+    def build(stated: Mapping[str, object]) -> tuple[int, int]:
+        n_embd = int(str(stated.get("n_embd", 768)))
+        inner = stated.get("n_inner")
+        return (n_embd, int(str(inner)) if inner is not None else 4 * n_embd)
+
+    pairs = stand_ins.found(
+        Config(),
+        {"n_embd": 768},
+        {768, 3072},
+        lambda stated: build(stated) == build({}),
+        lambda first, second: build(first) == build(second),
+    )
+    assert pairs == {"n_inner": ["n_embd", 4]}
+    assert stand_ins.values(Config(n_embd=1024), pairs) == {"n_inner": 4096}
+    assert stand_ins.derivations(pairs) == {"n_inner": [[4, 1, [["n_embd", 1]]]]}
+    # a class that sizes the MLP at a multiple no factor names is not paired
+    odd = stand_ins.found(
+        Config(),
+        {"n_embd": 768},
+        {768, 3 * 768},
+        lambda stated: stated.get("n_inner") in (None, 3 * 768),
+        lambda first, second: first == second,
+    )
+    assert odd == {}
 
 
 def test_field_budget_grows_with_the_cost_of_a_build() -> None:

@@ -2305,7 +2305,7 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     ``hidden_size // num_attention_heads``)."""
     plain = config
     extras: dict[str, object] = row.get("undeclared", {})
-    pairs: dict[str, str] = row.get("stand_ins", {})
+    pairs: dict[str, list[object]] = row.get("stand_ins", {})
     stand = stand_ins.values(plain, pairs)
     stated = {**row.get("stated", {}), **extras, **row.get("rebased", {}), **stand}
     if stated:

@@ -12,18 +12,28 @@ field's value builds the default's model, and so does stating it at that field's
 value beside the change (the default and a second point agree). The generator then states it
 at that value, learns it as a field, and records the pair (a row's ``stand_ins``); a config
 leaving it out has the other field's value (its derivation).
+
+The stand-in may be a multiple of the other field: GPT-2 declares ``n_inner = None`` and sizes
+its MLP ``4 * n_embd`` when unset, so a fine-tune stating ``n_inner = 1152`` for a 768-wide
+model was refused. Each pair therefore records its factor, one of :data:`FACTORS`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from dimlint.tools.undeclared_reads import SHAPE_NAME
 
-#: Fields tried as what one stands in for, at most (each costs a build).
+#: Fields tried as what one stands in for, at most (each costs up to len(FACTORS) builds).
 _MAX_TRIED = 8
+#: Multiples of the other field a stand-in may take unset: the same width, and the MLP
+#: expansions modeling code writes as a literal (``4 * hidden_size``).
+FACTORS = (1, 2, 4)
+#: Size-like names beside :data:`undeclared_reads.SHAPE_NAME`: GPT-2's ``n_inner``.
+_INNER = re.compile(r"(?:^|_)inner(?:_|$)")
 
 
 def _none_widths(holder: Any) -> list[str]:
@@ -35,7 +45,7 @@ def _none_widths(holder: Any) -> list[str]:
         for field in dataclasses.fields(type(holder))
         if field.default is None
         and getattr(holder, field.name, None) is None
-        and SHAPE_NAME.search(field.name)
+        and (SHAPE_NAME.search(field.name) or _INNER.search(field.name))
     ]
 
 
@@ -46,38 +56,59 @@ def found(
     builds_like_base: Callable[[Mapping[str, object]], bool],
     alike: Callable[[Mapping[str, object], Mapping[str, object]], bool],
     holds_flipped: Callable[[str, int], bool] | None = None,
-) -> dict[str, str]:
-    """``{field declared None: the field whose value it takes unset}`` of ``config``'s top
-    level. ``numbers`` are the config's integer fields; ``sizes`` the default's tensor sizes
-    (only a field whose value sizes a tensor can be one stood in for); ``builds_like_base``
-    says whether stating some fields builds the default's tensors; ``alike`` whether two sets
-    of stated changes build the same tensors; ``holds_flipped(field, value)`` whether stating
-    the field at the value builds the same tensors with each of the config's flags flipped:
-    wav2vec2's ``adapter_attn_dim`` changes nothing in the default encoder, but adds adapters
-    to the stable-layer-norm one, where None adds none."""
-    pairs: dict[str, str] = {}
+) -> dict[str, list[object]]:
+    """``{field declared None: [the field whose multiple it takes unset, the factor]}`` of
+    ``config``'s top level. ``numbers`` are the config's integer fields; ``sizes`` the
+    default's tensor sizes (only a multiple that sizes a tensor can be one stood in for);
+    ``builds_like_base`` says whether stating some fields builds the default's tensors;
+    ``alike`` whether two sets of stated changes build the same tensors; ``holds_flipped(field,
+    value)`` whether stating the field at the value builds the same tensors with each of the
+    config's flags flipped: wav2vec2's ``adapter_attn_dim`` changes nothing in the default
+    encoder, but adds adapters to the stable-layer-norm one, where None adds none."""
+    pairs: dict[str, list[object]] = {}
     for name in _none_widths(config):
-        tried = 0
-        for other, value in numbers.items():
-            if "." in other or "[" in other or value <= 1 or value not in sizes:
-                continue
-            if tried >= _MAX_TRIED:
-                break
-            tried += 1
-            if not builds_like_base({name: value}):
+        pair = _stood_in_for(name, numbers, sizes, builds_like_base, alike, holds_flipped)
+        if pair is not None:
+            pairs[name] = pair
+    return pairs
+
+
+def _stood_in_for(
+    name: str,
+    numbers: Mapping[str, int],
+    sizes: set[int],
+    builds_like_base: Callable[[Mapping[str, object]], bool],
+    alike: Callable[[Mapping[str, object], Mapping[str, object]], bool],
+    holds_flipped: Callable[[str, int], bool] | None,
+) -> list[object] | None:
+    """``[other field, factor]`` for the first multiple of a field that builds the default's
+    model when ``name`` states it (the fallback), if a second point agrees: the other field
+    moved, with ``name`` at the same multiple of it, builds what the move alone builds."""
+    tried = 0
+    for other, value in numbers.items():
+        if "." in other or "[" in other or value <= 1:
+            continue
+        candidates = [factor for factor in FACTORS if value * factor in sizes]
+        if not candidates:
+            continue
+        if tried >= _MAX_TRIED:
+            return None
+        tried += 1
+        for factor in candidates:
+            if not builds_like_base({name: value * factor}):
                 continue
             moved = value * 2
-            if alike({other: moved, name: moved}, {other: moved}) and (
-                holds_flipped is None or holds_flipped(name, value)
+            if alike({other: moved, name: moved * factor}, {other: moved}) and (
+                holds_flipped is None or holds_flipped(name, value * factor)
             ):
-                pairs[name] = other
-            break  # the first value that builds the default's model is the fallback
-    return pairs
+                return [other, factor]
+            return None  # the first multiple that builds the default's model is the fallback
+    return None
 
 
 def learnable(
     model_class: Any, config: Any, base: Any, stated: Mapping[str, object], shapes: Any
-) -> dict[str, str]:
+) -> dict[str, list[object]]:
     """:func:`found` for the builds of ``model_class`` from ``config`` with ``stated`` (the
     names learning states already) kept stated; ``base`` is the default's tensor groups;
     ``shapes`` the generator module, whose build helpers this uses (passed in, not imported:
@@ -127,12 +158,15 @@ def learnable(
     return found(config, numbers, sizes, builds_like_base, alike, holds_flipped)
 
 
-def values(config: Any, pairs: Mapping[str, str]) -> dict[str, int]:
-    """Each stand-in field at the value of the field it stands in for in ``config``."""
-    return {name: getattr(config, other) for name, other in pairs.items()}
+def values(config: Any, pairs: Mapping[str, list[object]]) -> dict[str, int]:
+    """Each stand-in field at its multiple of the field it stands in for in ``config``."""
+    return {
+        name: getattr(config, str(other)) * int(str(factor))
+        for name, (other, factor) in pairs.items()
+    }
 
 
-def derivations(pairs: Mapping[str, str]) -> dict[str, object]:
-    """Each stand-in field derived, when a config leaves it out, as the field it stands in
-    for (the expression form of :mod:`dimlint.tools.shape_fit`)."""
-    return {name: [[1, 1, [[other, 1]]]] for name, other in pairs.items()}
+def derivations(pairs: Mapping[str, list[object]]) -> dict[str, object]:
+    """Each stand-in field derived, when a config leaves it out, as its multiple of the field
+    it stands in for (the expression form of :mod:`dimlint.tools.shape_fit`)."""
+    return {name: [[factor, 1, [[other, 1]]]] for name, (other, factor) in pairs.items()}
