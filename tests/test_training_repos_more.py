@@ -4,7 +4,8 @@ each repository fell in: a hash of its name decided, before anything was read, w
 was tuned on it or only measured; ``held-out-2`` to ``held-out-6`` are batches gathered after the
 earlier fixes and measured before any change, ``tune-7`` the tuning half of the seventh,
 ``held-out-8`` the eighth, measured once untouched and only then tuned on, ``tune-9`` the
-ninth's tuning half; ``BATCH3.md`` to ``BATCH10.md`` record the third's to the tenth's lists,
+ninth's tuning half, ``held-out-10`` the tenth, measured once untouched; ``BATCH3.md`` to
+``BATCH11.md`` record the third's to the eleventh's lists,
 chosen before they were fetched, and their measurements). Only YAML,
 JSON and launch scripts are kept (the Python files the repositories' measurement read stay out of
 the suite and of ruff). The folders keep each repository's relative paths, so a Hydra tree
@@ -88,6 +89,7 @@ def test_every_file_has_its_source_and_half() -> None:
         "tune-7",
         "held-out-8",
         "tune-9",
+        "held-out-10",
     }
     assert {row["half"] for row in rows} == halves
     assert len({row["repository"] for row in rows}) >= 16
