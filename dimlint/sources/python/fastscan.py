@@ -729,8 +729,8 @@ class _Relevance:
             return bool(self.has_dimensions([k for k in keywords if k is not None]))
         if last in self.class_names or last in {"from_name", "for_model"}:
             return True
-        if kind is ast.Name and last == "dict":
-            return not self.dimension_keys.isdisjoint(keywords)
+        if kind is ast.Name and last == "dict":  # a key of its own, or the ViT family's names
+            return not self.dimension_keys.isdisjoint(keywords) or self.has_dimensions(keywords)
         if head in result.transformers_names or head in result.transformers_modules:
             return True
         if result.imported_from.get(head, "").startswith("x_transformers"):
@@ -738,14 +738,13 @@ class _Relevance:
         return bool(keywords) and bool(self.has_dimensions(keywords))
 
     def dict(self, node: ast.Dict) -> bool:
-        keys = node.keys
-        wanted = False
-        for key in keys:
-            if key.__class__ is not ast.Constant or key.value.__class__ is not str:
+        names = []
+        for key in node.keys:
+            if not isinstance(key, ast.Constant) or key.value.__class__ is not str:
                 return False
-            if key.value in self.dimension_keys:
-                wanted = True
-        return wanted
+            names.append(key.value)
+        # the ViT family's ``width`` / ``heads`` / ``layers`` are no key of their own
+        return not self.dimension_keys.isdisjoint(names) or bool(self.has_dimensions(names))
 
 
 def scan(tree: ast.Module, text: str) -> Scan:
