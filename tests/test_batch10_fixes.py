@@ -81,3 +81,65 @@ def test_the_libcst_reading_agrees() -> None:
 )
 def test_a_width_that_is_no_models_is_not_read(text: str) -> None:
     assert _configs("configs/pipeline.py", text) == 0
+
+
+WAN_STYLE = """\
+from easydict import EasyDict
+
+from .shared_config import shared_cfg
+
+t2v = EasyDict(__name__='Config: T2V')
+t2v.update(shared_cfg)
+
+t2v.checkpoint = 'model.pth'
+t2v.patch_size = (1, 2, 2)
+t2v.dim = WIDTH
+t2v.ffn_dim = 13824
+t2v.num_heads = 40
+t2v.num_layers = 40
+"""
+
+
+def test_an_easydict_set_attribute_by_attribute_is_a_config() -> None:
+    path = "pkg/configs/t2v.py"
+    assert _configs(path, WAN_STYLE.replace("WIDTH", "5120")) == 1
+    assert not _found(path, WAN_STYLE.replace("WIDTH", "5120"))
+    assert ("DL101", 10, "error") in _found(path, WAN_STYLE.replace("WIDTH", "5121"))
+    # under another local name, and with a size given to the constructor
+    aliased = (
+        "from easydict import EasyDict as edict\n\n"
+        "cfg = edict(dim=5121)\ncfg.num_heads = 40\ncfg.num_layers = 40\n"
+    )
+    assert "DL101" in {code for code, _, _ in _found(path, aliased)}
+
+
+ML_COLLECTIONS = """\
+import ml_collections
+
+
+def get_config():
+    config = ml_collections.ConfigDict()
+    config.hidden_size = WIDTH
+    config.num_heads = 12
+    config.num_layers = 12
+    return config
+"""
+
+
+def test_an_ml_collections_config_dict_is_a_config() -> None:
+    path = "configs/base.py"
+    assert not _found(path, ML_COLLECTIONS.replace("WIDTH", "768"))
+    assert ("DL101", 6, "error") in _found(path, ML_COLLECTIONS.replace("WIDTH", "770"))
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        "from types import SimpleNamespace\n\ncfg = SimpleNamespace()\n",  # an attribute bag
+        "from mylib import Settings\n\ncfg = Settings()\n",  # a class nobody here knows
+        "import easydict\n\ncfg = load()\n",  # bound by a call of unknown result
+    ],
+)
+def test_an_object_that_is_no_known_attribute_dict_is_not_read(build: str) -> None:
+    text = build + "cfg.dim = 5121\ncfg.num_heads = 40\ncfg.num_layers = 40\n"
+    assert _configs("configs/x.py", text) == 0

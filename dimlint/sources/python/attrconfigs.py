@@ -10,8 +10,11 @@ name in one statement block are one config:
   call that is a config (a config call of the file, a transformers config class, a class of
   this file, megatron-core's classes), or it is a parameter of a function in a file that imports
   megatron or NeMo (their ``TransformerConfig``: megatron-core's semantics, head width
-  floor-divided, apply). A mock (``MagicMock()``) in a test, a ``SimpleNamespace`` or a name
-  bound any other way is not a config dimlint knows. In a function registered as a
+  floor-divided, apply), or an attribute dict (easydict's ``EasyDict``, ml_collections'
+  ``ConfigDict``: Wan2.1's ``t2v_14B = EasyDict(); t2v_14B.dim = 5120``), whose config is
+  the keys the code writes, its constructor's keywords and the attributes set. A mock
+  (``MagicMock()``) in a test, a ``SimpleNamespace`` or a name bound any other way is not a
+  config dimlint knows. In a function registered as a
   hyperparameter set (tensor2tensor's ``@registry.register_hparams def transformer_big():
   hparams = transformer_base(); hparams.hidden_size = 1024; hparams.num_heads = 16``) the
   object bound to a call and set attribute by attribute is the set itself: read from the values
@@ -51,6 +54,11 @@ if TYPE_CHECKING:
 
 #: Receivers that are never a config built in the scope (the instance and the class).
 _NOT_RECEIVERS = frozenset({"self", "cls"})
+#: Packages of attribute dicts, a config's keys set as attributes: easydict's ``EasyDict``
+#: (Wan2.1's ``t2v_14B = EasyDict(); t2v_14B.dim = 5120; t2v_14B.num_heads = 40``),
+#: ml_collections' ``ConfigDict``, addict's ``Dict``, munch's ``Munch``. What they hold is
+#: what the code writes, as a ``dict(...)``'s keywords: no class and no defaults.
+ATTRIBUTE_DICT_MODULES = frozenset({"easydict", "ml_collections", "addict", "munch"})
 
 
 def candidates(extractor: Extractor, calls: list[Candidate]) -> list[Candidate]:
@@ -162,8 +170,25 @@ def _identify(
         base = Candidate("call", f"{last}(...)", expression.func, {}, model_type)
         base.base_model_type = model_type
         return base, None
+    if attribute_dict(callee, scan.imported_from):  # its config is the values written
+        written = extractor.evaluator.keyword_members(expression, frames) or []
+        if not ALL_DIMENSION_KEYS & {member.key for member in written}:
+            return None, None
+        own = {member.key: member for member in written}
+        return Candidate("call", f"{last}(...)", expression.func, own), None
     framework = extractor.framework_of(callee)
     return (None, framework) if framework == "megatron" else None
+
+
+def attribute_dict(callee: str, imported_from: dict[str, str]) -> bool:
+    """Whether ``callee`` builds an attribute dict (:data:`ATTRIBUTE_DICT_MODULES`): a class
+    imported from one of those packages (``from easydict import EasyDict as edict``) or named
+    through the package itself (``ml_collections.ConfigDict``)."""
+    head = callee.split(".", maxsplit=1)[0]
+    module = imported_from.get(head)
+    if module is None:
+        module = head if "." in callee else ""
+    return module.split(".", maxsplit=1)[0] in ATTRIBUTE_DICT_MODULES
 
 
 def _assigned(extractor: Extractor, sites: list[AttributeSite]) -> dict[str, Member]:
