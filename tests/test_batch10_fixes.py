@@ -18,6 +18,7 @@ import pytest
 from dimlint.lint.pipeline import lint_bytes
 from dimlint.lint.python_front import lint_python
 from dimlint.lint.selection import Selection
+from dimlint.sources.python.asserted import divisibility_asserted
 
 
 def _found(path: str, text: str) -> set[tuple[str, int, str]]:
@@ -143,3 +144,84 @@ def test_an_ml_collections_config_dict_is_a_config() -> None:
 def test_an_object_that_is_no_known_attribute_dict_is_not_read(build: str) -> None:
     text = build + "cfg.dim = 5121\ncfg.num_heads = 40\ncfg.num_layers = 40\n"
     assert _configs("configs/x.py", text) == 0
+
+
+MIXIN_MODEL = """\
+import torch.nn as nn
+from diffusers.configuration_utils import ConfigMixin, register_to_config
+from diffusers.models.modeling_utils import ModelMixin
+
+
+class VideoModel(ModelMixin, ConfigMixin):
+
+    @register_to_config
+    def __init__(self,
+                 in_dim=16,
+                 dim=WIDTH,
+                 ffn_dim=8192,
+                 num_heads=16,
+                 num_layers=32,
+                 eps=1e-6):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(dim, num_heads) for _ in range(num_layers)])
+        REQUIREMENT
+"""
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        "assert (dim % num_heads) == 0 and (dim // num_heads) % 2 == 0",
+        "assert dim % num_heads == 0, 'heads must divide the width'",
+        "if dim % num_heads != 0:\n            raise ValueError('heads must divide the width')",
+        "self.attn = nn.MultiheadAttention(dim, num_heads)",
+    ],
+)
+def test_defaults_of_a_model_class_whose_code_requires_the_divisibility(requirement: str) -> None:
+    text = MIXIN_MODEL.replace("REQUIREMENT", requirement)
+    path = "pkg/modules/model.py"
+    assert not _found(path, text.replace("WIDTH", "2048"))
+    assert ("DL101", 11, "error") in _found(path, text.replace("WIDTH", "2049"))
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        "pass",  # nothing in the file asks it: the class's base may do anything
+        "assert in_dim % num_heads == 0",  # another pair of names
+        "assert dim % 2 == 0",  # no head count
+    ],
+)
+def test_defaults_of_a_class_of_unknown_base_are_not_read_otherwise(requirement: str) -> None:
+    text = MIXIN_MODEL.replace("REQUIREMENT", requirement).replace("WIDTH", "2049")
+    assert "DL101" not in {code for code, _, _ in _found("pkg/modules/model.py", text)}
+
+
+def test_a_second_width_beside_the_asserted_pair_leaves_the_class_unread() -> None:
+    text = MIXIN_MODEL.replace("REQUIREMENT", "assert dim % num_heads == 0")
+    text = text.replace("in_dim=16,", "hidden_size=1024,").replace("WIDTH", "2049")
+    assert "DL101" not in {code for code, _, _ in _found("pkg/modules/model.py", text)}
+
+
+def test_a_config_class_is_read_once_as_a_config() -> None:
+    text = MIXIN_MODEL.replace("class VideoModel", "class VideoArgs")
+    text = text.replace("REQUIREMENT", "assert dim % num_heads == 0").replace("WIDTH", "2049")
+    found = lint_bytes("pkg/modules/model.py", text.encode(), Selection()).diagnostics
+    messages = [d.message for d in found if d.code == "DL101"]
+    # ``…Args`` classes are configs (their ``__init__`` read by the config reader), not models
+    assert len(messages) == 1
+    assert "the module's own attention code" not in messages[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "pairs"),
+    [
+        ("assert self.hidden_size % self.n_heads == 0", {("hidden_size", "n_heads")}),
+        ("if (width % heads):\n    raise ValueError", {("width", "heads")}),
+        ("x = dim % num_heads == 0", set()),  # computed, not required
+        ("if dim % heads == 0:\n    raise X", set()),  # raises on the divisible case
+        ("nn.MultiheadAttention(embed_dim, num_heads, dropout=0.1)", {("embed_dim", "num_heads")}),
+    ],
+)
+def test_what_counts_as_required(text: str, pairs: set[tuple[str, str]]) -> None:
+    assert divisibility_asserted(text) == pairs

@@ -165,6 +165,7 @@ def collect(
     models: list[list[ModelSpec]] | None = None,
     notes: list[str] | None = None,
     per_head: frozenset[tuple[str, str]] = frozenset(),
+    asserted: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Pending]:
     """Every finding of every candidate and layer call of a scanned module.
 
@@ -175,7 +176,10 @@ def collect(
     rewrite the tokenizer's ``vocab_size``. ``tally`` receives how many configs and layer calls
     were read (``--verbose``); ``models`` the specs of each config that states a dimension,
     classes first, then module constants, then calls (what ``mem``/``plan``/``shapes`` compute
-    from); ``notes`` what a reader left unread and why (``--verbose``).
+    from); ``notes`` what a reader left unread and why (``--verbose``). ``per_head``: (width,
+    heads) names the module multiplies; ``asserted``: those whose divisibility its code
+    requires, which makes a class's ``__init__`` defaults a model whatever its base
+    (:mod:`dimlint.sources.python.asserted`).
     """
     import libcst as cst
 
@@ -199,7 +203,7 @@ def collect(
         and (kind := pylayers.layer_kind(site.node, scan)) is not None
     }
     candidates = extractor.class_candidates()
-    candidates += moduledefaults.candidates(scan, evaluator)
+    candidates += moduledefaults.candidates(scan, evaluator, asserted)
     candidates += modelfunctions.candidates(scan, evaluator)
     if in_tests and testers.CAUSAL_LM_TESTER in (*scan.imported_from, *scan.relative_from):
         found_testers = testers.Testers(scan, evaluator)

@@ -34,7 +34,7 @@ import libcst as cst
 
 from dimlint.config.trainingkeys import PAX_RENAMES
 from dimlint.sources.python import refused
-from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
+from dimlint.sources.python.configs import member_name_ok
 from dimlint.sources.python.dotted import ast_dotted_name
 from dimlint.sources.python.refused import RAISING, expects_raise
 from dimlint.sources.python.scan import (
@@ -245,16 +245,7 @@ class _Converter:
         decorators = tuple(
             _new(cst.Decorator, decorator=self.expression(d)) for d in node.decorator_list
         )
-        names = [ast_dotted_name(base) or "" for base in node.bases]
-        for decorator in node.decorator_list:
-            function = decorator.func if decorator.__class__ is ast.Call else decorator
-            names.append(ast_dotted_name(function) or "")
-        # whether Extractor._class reads its ``__init__``: the class is a config by its name,
-        # a ``...Config`` base or ``@dataclass`` (a superset of the test there)
-        config_like = node.name.endswith(CONFIG_CLASS_SUFFIXES) or any(
-            name.endswith(("Config", "Configuration", "dataclass", "Module")) for name in names
-        )  # and torch modules, whose defaults moduledefaults reads
-        statements = [self._class_statement(statement, config_like) for statement in node.body]
+        statements = [self._class_statement(statement) for statement in node.body]
         body = _new(cst.IndentedBlock, body=tuple(statements))
         return _new(
             cst.ClassDef,
@@ -264,11 +255,12 @@ class _Converter:
             body=body,
         )
 
-    def _class_statement(self, node: ast.stmt, config_like: bool) -> Any:
+    def _class_statement(self, node: ast.stmt) -> Any:
         """A statement of a class body as :meth:`Extractor._class_body
         <dimlint.sources.python.configs.Extractor._class_body>` reads it: a ``Pass`` for what it
         passes over (several targets, a private, upper-case or metadata name other than Pax's
-        model attributes, a method other than a config's ``__init__``)."""
+        model attributes, a method other than ``__init__``: every class's, which the config, module
+        and asserted-defaults readers may each read)."""
         kind = node.__class__
         if kind is ast.AnnAssign or kind is ast.Assign:
             targets = [node.target] if kind is ast.AnnAssign else node.targets  # type: ignore[attr-defined]
@@ -296,7 +288,7 @@ class _Converter:
             statement = _new(cst.Assign, targets=targets, value=value)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             name = node.name  # type: ignore[attr-defined]
-            if name != "__init__" or not config_like:
+            if name != "__init__":
                 return _new(cst.Pass)
             params = self._parameters(node.args)  # type: ignore[attr-defined]
             return _new(cst.FunctionDef, name=_new(cst.Name, value=name), params=params)
