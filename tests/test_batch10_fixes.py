@@ -184,6 +184,17 @@ def test_defaults_of_a_model_class_whose_code_requires_the_divisibility(requirem
     assert ("DL101", 11, "error") in _found(path, text.replace("WIDTH", "2049"))
 
 
+def test_a_required_divisibility_is_said_refused() -> None:
+    """The message says what the file's code does, for a torch module's defaults too."""
+    for base in ("ModelMixin, ConfigMixin", "nn.Module"):
+        text = MIXIN_MODEL.replace("ModelMixin, ConfigMixin):", f"{base}):")
+        text = text.replace("REQUIREMENT", "assert dim % num_heads == 0").replace("WIDTH", "2049")
+        found = lint_bytes("pkg/model.py", text.encode(), Selection()).diagnostics
+        (message,) = [d.message for d in found if d.code == "DL101"]
+        assert "the module's own code requires the divisibility" in message
+        assert "the model is refused" in message
+
+
 @pytest.mark.parametrize(
     "requirement",
     [

@@ -18,7 +18,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks.registry import Finding
-from dimlint.config.spec import FIXTURE, FRAMEWORK, OWN_MODULE, ModelSpec
+from dimlint.config.spec import DIVISIBILITY_REQUIRED, FIXTURE, FRAMEWORK, OWN_MODULE, ModelSpec
 from dimlint.lint.run_rules import spec_findings
 from dimlint.lint.selection import Selection
 from dimlint.sources.python.configs import is_test_module
@@ -230,6 +230,7 @@ def collect(
 
     checker = _CandidateChecker(path, enabled, selection, rounding)
     checker.per_head = per_head
+    checker.asserted = asserted
     if tally is not None:
         tally["configs"] = sum(1 for c in candidates if _states_a_dimension(c))
         tally["layers"] = len(layer_calls)
@@ -325,6 +326,9 @@ class _CandidateChecker:
         self._seen: dict[int, frozenset[tuple[str, str]]] = {}
         #: (width, heads) names the module multiplies (:mod:`dimlint.sources.python.perhead`).
         self.per_head: frozenset[tuple[str, str]] = frozenset()
+        #: (width, heads) names whose divisibility the module's code requires
+        #: (:mod:`dimlint.sources.python.asserted`).
+        self.asserted: frozenset[tuple[str, str]] = frozenset()
 
     def specs_of(self, candidate: Candidate) -> CandidateSpecs:
         """The candidate's specs; with a rounding in the code, their embeddings are padded."""
@@ -335,6 +339,13 @@ class _CandidateChecker:
         if candidate.framework == OWN_MODULE:
             for spec in specs.specs:
                 spec.memo[FRAMEWORK] = OWN_MODULE
+                hidden, heads = spec.hidden, spec.heads
+                if (
+                    hidden is not None
+                    and heads is not None
+                    and (hidden.key, heads.key) in self.asserted
+                ):
+                    spec.memo[DIVISIBILITY_REQUIRED] = True
         if candidate.fixture or _from_instance(candidate):
             for spec in specs.specs:
                 spec.memo[FIXTURE] = True  # a test helper's config: a fixture
