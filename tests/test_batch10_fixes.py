@@ -133,6 +133,54 @@ def test_an_ml_collections_config_dict_is_a_config() -> None:
     assert ("DL101", 6, "error") in _found(path, ML_COLLECTIONS.replace("WIDTH", "770"))
 
 
+NESTED = """\
+import ml_collections as mlc
+
+
+def get_config(arg=None):
+  config = mlc.ConfigDict()
+  config.model_name = 'proj.uvim.vit'
+  config.model = MODEL
+  config.model.patch_size = (16, 16)
+  config.model.width = WIDTH
+  config.model.enc_depth = 6
+  config.model.dec_depth = 12
+  config.model.mlp_dim = 3072
+  config.model.num_heads = 12
+  return config
+"""
+
+
+@pytest.mark.parametrize("model", ["mlc.ConfigDict()", "dict()", "{}"])
+def test_a_nested_config_dict_set_attribute_by_attribute(model: str) -> None:
+    text = NESTED.replace("MODEL", model)
+    path = "configs/proj/vqvae.py"
+    assert _configs(path, text.replace("WIDTH", "768")) == 1
+    assert not _found(path, text.replace("WIDTH", "768"))
+    assert ("DL101", 9, "error") in _found(path, text.replace("WIDTH", "770"))
+    # the libcst reading agrees
+    odd = text.replace("WIDTH", "770").encode()
+    fast = lint_python(path, odd, Selection()).diagnostics
+    slow = lint_python(path, odd, Selection(), fast=False).diagnostics
+    assert [(d.code, d.span) for d in fast] == [(d.code, d.span) for d in slow]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("config.model = MODEL", "config.model = load_model_config()"),  # contents unknown
+        ("config.model = MODEL", "config.model = dict(base)"),  # a copy of something else
+        ("config.model_name = 'proj.uvim.vit'", "config.model = base"),  # set twice
+        ("config = mlc.ConfigDict()", "config = bvcc.parse_arg(arg)"),  # parent unknown
+    ],
+)
+def test_a_nested_path_not_known_to_be_a_fresh_attribute_dict_is_not_read(
+    old: str, new: str
+) -> None:
+    text = NESTED.replace(old, new).replace("MODEL", "mlc.ConfigDict()").replace("WIDTH", "770")
+    assert _configs("configs/proj/vqvae.py", text) == 0
+
+
 @pytest.mark.parametrize(
     "build",
     [

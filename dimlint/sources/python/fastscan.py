@@ -374,6 +374,7 @@ def _record_import(result: Scan, frame: Frame, node: ast.Import | ast.ImportFrom
             name = alias.name
             local = alias.asname or name.split(".")[0]
             frame.bind(local)
+            result.module_aliases[local] = name if alias.asname else local
             if name == "torch.nn" and alias.asname:
                 result.nn_aliases.add(alias.asname)
             if name == "transformers" or name.startswith("transformers."):
@@ -463,10 +464,12 @@ _SPECIAL = frozenset(
 
 
 def _attribute_target(target: ast.expr) -> tuple[str, str] | None:
-    """``(receiver, attr)`` of a target ``name.attr``, else None."""
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-        return target.value.id, target.attr
-    return None
+    """``(receiver, attr)`` of a target ``name.attr`` or ``name.a.attr`` (receiver
+    ``name.a``), else None."""
+    if not isinstance(target, ast.Attribute):
+        return None
+    receiver = ast_dotted_name(target.value)
+    return (receiver, target.attr) if receiver is not None else None
 
 
 #: Statements whose fields hold suites (lists of statements) of their own.
