@@ -9,7 +9,15 @@ from dimlint.checks.coupled import anchor, dims_of, key_names, planned_fix, prob
 from dimlint.checks.registry import Finding, grades, rule
 from dimlint.config import behaviour
 from dimlint.config.geometry import MAX_KERNEL_HEAD_DIM, has_mqa_kernel
-from dimlint.config.spec import FRAMEWORK, MEGATRON, MEGATRON_LM, OWN_MODULE, T5X, ModelSpec
+from dimlint.config.spec import (
+    DIVISIBILITY_REQUIRED,
+    FRAMEWORK,
+    MEGATRON,
+    MEGATRON_LM,
+    OWN_MODULE,
+    T5X,
+    ModelSpec,
+)
 from dimlint.diagnostics import Severity
 
 if TYPE_CHECKING:
@@ -62,6 +70,11 @@ def _what_happens(spec: ModelSpec, hidden: int, heads: int) -> str:
             " when kv_channels is not given, while megatron-core's TransformerConfig (NeMo's"
             f" mcore models) floor-divides and runs ({core} instead of {hidden}): the run is"
             " refused, or the model silently differs from its sizes."
+        )
+    if framework == OWN_MODULE and spec.memo.get(DIVISIBILITY_REQUIRED):
+        return (
+            "the module's own code requires the divisibility (an assertion or a raise in this"
+            " file, or nn.MultiheadAttention, which asserts it): the model is refused."
         )
     if framework == OWN_MODULE:
         return (

@@ -175,6 +175,9 @@ MEGATRON_LM = "megatron-lm"
 MEGATRON = "megatron"
 #: A ``torch.nn.Module``'s own defaults: the class's own attention code decides.
 OWN_MODULE = "module"
+#: ``spec.memo`` key set on a module's defaults whose width and heads the file's own code
+#: requires divisible (:mod:`dimlint.sources.python.asserted`): such a width is refused.
+DIVISIBILITY_REQUIRED = "divisibility_required"
 #: T5X's gin bindings (:mod:`dimlint.sources.ginfile`): its attention is ``num_heads ×
 #: head_dim`` wide by construction, never the width split into heads.
 T5X = "t5x"

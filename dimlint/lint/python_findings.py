@@ -18,7 +18,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks.registry import Finding
-from dimlint.config.spec import FIXTURE, FRAMEWORK, OWN_MODULE, ModelSpec
+from dimlint.config.spec import DIVISIBILITY_REQUIRED, FIXTURE, FRAMEWORK, OWN_MODULE, ModelSpec
 from dimlint.lint.run_rules import spec_findings
 from dimlint.lint.selection import Selection
 from dimlint.sources.python.configs import is_test_module
@@ -165,6 +165,7 @@ def collect(
     models: list[list[ModelSpec]] | None = None,
     notes: list[str] | None = None,
     per_head: frozenset[tuple[str, str]] = frozenset(),
+    asserted: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Pending]:
     """Every finding of every candidate and layer call of a scanned module.
 
@@ -175,7 +176,10 @@ def collect(
     rewrite the tokenizer's ``vocab_size``. ``tally`` receives how many configs and layer calls
     were read (``--verbose``); ``models`` the specs of each config that states a dimension,
     classes first, then module constants, then calls (what ``mem``/``plan``/``shapes`` compute
-    from); ``notes`` what a reader left unread and why (``--verbose``).
+    from); ``notes`` what a reader left unread and why (``--verbose``). ``per_head``: (width,
+    heads) names the module multiplies; ``asserted``: those whose divisibility its code
+    requires, which makes a class's ``__init__`` defaults a model whatever its base
+    (:mod:`dimlint.sources.python.asserted`).
     """
     import libcst as cst
 
@@ -199,7 +203,7 @@ def collect(
         and (kind := pylayers.layer_kind(site.node, scan)) is not None
     }
     candidates = extractor.class_candidates()
-    candidates += moduledefaults.candidates(scan, evaluator)
+    candidates += moduledefaults.candidates(scan, evaluator, asserted)
     candidates += modelfunctions.candidates(scan, evaluator)
     if in_tests and testers.CAUSAL_LM_TESTER in (*scan.imported_from, *scan.relative_from):
         found_testers = testers.Testers(scan, evaluator)
@@ -226,6 +230,7 @@ def collect(
 
     checker = _CandidateChecker(path, enabled, selection, rounding)
     checker.per_head = per_head
+    checker.asserted = asserted
     if tally is not None:
         tally["configs"] = sum(1 for c in candidates if _states_a_dimension(c))
         tally["layers"] = len(layer_calls)
@@ -321,6 +326,9 @@ class _CandidateChecker:
         self._seen: dict[int, frozenset[tuple[str, str]]] = {}
         #: (width, heads) names the module multiplies (:mod:`dimlint.sources.python.perhead`).
         self.per_head: frozenset[tuple[str, str]] = frozenset()
+        #: (width, heads) names whose divisibility the module's code requires
+        #: (:mod:`dimlint.sources.python.asserted`).
+        self.asserted: frozenset[tuple[str, str]] = frozenset()
 
     def specs_of(self, candidate: Candidate) -> CandidateSpecs:
         """The candidate's specs; with a rounding in the code, their embeddings are padded."""
@@ -331,6 +339,13 @@ class _CandidateChecker:
         if candidate.framework == OWN_MODULE:
             for spec in specs.specs:
                 spec.memo[FRAMEWORK] = OWN_MODULE
+                hidden, heads = spec.hidden, spec.heads
+                if (
+                    hidden is not None
+                    and heads is not None
+                    and (hidden.key, heads.key) in self.asserted
+                ):
+                    spec.memo[DIVISIBILITY_REQUIRED] = True
         if candidate.fixture or _from_instance(candidate):
             for spec in specs.specs:
                 spec.memo[FIXTURE] = True  # a test helper's config: a fixture

@@ -154,6 +154,7 @@ def _finish(
     the nodes' offsets, and every comment when asked). False, with ``result`` untouched, when
     ``place`` cannot place them."""
     from dimlint.lint import placeholders, python_findings, python_locate
+    from dimlint.sources.python.asserted import divisibility_asserted
     from dimlint.sources.python.perhead import per_head_widths
 
     path, text = result.path, document.text
@@ -171,6 +172,7 @@ def _finish(
         models=models,
         notes=notes,
         per_head=per_head_widths(text),
+        asserted=divisibility_asserted(text),
     )
     pending = _guard_constant_fixes(path, scan, pending, enabled, selection, rounding)
     read = (tally.get("configs", 0), tally.get("layers", 0))

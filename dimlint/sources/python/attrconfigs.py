@@ -10,8 +10,11 @@ name in one statement block are one config:
   call that is a config (a config call of the file, a transformers config class, a class of
   this file, megatron-core's classes), or it is a parameter of a function in a file that imports
   megatron or NeMo (their ``TransformerConfig``: megatron-core's semantics, head width
-  floor-divided, apply). A mock (``MagicMock()``) in a test, a ``SimpleNamespace`` or a name
-  bound any other way is not a config dimlint knows. In a function registered as a
+  floor-divided, apply), or an attribute dict (easydict's ``EasyDict``, ml_collections'
+  ``ConfigDict``: Wan2.1's ``t2v_14B = EasyDict(); t2v_14B.dim = 5120``), whose config is
+  the keys the code writes, its constructor's keywords and the attributes set. A mock
+  (``MagicMock()``) in a test, a ``SimpleNamespace`` or a name bound any other way is not a
+  config dimlint knows. In a function registered as a
   hyperparameter set (tensor2tensor's ``@registry.register_hparams def transformer_big():
   hparams = transformer_base(); hparams.hidden_size = 1024; hparams.num_heads = 16``) the
   object bound to a call and set attribute by attribute is the set itself: read from the values
@@ -46,11 +49,16 @@ from dimlint.sources.python.values import UNKNOWN, Member, Value, arithmetic, is
 
 if TYPE_CHECKING:
     from dimlint.sources.python.configs import Extractor
-    from dimlint.sources.python.scan import AttributeSite, Frame, Frames
+    from dimlint.sources.python.scan import AttributeSite, Frame, Frames, Scan
 
 
 #: Receivers that are never a config built in the scope (the instance and the class).
 _NOT_RECEIVERS = frozenset({"self", "cls"})
+#: Packages of attribute dicts, a config's keys set as attributes: easydict's ``EasyDict``
+#: (Wan2.1's ``t2v_14B = EasyDict(); t2v_14B.dim = 5120; t2v_14B.num_heads = 40``),
+#: ml_collections' ``ConfigDict``, addict's ``Dict``, munch's ``Munch``. What they hold is
+#: what the code writes, as a ``dict(...)``'s keywords: no class and no defaults.
+ATTRIBUTE_DICT_MODULES = frozenset({"easydict", "ml_collections", "addict", "munch"})
 
 
 def candidates(extractor: Extractor, calls: list[Candidate]) -> list[Candidate]:
@@ -130,6 +138,8 @@ def _identify(
     """What the receiver is: (the config it was built as, its framework), or None when it is
     not a config dimlint knows (then nothing is read)."""
     scan = extractor.scan
+    if "." in receiver:  # ``config.model.width = 768``
+        return (None, None) if _nested_attribute_dict(extractor, scope, receiver) else None
     if scope.bound.get(receiver) != 1:
         return None
     if receiver in scope.params:
@@ -162,8 +172,60 @@ def _identify(
         base = Candidate("call", f"{last}(...)", expression.func, {}, model_type)
         base.base_model_type = model_type
         return base, None
+    if attribute_dict(callee, scan):  # its config is the values written
+        written = extractor.evaluator.keyword_members(expression, frames) or []
+        if not ALL_DIMENSION_KEYS & {member.key for member in written}:
+            return None, None
+        own = {member.key: member for member in written}
+        return Candidate("call", f"{last}(...)", expression.func, own), None
     framework = extractor.framework_of(callee)
     return (None, framework) if framework == "megatron" else None
+
+
+def attribute_dict(callee: str, scan: Scan) -> bool:
+    """Whether ``callee`` builds an attribute dict (:data:`ATTRIBUTE_DICT_MODULES`): a class
+    imported from one of those packages (``from easydict import EasyDict as edict``) or named
+    through the package (``ml_collections.ConfigDict``, ``mlc.ConfigDict`` after ``import
+    ml_collections as mlc``)."""
+    head = callee.split(".", maxsplit=1)[0]
+    module = scan.imported_from.get(head)
+    if module is None and "." in callee:
+        module = scan.module_aliases.get(head)
+    return (module or "").split(".", maxsplit=1)[0] in ATTRIBUTE_DICT_MODULES
+
+
+def _nested_attribute_dict(extractor: Extractor, scope: Frame, receiver: str) -> bool:
+    """Whether ``receiver`` (``config.model``) is an attribute dict built in the scope: its
+    parent is one (a name bound once to an attribute dict's call, or such a path itself), and
+    the scope sets it once, to an empty attribute dict (``config.model = mlc.ConfigDict()``),
+    ``dict()`` or ``{}``: ml_collections makes a dict set on a ``ConfigDict`` one."""
+    parent, _, attr = receiver.rpartition(".")
+    if "." in parent:
+        if not _nested_attribute_dict(extractor, scope, parent):
+            return False
+    else:
+        if scope.bound.get(parent) != 1:
+            return False
+        built = scope.expression(parent)
+        callee = dotted_name(built.func) if isinstance(built, cst.Call) else None
+        if callee is None or not attribute_dict(callee, extractor.scan):
+            return False
+    sets = [
+        site
+        for site in extractor.scan.attributes
+        if site.receiver == parent
+        and site.attr == attr
+        and (site.frames[-1] if site.frames else extractor.scan.module) is scope
+    ]
+    if len(sets) != 1:
+        return False
+    value = sets[0].value()
+    if isinstance(value, cst.Dict):
+        return not value.elements
+    if not isinstance(value, cst.Call) or value.args:
+        return False
+    callee = dotted_name(value.func)
+    return callee is not None and (callee == "dict" or attribute_dict(callee, extractor.scan))
 
 
 def _assigned(extractor: Extractor, sites: list[AttributeSite]) -> dict[str, Member]:

@@ -34,7 +34,7 @@ import libcst as cst
 
 from dimlint.config.trainingkeys import PAX_RENAMES
 from dimlint.sources.python import refused
-from dimlint.sources.python.configs import CONFIG_CLASS_SUFFIXES, member_name_ok
+from dimlint.sources.python.configs import member_name_ok
 from dimlint.sources.python.dotted import ast_dotted_name
 from dimlint.sources.python.refused import RAISING, expects_raise
 from dimlint.sources.python.scan import (
@@ -245,16 +245,7 @@ class _Converter:
         decorators = tuple(
             _new(cst.Decorator, decorator=self.expression(d)) for d in node.decorator_list
         )
-        names = [ast_dotted_name(base) or "" for base in node.bases]
-        for decorator in node.decorator_list:
-            function = decorator.func if decorator.__class__ is ast.Call else decorator
-            names.append(ast_dotted_name(function) or "")
-        # whether Extractor._class reads its ``__init__``: the class is a config by its name,
-        # a ``...Config`` base or ``@dataclass`` (a superset of the test there)
-        config_like = node.name.endswith(CONFIG_CLASS_SUFFIXES) or any(
-            name.endswith(("Config", "Configuration", "dataclass", "Module")) for name in names
-        )  # and torch modules, whose defaults moduledefaults reads
-        statements = [self._class_statement(statement, config_like) for statement in node.body]
+        statements = [self._class_statement(statement) for statement in node.body]
         body = _new(cst.IndentedBlock, body=tuple(statements))
         return _new(
             cst.ClassDef,
@@ -264,11 +255,12 @@ class _Converter:
             body=body,
         )
 
-    def _class_statement(self, node: ast.stmt, config_like: bool) -> Any:
+    def _class_statement(self, node: ast.stmt) -> Any:
         """A statement of a class body as :meth:`Extractor._class_body
         <dimlint.sources.python.configs.Extractor._class_body>` reads it: a ``Pass`` for what it
         passes over (several targets, a private, upper-case or metadata name other than Pax's
-        model attributes, a method other than a config's ``__init__``)."""
+        model attributes, a method other than ``__init__``: every class's, which the config, module
+        and asserted-defaults readers may each read)."""
         kind = node.__class__
         if kind is ast.AnnAssign or kind is ast.Assign:
             targets = [node.target] if kind is ast.AnnAssign else node.targets  # type: ignore[attr-defined]
@@ -296,7 +288,7 @@ class _Converter:
             statement = _new(cst.Assign, targets=targets, value=value)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             name = node.name  # type: ignore[attr-defined]
-            if name != "__init__" or not config_like:
+            if name != "__init__":
                 return _new(cst.Pass)
             params = self._parameters(node.args)  # type: ignore[attr-defined]
             return _new(cst.FunctionDef, name=_new(cst.Name, value=name), params=params)
@@ -382,6 +374,7 @@ def _record_import(result: Scan, frame: Frame, node: ast.Import | ast.ImportFrom
             name = alias.name
             local = alias.asname or name.split(".")[0]
             frame.bind(local)
+            result.module_aliases[local] = name if alias.asname else local
             if name == "torch.nn" and alias.asname:
                 result.nn_aliases.add(alias.asname)
             if name == "transformers" or name.startswith("transformers."):
@@ -471,10 +464,12 @@ _SPECIAL = frozenset(
 
 
 def _attribute_target(target: ast.expr) -> tuple[str, str] | None:
-    """``(receiver, attr)`` of a target ``name.attr``, else None."""
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-        return target.value.id, target.attr
-    return None
+    """``(receiver, attr)`` of a target ``name.attr`` or ``name.a.attr`` (receiver
+    ``name.a``), else None."""
+    if not isinstance(target, ast.Attribute):
+        return None
+    receiver = ast_dotted_name(target.value)
+    return (receiver, target.attr) if receiver is not None else None
 
 
 #: Statements whose fields hold suites (lists of statements) of their own.
@@ -729,8 +724,8 @@ class _Relevance:
             return bool(self.has_dimensions([k for k in keywords if k is not None]))
         if last in self.class_names or last in {"from_name", "for_model"}:
             return True
-        if kind is ast.Name and last == "dict":
-            return not self.dimension_keys.isdisjoint(keywords)
+        if kind is ast.Name and last == "dict":  # a key of its own, or the ViT family's names
+            return not self.dimension_keys.isdisjoint(keywords) or self.has_dimensions(keywords)
         if head in result.transformers_names or head in result.transformers_modules:
             return True
         if result.imported_from.get(head, "").startswith("x_transformers"):
@@ -738,14 +733,13 @@ class _Relevance:
         return bool(keywords) and bool(self.has_dimensions(keywords))
 
     def dict(self, node: ast.Dict) -> bool:
-        keys = node.keys
-        wanted = False
-        for key in keys:
-            if key.__class__ is not ast.Constant or key.value.__class__ is not str:
+        names = []
+        for key in node.keys:
+            if not isinstance(key, ast.Constant) or key.value.__class__ is not str:
                 return False
-            if key.value in self.dimension_keys:
-                wanted = True
-        return wanted
+            names.append(key.value)
+        # the ViT family's ``width`` / ``heads`` / ``layers`` are no key of their own
+        return not self.dimension_keys.isdisjoint(names) or bool(self.has_dimensions(names))
 
 
 def scan(tree: ast.Module, text: str) -> Scan:

@@ -19,6 +19,13 @@ the linter already reads), with each finding at the default's literal:
 * no model type and no other framework's defaults: the class is the user's own, so only
   findings that need nothing but the values written can come from it.
 
+A class whose base is not provably ``torch.nn.Module`` (another library's mixins: Wan2.1's
+``class WanModel(ModelMixin, ConfigMixin)`` under ``@register_to_config``; a class of another
+file) may build anything from its defaults, so they are read only where the file's own code
+requires the divisibility of exactly the width and head count among them (``assert dim %
+num_heads == 0``, :mod:`dimlint.sources.python.asserted`): then a width the heads do not divide
+is certainly refused, and judged as a module's.
+
 A class whose name or base makes it a config (``…Config``, a dataclass) is read by
 :class:`dimlint.sources.python.configs.Extractor` as before; the module classes read here are not
 bases that a call of the class overrides (``Transformer(dim=…)`` stays a config of its own).
@@ -45,6 +52,9 @@ from dimlint.sources.python.values import UNKNOWN, Evaluator, Member
 
 #: The head width under the names normalization knows.
 HEAD_DIM_KEYS = field_keys("head_dim")
+#: A model's width and head count under the names normalization (and a module's) knows.
+_WIDTH_KEYS = field_keys("hidden") | {"width"}
+_HEADS_KEYS = field_keys("heads") | {"heads"}
 #: A parameter that sets the head width under another name (``dim_head``, ``head_channels``,
 #: ``d_head``): heads × that width is the attention, whatever the model width.
 _HEAD_WIDTH = re.compile(
@@ -80,15 +90,34 @@ def _init(node: cst.ClassDef) -> cst.FunctionDef | None:
     return None
 
 
-def candidates(scan: Scan, evaluator: Evaluator) -> list[Candidate]:
-    """The defaults of every module class of the file that state a model."""
+def candidates(
+    scan: Scan, evaluator: Evaluator, asserted: frozenset[tuple[str, str]] = frozenset()
+) -> list[Candidate]:
+    """The defaults of every module class of the file that state a model, and of every other
+    class (not a config by its name) whose width and heads the file's code requires divisible
+    (``asserted``: :mod:`dimlint.sources.python.asserted`)."""
     found = []
     for site in scan.classes:
         if module_class(site.node, scan):
             candidate = defaults_candidate(site, evaluator)
-            if candidate is not None:
-                found.append(candidate)
+        elif asserted and not site.node.name.value.endswith(CONFIG_CLASS_SUFFIXES):
+            candidate = defaults_candidate(site, evaluator)
+            if candidate is not None and not _asserted_pair(candidate, asserted):
+                candidate = None
+        else:
+            candidate = None
+        if candidate is not None:
+            found.append(candidate)
     return found
+
+
+def _asserted_pair(candidate: Candidate, asserted: frozenset[tuple[str, str]]) -> bool:
+    """Whether the candidate's one width and one head count are a pair the file's code
+    requires divisible (another width or head count beside them: which is the model's is
+    not known, and the class is not read)."""
+    widths = [key for key in candidate.members if key in _WIDTH_KEYS]
+    heads = [key for key in candidate.members if key in _HEADS_KEYS]
+    return len(widths) == 1 and len(heads) == 1 and (widths[0], heads[0]) in asserted
 
 
 def own_head_width(names: Sequence[str], pattern: re.Pattern[str] = _HEAD_WIDTH) -> str | None:

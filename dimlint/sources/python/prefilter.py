@@ -37,6 +37,7 @@ OTHER_KEYS = (
     "rope_parameters",
     "layer_types",
     "MODEL_DIMS",  # Pax's experiment classes (PAX_RENAMES)
+    "heads",  # the ViT family's head count beside ``width`` (trainingkeys.width_is_width)
 )
 LAYER_CALLS = (
     r"(?:MultiheadAttention|Transformer(?:Encoder|Decoder)?Layer|Transformer|Linear|Embedding)"

@@ -128,6 +128,7 @@ class Scan:
         "imported_from",
         "model_functions",
         "module",
+        "module_aliases",
         "nn_aliases",
         "nn_names",
         "relative_from",
@@ -164,6 +165,9 @@ class Scan:
         self.transformers_modules: set[str] = set()
         #: Local name → the module it is imported from (``from megatron.core… import X``).
         self.imported_from: dict[str, str] = {}
+        #: Local name → the module it names (``import ml_collections as mlc``: ``mlc``;
+        #: ``import easydict``: ``easydict``).
+        self.module_aliases: dict[str, str] = {}
         #: Local name → the last part of the module of a relative import (``from
         #: ...causal_lm_tester import CausalLMModelTester``: ``causal_lm_tester``).
         self.relative_from: dict[str, str] = {}
@@ -252,6 +256,8 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
             name = dotted_name(alias.name)
             local = alias.evaluated_alias or (name or "").split(".")[0]
             frame.bind(local)
+            if name is not None:
+                scan.module_aliases[local] = name if alias.evaluated_alias else local
             if name == "torch.nn" and alias.evaluated_alias:
                 scan.nn_aliases.add(alias.evaluated_alias)
             if name == "transformers" or (name or "").startswith("transformers."):
@@ -279,10 +285,12 @@ def _record_import(scan: Scan, frame: Frame, node: cst.Import | cst.ImportFrom) 
 
 
 def _attribute_target(target: Any) -> tuple[str, str] | None:
-    """``(receiver, attr)`` of a target ``name.attr``, else None."""
-    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-        return target.value.value, target.attr.value
-    return None
+    """``(receiver, attr)`` of a target ``name.attr`` or ``name.a.attr`` (receiver
+    ``name.a``), else None."""
+    if not isinstance(target, cst.Attribute):
+        return None
+    receiver = dotted_name(target.value)
+    return (receiver, target.attr.value) if receiver is not None else None
 
 
 def _note_blocks(
