@@ -65,6 +65,24 @@ def test_an_mmcv_dict_in_the_vit_familys_names_is_read() -> None:
     assert ("DL101", 1, "error") in _found(path, literal)
 
 
+def test_dl101_on_a_dict_of_no_known_framework_names_none() -> None:
+    """No framework, no transformers model type, no ``hidden_size``: the message says what
+    attention code in general does, not what transformers or Megatron would (neither reads an
+    mmcv dict); a section in transformers' names keeps their wording."""
+    path = "configs/clip/clip_zeroshot.py"
+    found = lint_bytes(path, MMCV_CLIP.replace("WIDTH", "513").encode(), Selection())
+    message = next(d.message for d in found.diagnostics if d.code == "DL101")
+    assert "the width cannot be split into heads: nn.MultiheadAttention" in message
+    assert "transformers" not in message
+    assert "Megatron" not in message
+    assert "heads 64 wide, an attention 512 wide instead of 513" in message
+    named = b"config = dict(hidden_size=513, num_attention_heads=8, num_hidden_layers=2)\n"
+    plain = lint_bytes("c.py", named, Selection()).diagnostics
+    messages = [d.message for d in plain if d.code == "DL101"]
+    assert messages
+    assert "cannot be split" not in messages[0]
+
+
 def test_the_libcst_reading_agrees() -> None:
     text = MMCV_CLIP.replace("WIDTH", "513").encode()
     fast = lint_python("configs/a.py", text, Selection()).diagnostics

@@ -83,6 +83,17 @@ def _what_happens(spec: ModelSpec, hidden: int, heads: int) -> str:
             " assertion refuses it; or a reshape fails: the model is refused, or silently"
             " differs from its sizes."
         )
+    if framework is None and not spec.known_type and key_names(spec)["hidden"] != "hidden_size":
+        # no framework, no transformers model type and neither transformers' nor Megatron's
+        # name for the width (an mmcv dict's ``width``, an EasyDict's ``dim``): what attention
+        # code in general does, no one engine's
+        return (
+            "the width cannot be split into heads: nn.MultiheadAttention and"
+            " timm's Attention assert the divisibility, a reshape to (heads, width // heads)"
+            f" fails, and code that floor-divides runs with heads {floor} wide, an attention"
+            f" {heads * floor} wide instead of {hidden}: the model is refused, or silently"
+            " differs from its sizes."
+        )
     kind = spec.model_type
     version = behaviour.transformers_version()
     seen = behaviour.head_divisibility(kind)
