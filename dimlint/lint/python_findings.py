@@ -15,10 +15,20 @@ values are marked as defaults (:mod:`dimlint.sources.python.specs`).
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING, Any
 
-from dimlint.checks.registry import Finding
-from dimlint.config.spec import DIVISIBILITY_REQUIRED, FIXTURE, FRAMEWORK, OWN_MODULE, ModelSpec
+from dimlint.checks.registry import REGISTRY, Finding
+from dimlint.config.spec import (
+    DIVISIBILITY_REQUIRED,
+    FIXTURE,
+    FRAMEWORK,
+    INT_FIELD_NAMES,
+    OWN_MODULE,
+    Located,
+    ModelSpec,
+)
+from dimlint.diagnostics import Severity
 from dimlint.lint.run_rules import spec_findings
 from dimlint.lint.selection import Selection
 from dimlint.sources.python.configs import is_test_module
@@ -302,6 +312,24 @@ def _states_a_dimension(candidate: Candidate) -> bool:
     return False
 
 
+def _is_error(finding: Finding) -> bool:
+    return (finding.severity or REGISTRY[finding.code].severity) == Severity.ERROR
+
+
+def _defaults(spec: ModelSpec) -> list[Located[int]]:
+    """The spec's dimensions the file does not write: its class's (or base's) defaults. A
+    value derived from written ones (a head width) is the file's and stays judged."""
+    values = (getattr(spec, name) for name in INT_FIELD_NAMES)
+    return [v for v in values if v is not None and v.origin == "default"]
+
+
+def names_value(message: str, value: Located[int]) -> bool:
+    """Whether a finding's message names ``value`` as the rules write one (``key 5``, ``key
+    is 5``, ``key=5``, ``key: 5``): a value the finding is judged on."""
+    pattern = rf"(?<![\w.]){re.escape(value.key)}(?: is | |=|: ){value.value}(?!\d|\.\d)"
+    return re.search(pattern, message) is not None
+
+
 def _states(candidate: Candidate, specs: CandidateSpecs, pointer: str | None) -> bool:
     """Whether ``pointer`` names a value the candidate writes itself (not inherited, not
     derived from other values)."""
@@ -370,20 +398,28 @@ class _CandidateChecker:
         ]
 
     def _unowed(self, spec: ModelSpec, finding: Finding) -> bool:
-        """A divisibility the module does not ask: a width the module multiplies by the heads
-        (a head's width: :mod:`dimlint.sources.python.perhead`), or a test's config that writes
-        a width and leaves the heads to the class default: a
-        fixture for parts that need no heads (TensorRT-LLM's ``LlamaMLP(LlamaConfig(
-        hidden_size=8, intermediate_size=20))``), whose attention no test is known to build.
-        The heads are not a value written, so no divisibility is judged on them."""
-        if finding.code not in ("DL101", "DL104"):
-            return False
+        """A finding the module does not ask: a width the module multiplies by the heads (a
+        head's width: :mod:`dimlint.sources.python.perhead`), or, in a test module, a finding
+        judged on a class default the test does not write. A test's config is a fixture for
+        the parts that test builds: TensorRT-LLM's ``LlamaMLP(LlamaConfig(hidden_size=8,
+        intermediate_size=20))`` needs no heads, OLMo-core's ``FlexOlmoConfig(num_experts=2)``
+        only converts a state dict and never runs the router its default top-k 5 would fail.
+        No test is known to build what the default breaks, so no error is judged on it."""
         hidden, heads = spec.hidden, spec.heads
-        if hidden is not None and heads is not None and (hidden.key, heads.key) in self.per_head:
+        if (
+            finding.code in ("DL101", "DL104")
+            and hidden is not None
+            and heads is not None
+            and (hidden.key, heads.key) in self.per_head
+        ):
             return True  # a head's width, scaled by the heads in the module
-        if finding.code != "DL101" or not is_test_module(self.path):
+        if not is_test_module(self.path):
             return False
-        return heads is not None and not heads.in_file
+        if finding.code == "DL101" and heads is not None and not heads.in_file:
+            return True
+        return _is_error(finding) and any(
+            names_value(finding.message, value) for value in _defaults(spec)
+        )
 
     def new_findings(
         self, candidate: Candidate, specs: CandidateSpecs
