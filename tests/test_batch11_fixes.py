@@ -4,7 +4,10 @@ training_repos_more/BATCH11.md``), each fixed for its general reason:
 * a test's config judged on a value the test does not write (a class default) is a fixture
   for the parts that test builds (OLMo-core's ``FlexOlmoConfig(num_experts=2)``, whose
   default top-k 5 only a router would refuse, in a test that converts a state dict): no error
-  is judged on the default; what the test writes is judged as before.
+  is judged on the default; what the test writes is judged as before;
+* the ViT family's depth named as GPT-2 names it (open_clip's Whisper sizes,
+  ``dict(n_layer=4, width=384, heads=6)``): ``width`` beside ``heads`` and ``n_layer`` is the
+  model's width, as beside ``layers`` or ``depth``.
 """
 
 from __future__ import annotations
@@ -59,3 +62,22 @@ def test_a_tests_experts_under_the_default_top_k(path: str, flagged: bool) -> No
 )
 def test_a_message_names_the_values_it_judges(message: str, key: str, named: bool) -> None:
     assert names_value(message, Located(5, key, "/k", "default")) is named
+
+
+SIZES = """\
+def encoder(name):
+    sizes = {
+        "tiny": dict(n_layer=4, width=384, heads=6),
+        "base": dict(n_layer=6, width=512, heads=8),
+    }
+    return sizes[name]
+"""
+
+
+def test_a_vit_familys_depth_may_be_named_n_layer() -> None:
+    assert not _codes("audio/encoder.py", SIZES)
+    planted = SIZES.replace("width=384", "width=449")
+    assert ("DL101", 3) in _codes("audio/encoder.py", planted)
+    # an image's width and height beside a depth and heads: no model width
+    image = planted.replace("heads=6)", "heads=6, height=224)")
+    assert ("DL101", 3) not in _codes("audio/encoder.py", image)

@@ -54,7 +54,8 @@ def hidden_dim_is_width(keys: Any) -> bool:
 #: Their attention is ``width`` wide (flax's ``MultiHeadDotProductAttention`` and torch's
 #: ``nn.MultiheadAttention`` both refuse heads that do not divide it). An encoder-decoder ViT
 #: (big_vision's UViM and GIVT VAEs) states its depths apart: ``enc_depth``, ``dec_depth``.
-VIT_DEPTH_KEYS = ("depth", "layers", "num_layers", "enc_depth", "dec_depth")
+#: open_clip's Whisper sizes name the depth GPT-2's way: ``dict(n_layer=4, width=384, heads=6)``.
+VIT_DEPTH_KEYS = ("depth", "layers", "num_layers", "n_layer", "n_layers", "enc_depth", "dec_depth")
 VIT_HEAD_KEYS = (*HEAD_KEYS, "heads")
 VIT_RENAMES = {
     "width": "hidden_size",
