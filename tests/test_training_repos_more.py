@@ -4,7 +4,8 @@ each repository fell in: a hash of its name decided, before anything was read, w
 was tuned on it or only measured; ``held-out-2`` to ``held-out-6`` are batches gathered after the
 earlier fixes and measured before any change, ``tune-7`` the tuning half of the seventh,
 ``held-out-8`` the eighth, measured once untouched and only then tuned on, ``tune-9`` the
-ninth's tuning half, ``held-out-10`` the tenth, measured once untouched; ``BATCH3.md`` to
+ninth's tuning half, ``held-out-10`` the tenth and ``held-out-11`` the eleventh, each measured
+once untouched; ``BATCH3.md`` to
 ``BATCH11.md`` record the third's to the eleventh's lists,
 chosen before they were fetched, and their measurements). Only YAML,
 JSON and launch scripts are kept (the Python files the repositories' measurement read stay out of
@@ -90,6 +91,7 @@ def test_every_file_has_its_source_and_half() -> None:
         "held-out-8",
         "tune-9",
         "held-out-10",
+        "held-out-11",
     }
     assert {row["half"] for row in rows} == halves
     assert len({row["repository"] for row in rows}) >= 16
@@ -332,6 +334,25 @@ def _first(patterns: list[re.Pattern[str]], text: str, least: int) -> list[re.Ma
     return sorted(found, key=lambda m: m.start("v"))
 
 
+def _clip_text_tower(path: Path, text: str) -> tuple[re.Match[str], re.Match[str]] | None:
+    """An open_clip-style model JSON's text tower (``text_cfg``'s ``width`` and ``heads``): its
+    first width, the top-level ``embed_dim``, is the joint image-text projection, which no head
+    count divides (moving it plants nothing: ``BATCH11.md``)."""
+    if path.suffix != ".json" or '"text_cfg"' not in text:
+        return None
+    tower = json.loads(text).get("text_cfg")
+    if not isinstance(tower, dict):
+        return None
+    start = text.index('"text_cfg"')
+    width = re.compile(r'"width"\s*:\s*(?P<v>\d+)').search(text, start)
+    heads = re.compile(r'"heads"\s*:\s*(?P<v>\d+)').search(text, start)
+    if width is None or heads is None:
+        return None
+    if (int(width["v"]), int(heads["v"])) != (tower.get("width"), tower.get("heads")):
+        return None
+    return width, heads
+
+
 def _planted() -> list[tuple[str, str, int]]:
     """(path, planted text, line) for every stored file stating a width and heads literally:
     the width moved to an odd number its nearest head count does not divide."""
@@ -344,6 +365,9 @@ def _planted() -> list[tuple[str, str, int]]:
             continue
         width = widths[0]
         nearest = min(heads, key=lambda h: abs(h.start("v") - width.start("v")))
+        tower = _clip_text_tower(path, text)
+        if tower is not None:
+            width, nearest = tower
         new = int(width["v"]) + 65
         while new % int(nearest["v"]) == 0 or new % 2 == 0:
             new += 1
