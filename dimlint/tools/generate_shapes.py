@@ -175,6 +175,9 @@ _INERT = frozenset(
     }
 )  # fmt: skip
 _ID_FIELD = re.compile(r"(^|_)(id|ids|token_id|index)$")
+#: Size words beside :data:`undeclared_reads.SHAPE_NAME` (GPT-2's ``n_inner``, Nemotron-H's
+#: ``moe_latent_size``), as the run-time's guard on stated unset numbers reads them.
+_SIZE_WORD = re.compile(r"(inner|size)")
 Groups = dict[tuple[str, int], tuple[tuple[int, ...], int]]
 
 
@@ -1635,6 +1638,9 @@ def learn(
         )
         regimes += [(path, "=", None, None) for path in nulls]
         regimes += _unset_regimes(classes, config, row, learned.extras)
+        regimes += _switching_unset_regimes(
+            built[primary][0], config, built[primary][1], {**held, **stand}, learned.extras
+        )
         if not held:
             lists = [entry.get("switches") for entry in switching.values()]
             singles = sum(len(found) for found in lists if isinstance(found, list))
@@ -2082,6 +2088,67 @@ def _unset_regimes(
     fields = unset_numbers.unset_numbers(type(config), skip)
     required = unset_numbers.required_numbers(unbuilt, fields, builds, SENTINEL_PROBE)
     return [(path, ">", 0, probe) for path, probe in sorted(required.items())]
+
+
+def _switching_unset_regimes(
+    model_class: Any,
+    config: Any,
+    base: Groups,
+    stated: Mapping[str, object],
+    extras: Mapping[str, object],
+) -> list[tuple[str, str, object, object]]:
+    """Regimes ``(path, ">", 0, probe)`` of the size-named numbers the config class leaves
+    None whose stated value changes the tensors of ``model_class`` (built at the default, or
+    with one of the config's flags flipped): :func:`unset_numbers.switching_numbers`. Fields
+    already stated (stand-ins, a variant's own) are not probed again."""
+    derived = _derived(config) - set(extras)
+
+    def skip(name: str) -> bool:
+        return (
+            name in _INERT
+            or name in stated
+            or _ID_FIELD.search(name) is not None
+            or getattr(config, name, None) is not None
+            or not (undeclared_reads.SHAPE_NAME.search(name) or _SIZE_WORD.search(name))
+        )
+
+    fields = unset_numbers.unset_numbers(type(config), skip)
+    if not fields:
+        return []
+    flags = [
+        path
+        for path, value in _values(config).items()
+        if isinstance(value, bool) and "." not in path and path not in stated
+    ]
+    flipped: dict[str, Groups | None] = {}
+
+    def groups(changes: Mapping[str, object]) -> Groups | None:
+        try:
+            return _groups(_build(model_class, _perturbed_many(config, changes, derived, extras)))
+        except Exception:  # the class rejects the values stated
+            return None
+
+    def changes_tensors(path: str, probe: int) -> bool | None:
+        stated_alone = groups({path: probe})
+        if stated_alone is None:
+            return None
+        if stated_alone != base:
+            return True
+        for flag in flags:
+            if flag not in flipped:
+                flipped[flag] = groups({flag: not getattr(config, flag)})
+            without = flipped[flag]
+            if without is not None and groups(
+                {flag: not getattr(config, flag), path: probe}
+            ) not in (
+                None,
+                without,
+            ):
+                return True
+        return False
+
+    found = unset_numbers.switching_numbers(fields, changes_tensors)
+    return [(path, ">", 0, probe) for path, probe in sorted(found.items())]
 
 
 def _regime_variants(

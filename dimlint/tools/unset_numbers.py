@@ -8,6 +8,13 @@ again with each such field stated at a probe value; a field that makes it build 
 its own (``path > 0``), learned as a variant row stated at the probe, where the field is a number
 like any other and learning moves it (the CTC head's rows read it). A config leaving the field
 unset stays with the default row, where that class is unbuilt.
+
+A class that builds at the default may still change when such a number is stated: Nemotron-H's
+``moe_latent_size`` (None: no latent projection around the experts) adds two projections per
+expert layer, MMS's ``adapter_attn_dim`` (None: no adapters) adds an adapter to every layer of
+the stable-layer-norm encoder. :func:`switching_numbers` finds those, by a build at a probe
+value (with each flag flipped, where the default leaves the part out), and each is learned as
+the same kind of regime.
 """
 
 from __future__ import annotations
@@ -47,4 +54,28 @@ def required_numbers(
     for path in fields:
         if any(builds(class_name, {path: probe}) for class_name in unbuilt):
             found[path] = probe
+    return found
+
+
+#: Values a switching number is stated at, the first that builds wins (a width that must divide
+#: by a head count rejects the small ones).
+PROBES = (8, 64, 256)
+
+
+def switching_numbers(
+    fields: Sequence[str],
+    changes_tensors: Callable[[str, int], bool | None],
+) -> dict[str, int]:
+    """The fields of ``fields`` whose value stated at a probe of :data:`PROBES` changes the
+    tensors of the class learned (``changes_tensors(field, probe)``: True or False, or None
+    when the class rejects the value), each at the first probe the class accepts."""
+    found: dict[str, int] = {}
+    for path in fields:
+        for probe in PROBES:
+            changed = changes_tensors(path, probe)
+            if changed is None:
+                continue
+            if changed:
+                found[path] = probe
+            break
     return found
