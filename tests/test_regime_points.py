@@ -147,3 +147,48 @@ def test_a_flag_inert_at_the_default_that_drops_a_regime_s_tensors() -> None:
         base, {"relative_attention": (True, regime)}, set(), adds
     )
     assert (drops, unexplained) == ({}, {"share_att_key"})
+
+
+def test_a_number_left_unset_that_adds_tensors_when_stated_is_a_regime() -> None:
+    """Nemotron-H's ``moe_latent_size``: None builds no latent projection, a number adds one;
+    the first probe the class accepts is kept, and a field the class rejects at every probe,
+    or whose value changes nothing, is no regime."""
+    from dimlint.tools import unset_numbers
+
+    def changes_tensors(path: str, probe: int) -> bool | None:
+        if path == "moe_latent_size":
+            return None if probe < 64 else True  # must divide by the heads: 8 is rejected
+        if path == "rejected":
+            return None
+        return False
+
+    found = unset_numbers.switching_numbers(
+        ["moe_latent_size", "rejected", "inert_size"], changes_tensors
+    )
+    assert found == {"moe_latent_size": 64}
+
+
+def test_real_unset_numbers_that_switch_tensors_are_found() -> None:
+    """On transformers' own classes: Nemotron-H's ``moe_latent_size`` at the default, and
+    wav2vec2's ``adapter_attn_dim``, which adds adapters only in the stable-layer-norm encoder
+    (a flag flipped)."""
+    import warnings
+
+    import pytest
+
+    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("torch")
+    from dimlint.tools import generate_shapes
+
+    transformers.logging.set_verbosity_error()
+    for model_type, class_name, expected in (
+        ("nemotron_h", "NemotronHForCausalLM", "moe_latent_size"),
+        ("wav2vec2", "Wav2Vec2ForCTC", "adapter_attn_dim"),
+    ):
+        config = transformers.AutoConfig.for_model(model_type)
+        model_class = getattr(transformers, class_name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            base = generate_shapes._groups(generate_shapes._build(model_class, config))
+            found = generate_shapes._switching_unset_regimes(model_class, config, base, {}, {})
+        assert (expected, ">", 0, 8) in found, (model_type, found)
