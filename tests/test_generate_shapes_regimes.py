@@ -207,3 +207,26 @@ def test_a_stated_undeclared_read_no_build_learned_is_refused() -> None:
     assert refused is not None
     assert "conv_act" in refused
     assert templates._unlearned_read({"x": False}, "t", learned) is not None  # not the int 0
+
+
+def test_a_field_dividing_no_size_that_changes_no_tensor_is_learned_not_fixed() -> None:
+    """Qwen2's ``max_window_layers`` (28 of 32 layers) divides no tensor size, which once made
+    it ``fixed`` untried, and every released Qwen2/Qwen3 config stating its own count an
+    estimate; with sliding windows off, changing it changes no tensor, so it is learned (in no
+    expression). Swin's ``window_size``, which does change its position tables non-linearly,
+    stays fixed."""
+    import time
+
+    transformers = _transformers()
+    for model_type, class_name, path, fixed in (
+        ("qwen2", "Qwen2ForCausalLM", "max_window_layers", False),
+        ("swin", "SwinModel", "window_size", True),
+    ):
+        config = transformers.AutoConfig.for_model(model_type)
+        model_class = getattr(transformers, class_name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            base = generate_shapes._groups(generate_shapes._build(model_class, config))
+            learned = generate_shapes._Learned(generate_shapes._values(config), base, {})
+            generate_shapes._learn_fields(model_class, config, learned, time.process_time() + 120)
+        assert (path in learned.fixed) is fixed, (model_type, sorted(learned.fixed))

@@ -393,16 +393,15 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
     for path, value in ordered:
         if path.rsplit(".", 1)[-1] in _INERT:
             continue
-        if (
+        # divides no size and no size divides it: no size follows it linearly, yet one may
+        # follow it otherwise (Swin's ``(2 * window_size - 1) ** 2`` position rows), so a
+        # config stating another value lies outside, unless changing it changes no tensor
+        # (Qwen2's ``max_window_layers``, 28 of 32 layers, with sliding windows off)
+        unaligned = (
             not isinstance(value, bool)
             and value > 1
             and not any(size % value == 0 or value % size == 0 for size in sizes if size > 1)
-        ):
-            # divides no size and no size divides it: no size follows it linearly, yet one
-            # may follow it otherwise (Swin's ``(2 * window_size - 1) ** 2`` position rows),
-            # so a config stating another value lies outside
-            learned.fixed.add(path)
-            continue
+        )
         if time.process_time() > deadline:
             learned.fixed.add(path)
             continue
@@ -435,6 +434,9 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
         values, groups = outcome
         if values.get(path) == value:
             continue  # the class ignores the field
+        if unaligned and groups != base_groups:
+            learned.fixed.add(path)
+            continue
         if isinstance(value, bool):
             if groups != base_groups:
                 learned.toggled[path] = (values[path], groups)
