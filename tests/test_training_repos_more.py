@@ -6,7 +6,7 @@ earlier fixes and measured before any change, ``tune-7`` the tuning half of the 
 ``held-out-8`` the eighth, measured once untouched and only then tuned on, ``tune-9`` the
 ninth's tuning half, ``held-out-10`` the tenth and ``held-out-11`` the eleventh, each measured
 once untouched; ``BATCH3.md`` to
-``BATCH11.md`` record the third's to the eleventh's lists,
+``BATCH12.md`` record the third's to the twelfth's lists,
 chosen before they were fetched, and their measurements). Only YAML,
 JSON and launch scripts are kept (the Python files the repositories' measurement read stay out of
 the suite and of ruff). The folders keep each repository's relative paths, so a Hydra tree
