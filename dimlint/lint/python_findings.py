@@ -394,17 +394,19 @@ class _CandidateChecker:
             (spec, finding)
             for spec in specs.specs
             for finding in spec_findings(spec, codes, self.selection)
-            if not self._unowed(spec, finding)
+            if not self._unowed(spec, finding, built=candidate.fixture)
         ]
 
-    def _unowed(self, spec: ModelSpec, finding: Finding) -> bool:
+    def _unowed(self, spec: ModelSpec, finding: Finding, *, built: bool = False) -> bool:
         """A finding the module does not ask: a width the module multiplies by the heads (a
         head's width: :mod:`dimlint.sources.python.perhead`), or, in a test module, a finding
         judged on a class default the test does not write. A test's config is a fixture for
         the parts that test builds: TensorRT-LLM's ``LlamaMLP(LlamaConfig(hidden_size=8,
         intermediate_size=20))`` needs no heads, OLMo-core's ``FlexOlmoConfig(num_experts=2)``
         only converts a state dict and never runs the router its default top-k 5 would fail.
-        No test is known to build what the default breaks, so no error is judged on it."""
+        No test is known to build what the default breaks, so no error is judged on it; a
+        transformers tester's config (``built``) is one its harness builds and runs, so its
+        defaults are judged (a ``CausalLMModelTester``'s 2 KV heads under 3 heads)."""
         hidden, heads = spec.hidden, spec.heads
         if (
             finding.code in ("DL101", "DL104")
@@ -413,7 +415,7 @@ class _CandidateChecker:
             and (hidden.key, heads.key) in self.per_head
         ):
             return True  # a head's width, scaled by the heads in the module
-        if not is_test_module(self.path):
+        if built or not is_test_module(self.path):
             return False
         if finding.code == "DL101" and heads is not None and not heads.in_file:
             return True
