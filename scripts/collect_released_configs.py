@@ -11,7 +11,8 @@ hand are added to ``extra.tsv`` beside this script's output (same columns, file 
 and kept on a rerun, among them the third half, ``unseen``: configs gathered after the tuning
 stopped (deduplicated by content against every file here and in the corpus), never measured
 until the closing report (``python tests/released_ground_truth.py unseen``), and a fourth,
-``unseen2``, gathered the same way after ``unseen`` had been measured.
+``unseen2``, gathered the same way after ``unseen`` had been measured, and a fifth, ``unseen3``,
+gathered after ``unseen2`` had been measured (``released_configs/UNSEEN3.md``).
 """
 
 from __future__ import annotations
