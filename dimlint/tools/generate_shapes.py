@@ -937,7 +937,8 @@ def _secondary_rows(
     toggled tensors follow under the module prefix the matches revealed, each only where the
     class built with that flag flipped (``toggled``, by flag) has it: T5's encoder-only class
     gets the encoder's gated projections, not the decoder's. The head tensors matched by value
-    alone are added to ``guessed`` (see :func:`_refit_guessed`)."""
+    alone, and with ``guessed`` the body tensors no primary tensor matches, are added to
+    ``guessed`` (see :func:`_refit_guessed`)."""
     index: dict[str, list[Any]] = {}
     for row in primary:
         if row[6]:
@@ -968,7 +969,10 @@ def _secondary_rows(
             rows.append(
                 [name, [[count, 1, []]], same[2], same[3], list(shape), count, False, same[7]]
             )
-        elif parts[0] not in _BODY_PREFIXES:
+        elif parts[0] not in _BODY_PREFIXES or guessed is not None:
+            # a head's tensor, or (when the caller refits guesses) a body tensor the primary
+            # lacks: BartForCausalLM's own decoder.embed_tokens, which the primary ties to
+            # model.shared; refitted from this class's own builds (:func:`_refit_guessed`)
             if guessed is not None:
                 guessed.add((name, tuple(shape)))
             rows.append(
