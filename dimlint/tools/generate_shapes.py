@@ -32,7 +32,8 @@ from a build there (``label_regimes``). String fields the code compares with lit
 only sets a learned flag is recorded with it, one that builds another structure is learned as
 a ``variants`` row of its own. A secondary class's flags are checked against its own flipped
 builds (``unlearned_flags`` lists those its rows do not reproduce). ``--refresh`` recomputes
-the config-only parts of a row, not of its variants.
+the config-only parts of a row, not of its variants; among them ``absent``, the sub-configs the
+default config leaves unset (Gemma-4's towers), whose sub-models no build had.
 
 Structure the default build never shows is learned too. A default config that does not build
 because the code reads a name no config class declares (DBRX's ``attn_config.rope_theta``) is
@@ -2302,7 +2303,8 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     ``"mamba"``), which rotating cannot test, so another item lies outside the domain. The
     ``undeclared`` names learning stated are stated here too, and how the code derives each
     when a config leaves it out is fitted from its fallback (``head_dim`` from
-    ``hidden_size // num_attention_heads``)."""
+    ``hidden_size // num_attention_heads``); ``absent``: the sub-configs the default config
+    leaves unset, whose sub-models no build had."""
     plain = config
     extras: dict[str, object] = row.get("undeclared", {})
     pairs: dict[str, list[object]] = row.get("stand_ins", {})
@@ -2393,6 +2395,13 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["flat_text"] = True
     else:
         row.pop("flat_text", None)
+    absent = sorted(set(getattr(config, "sub_configs", {}) or {}) - set(_sub_configs(config)))
+    if absent:
+        # sub-models the default config leaves unset (Gemma-4's vision and audio towers): no
+        # build learned one, so a config stating one lies outside every template of the row
+        row["absent"] = absent
+    else:
+        row.pop("absent", None)
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

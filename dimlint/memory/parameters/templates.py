@@ -44,7 +44,8 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
-from dimlint.memory.parameters import list_items, plan_counts, split_strings
+from dimlint.memory.parameters import list_items, plan_counts, split_strings, sub_config_views
+from dimlint.memory.parameters.absent_towers import stated_absent
 from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.stated import stated_at
@@ -467,6 +468,20 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
     return None
 
 
+def _sub_config_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
+    """Why a key stated inside a sub-config lies outside the template, or None: each stated
+    sub-config is judged as a config of its own type by the legacy-key guard, against what the
+    row learned under it (:mod:`~dimlint.memory.parameters.sub_config_views`: Gemma-4's
+    ``text_config.global_head_dim``). The flag guard is not applied so: the row does not record
+    which sub-config flags field learning flipped and found inert (Llama-4's
+    ``text_config.use_qk_norm``), so it would refuse those too."""
+    for prefix, sub, sub_type, view in sub_config_views.views(raw, model_type, learned, row):
+        legacy = _legacy_key(sub, sub_type, view)
+        if legacy is not None:
+            return f"{prefix}{legacy} is a legacy key {sub_type}'s config class maps"
+    return None
+
+
 def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
     """The first key of ``raw`` that states an integer the config class does not declare and
     the generator never changed (``examined`` lists the numbers the default config holds,
@@ -821,6 +836,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if learned is None:
         return Refusal(f"{model_type} has no learned template", False)
     raw = folded(raw, model_type)  # legacy keys as the class folds them (compress_ratios)
+    absent = stated_absent(raw, learned)  # the row's own: a variant row may not record it
+    if absent is not None:
+        return Refusal(absent, True)
     learned = _variant(raw, learned)
     class_name = class_for(learned, architecture)
     if class_name is None:
@@ -877,6 +895,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     legacy = _legacy_key(raw, model_type, learned)
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
+    inner = _sub_config_key(raw, model_type, learned)
+    if inner is not None:
+        return Refusal(inner, True)
     read = _unlearned_read(raw, model_type, learned)
     if read is not None:
         return Refusal(read, True)
