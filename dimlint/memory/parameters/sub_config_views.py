@@ -23,6 +23,22 @@ from dimlint.config import architectures
 _LEARNED = ("examined", "defaults", "declared", "fixed", "strings")
 
 
+def stated(raw: Mapping[str, Any], model_type: str) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``(key, stated sub-config, its model type)`` of each sub-config ``raw`` states as an
+    object whose type is known (stated, else the class's default for the key)."""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return
+    for key, default_type in record.sub_configs.items():
+        sub = raw.get(key)
+        if not isinstance(sub, dict):
+            continue
+        named = sub.get("model_type")
+        sub_type = named if isinstance(named, str) and named else default_type
+        if sub_type:  # else a class whose sub-config type is unknown: judged by its fields
+            yield key, sub, sub_type
+
+
 def views(
     raw: Mapping[str, Any],
     model_type: str,
@@ -31,23 +47,12 @@ def views(
 ) -> Iterator[tuple[str, dict[str, Any], str, dict[str, Any]]]:
     """``(prefix, stated sub-config, its model type, view of the row)`` of each sub-config
     ``raw`` states as an object (see the module doc)."""
-    record = architectures.lookup(model_type)
-    if record is None:
-        return
     paths = [path for name in _LEARNED for path in learned.get(name, []) or []]
-    for key, default_type in record.sub_configs.items():
-        sub = raw.get(key)
-        if not isinstance(sub, dict):
-            continue
-        stated = sub.get("model_type")
-        sub_type = stated if isinstance(stated, str) and stated else default_type
-        if not sub_type:
-            continue  # a class whose sub-config type is unknown: judged by its field checks
+    for key, sub, sub_type in stated(raw, model_type):
         prefix = f"{key}."
-        below = [path[len(prefix) :] for path in paths if path.startswith(prefix)]
         own = row_of(sub_type) or {}
         view = {
-            "examined": below,
+            "examined": [path[len(prefix) :] for path in paths if path.startswith(prefix)],
             "legacy": own.get("legacy", {}),
             "legacy_keys": {"inert": own.get("legacy_keys", {}).get("inert", [])},
         }

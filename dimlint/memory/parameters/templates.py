@@ -642,17 +642,9 @@ def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, A
 def _nested_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
     """Why a sub-config stated inside a sub-config cannot be counted, or None (see
     :mod:`~dimlint.memory.parameters.nested_configs`)."""
-    record = architectures.lookup(model_type)
-    if record is None:
-        return None
     recorded: dict[str, dict[str, Any]] = learned.get("nested", {})
-    for key, default_type in record.sub_configs.items():
-        sub = raw.get(key)
-        if not isinstance(sub, dict):
-            continue
-        stated_type = sub.get("model_type")
-        sub_type = stated_type if isinstance(stated_type, str) and stated_type else default_type
-        sub_record = architectures.lookup(sub_type) if sub_type else None
+    for key, _, sub_type in sub_config_views.stated(raw, model_type):
+        sub_record = architectures.lookup(sub_type)
         if sub_record is None:
             continue
         for inner in sub_record.sub_configs:
