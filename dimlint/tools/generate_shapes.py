@@ -880,7 +880,10 @@ def _primary_rows(
     cache: dict[tuple[object, ...], object],
 ) -> tuple[list[list[Any]], list[str]]:
     """Rows ``[name, count, dims, conditions, shape, count, toggled_only]`` of the primary
-    class, fitted from the perturbed builds; toggles add conditional rows."""
+    class, fitted from the perturbed builds; toggles add conditional rows. A flag whose flip
+    keeps a tensor but repeats it another number of times (BridgeTower's
+    ``vision_config.remove_last_layer``: one layer fewer) has no row saying so: it is
+    ``fixed``, so a config flipping it lies outside."""
     rows: list[list[Any]] = []
     failed: list[str] = []
     for (name, ordinal), (shape, count) in sorted(groups.items()):
@@ -900,10 +903,14 @@ def _primary_rows(
     base_rows = list(rows)
     for path, (toggled_value, toggled_groups) in sorted(learned.toggled.items()):
         base_value = learned.observations[0][1][path]
-        present = {(name, shape) for (name, _), (shape, _) in toggled_groups.items()}
+        present: Counter[tuple[str, tuple[int, ...]]] = Counter()
+        for (name, _), (shape, count) in toggled_groups.items():
+            present[(name, shape)] += count
         for row in base_rows:
             if (row[0], tuple(row[4])) not in present:
                 row[3].append([path, base_value])
+            elif present[(row[0], tuple(row[4]))] != row[5]:
+                learned.fixed.add(path)  # a count no condition describes
         for (name, _), (shape, count) in sorted(toggled_groups.items()):
             if any(row[0] == name and row[4] == list(shape) for row in base_rows):
                 continue
