@@ -253,6 +253,11 @@ class _Values:
             needed = {name for _, _, factors in expression for name, _ in factors}
             return evaluate_expression(expression, {name: self.get(name) for name in needed})
         value = declared.get(path)
+        if "." in path and path in defaults and _number(defaults[path]) != _number(value):
+            # a stated sub-config leaving out a field the composite's default sub-config holds
+            # at another value than its class declares (PE-Audio's ModernBERT text config:
+            # 1024 wide, the class 768): which one the class fills in was never learned
+            return None
         return _number(value)
 
 
