@@ -33,7 +33,9 @@ only sets a learned flag is recorded with it, one that builds another structure 
 a ``variants`` row of its own. A secondary class's flags are checked against its own flipped
 builds (``unlearned_flags`` lists those its rows do not reproduce). ``--refresh`` recomputes
 the config-only parts of a row, not of its variants; among them ``absent``, the sub-configs the
-default config leaves unset (Gemma-4's towers), whose sub-models no build had.
+default config leaves unset (Gemma-4's towers), whose sub-models no build had, and
+``nested_injected``, the nested sub-configs whose composite default differs from the one their
+outer class builds (PI0's ``vlm_config.vision_config``).
 
 Structure the default build never shows is learned too. A default config that does not build
 because the code reads a name no config class declares (DBRX's ``attn_config.rope_theta``) is
@@ -2299,6 +2301,19 @@ def _tensor_lists(node: object) -> Iterator[list[Any]]:
                 yield from _tensor_lists(item)
 
 
+def _own_nested(config: Any, path: str) -> dict[str, object] | None:
+    """The numbers of the nested sub-config ``path`` (``key.inner``) as the outer sub-config's
+    class builds it by default, or None where that class does not build alone."""
+    key, inner = path.split(".", 1)
+    try:
+        own = getattr(type(getattr(config, key))(), inner, None)
+    except Exception:  # the outer class needs arguments: its own default is unknown
+        return None
+    if own is None or not hasattr(own, "to_dict"):
+        return None
+    return dict(flat_numbers(own.to_dict()))
+
+
 def refresh(row: dict[str, Any], config: Any) -> None:
     """Recompute the parts of ``row`` that need only the config class, no model build: the
     fields its templates read (``defaults``), their class defaults (``declared``), how the
@@ -2356,6 +2371,15 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["nested"] = nested
     else:
         row.pop("nested", None)
+    injected = sorted(
+        path for path, numbers in nested.items() if _own_nested(config, path) != numbers
+    )
+    if injected:
+        # the composite gives these nested sub-configs another default than their outer
+        # class builds when a config states the outer one without them (PI0's vlm_config)
+        row["nested_injected"] = injected
+    else:
+        row.pop("nested_injected", None)
     if replaced:
         # the run-time reads a copy at its original's value: the original is read too
         row["overwritten"] = replaced

@@ -653,7 +653,9 @@ def _nested_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, 
         if sub_record is None:
             continue
         for inner in sub_record.sub_configs:
-            why = unlearned_nested(raw, key, inner, recorded.get(f"{key}.{inner}"))
+            path = f"{key}.{inner}"
+            injected = path in learned.get("nested_injected", [])
+            why = unlearned_nested(raw, key, inner, recorded.get(path), injected)
             if why is not None:
                 return why
     return None
