@@ -224,7 +224,11 @@ class _Values:
                 # the config class builds its text_config from them.
                 return _number(self.raw[name])
             if sub is None:
-                value: object = defaults.get(path)
+                # the composite's default sub-config: the values the row was learned at, but
+                # for a field learned rebased (Llama-4's interleave_moe_layer_step, learned at
+                # 2), whose default is the class's own (1: every layer a mixture of experts)
+                rebased = path in (self.learned.get("rebased", {}) or {})
+                value: object = declared.get(path) if rebased else defaults.get(path)
                 return _number(value)
             if not isinstance(sub, dict):
                 return None
