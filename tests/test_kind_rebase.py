@@ -93,3 +93,26 @@ def test_the_hand_plan_follows_an_interleave_step() -> None:
     stated = {**raw, "interleave_moe_layer_step": 2, "moe_layers": [0, 7]}
     cfg = Cfg(normalize("x", "", stated, "llama4_text"))
     assert layer_kinds.moe_count(cfg) == 2  # a stated list wins, as in the class
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"model_type": "llama4"},
+        {"model_type": "llama4", "vision_config": {}},
+        {"model_type": "llama4", "text_config": {"interleave_moe_layer_step": 2}},
+    ],
+    ids=["nothing stated", "no text_config", "step stated"],
+)
+def test_a_sub_config_left_out_has_the_rebased_fields_class_default(raw: dict[str, object]) -> None:
+    # Llama-4's row is learned at interleave_moe_layer_step 2; a config stating no text_config
+    # has the class's 1 (every layer experts), once counted exact at 2 (45 billion short)
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import released_ground_truth as truth
+
+    built, why = truth.transformers_count(dict(raw))
+    assert built is not None, why
+    ours, exact, notes = truth.dimlint_count(dict(raw))
+    assert not exact or ours == built, notes
+    assert exact  # inside the learned domain: the rebased row counts every step

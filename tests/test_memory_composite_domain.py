@@ -12,6 +12,9 @@
 - A field the config class overwrites from another (VibeVoice's diffusion-head width, copied
   from the language model's) is read at the original's value, never at the stated one; one
   the class replaces from no single field is an estimate when stated at another value.
+- A stated sub-config leaving out a field whose composite default differs from its class's
+  declared default (PE-Audio's ModernBERT text config, 1024 wide where the class says 768) is
+  an estimate: which value the class fills in was never learned.
 
 Every count labelled exact is compared with the model transformers builds on the meta device.
 """
@@ -132,3 +135,16 @@ def test_a_field_the_class_replaces_from_no_single_field_is_refused() -> None:
     assert templates._overwritten_statement({"a": {"width": 32}}, copied) is None
     values = templates._Values({"a": {"width": 32}, "b": {"width": 48}}, copied)
     assert values.get("a.width") == 48
+
+
+def test_sub_config_leaving_out_a_field_the_composite_defaults_otherwise() -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    empty = {"model_type": "pe_audio", "text_config": {}}
+    stated = {"model_type": "pe_audio", "text_config": {"hidden_size": 1024}}
+    for raw in (empty, stated):
+        built, why = transformers_count(raw)
+        assert built is not None, why
+        ours, exact, notes = dimlint_count(raw)
+        assert not exact or ours == built, notes
+    assert not dimlint_count(empty)[1]  # counted at the class's 768 before

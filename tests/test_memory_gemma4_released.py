@@ -62,3 +62,38 @@ def test_hand_recipe_counts_what_transformers_builds(config: dict[str, Any]) -> 
     assert ours == built
     assert not exact
     assert notes
+
+
+#: Gemma-4 composites whose stated keys the default-only template never saw: a tower the
+#: default config leaves unset (``audio_config``, ``vision_config``: the row's ``absent``) and
+#: keys its text config class pops from ``**kwargs`` (``global_head_dim``,
+#: ``num_global_key_value_heads``). Each was counted exact at the default's size before.
+OUTSIDE: dict[str, dict[str, Any]] = {
+    "audio tower": {"model_type": "gemma4", "audio_config": {}},
+    "vision tower": {"model_type": "gemma4", "vision_config": {"model_type": "gemma4_vision"}},
+    "global head width": {"model_type": "gemma4", "text_config": {"global_head_dim": 128}},
+    "global kv heads": {
+        "model_type": "gemma4",
+        "text_config": {"attention_k_eq_v": True, "num_global_key_value_heads": 2},
+    },
+}
+
+
+@pytest.mark.parametrize("config", list(OUTSIDE.values()), ids=list(OUTSIDE))
+def test_composite_keys_the_template_never_saw_are_no_exact_count(config: dict[str, Any]) -> None:
+    default, _ = truth.transformers_count({"model_type": "gemma4"})
+    built, why = truth.transformers_count(config)
+    assert built is not None, why
+    assert built != default  # the stated key changes the model
+    ours, exact, notes = truth.dimlint_count(config)
+    assert not exact, f"{ours} labelled exact; transformers builds {built}"
+    assert notes
+
+
+def test_the_default_tower_less_model_stays_exact() -> None:
+    config = {"model_type": "gemma4", "audio_config": None, "text_config": {"global_head_dim": 512}}
+    built, why = truth.transformers_count({"model_type": "gemma4"})
+    assert built is not None, why
+    assert truth.dimlint_count({"model_type": "gemma4", "audio_config": None}) == (built, True, "")
+    ours, _, _ = truth.dimlint_count(config)
+    assert ours == built  # the fallback width stated: the count holds, labelled or not

@@ -474,6 +474,17 @@ def test_a_number_stated_where_the_class_default_is_none() -> None:
     assert reason.startswith("moe_latent_size = 1024 is stated where the class default is None")
     found = learned_tensors({"model_type": "nemotron_h"}, "NemotronHForCausalLM")
     assert not (isinstance(found, Refusal) and "default is None" in found.reason)
+def test_sub_config_stated_without_its_inner_sub_config() -> None:
+    # PI0: a stated vlm_config with no vision_config builds PaliGemma's own default vision
+    # tower, not the one PI0's default vlm_config holds (counted exact 13 million off before);
+    # Qwen2.5-Omni's thinker builds the same audio tower either way (no refusal above)
+    assert templates.row("pi0")["nested_injected"] == ["vlm_config.vision_config"]
+    reason = _refusal({"model_type": "pi0", "vlm_config": {}}, "")
+    assert reason.startswith("vlm_config states no vision_config")
+    inner = templates.row("pi0")["nested"]["vlm_config.vision_config"]
+    stated = {"model_type": "pi0", "vlm_config": {"vision_config": dict(inner)}}
+    found = learned_tensors(stated, "")
+    assert not (isinstance(found, Refusal) and "states no" in found.reason)
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,10 @@ from a build there (``label_regimes``). String fields the code compares with lit
 only sets a learned flag is recorded with it, one that builds another structure is learned as
 a ``variants`` row of its own. A secondary class's flags are checked against its own flipped
 builds (``unlearned_flags`` lists those its rows do not reproduce). ``--refresh`` recomputes
-the config-only parts of a row, not of its variants.
+the config-only parts of a row, not of its variants; among them ``absent``, the sub-configs the
+default config leaves unset (Gemma-4's towers), whose sub-models no build had, and
+``nested_injected``, the nested sub-configs whose composite default differs from the one their
+outer class builds (PI0's ``vlm_config.vision_config``).
 
 Structure the default build never shows is learned too. A default config that does not build
 because the code reads a name no config class declares (DBRX's ``attn_config.rope_theta``) is
@@ -884,7 +887,10 @@ def _primary_rows(
     cache: dict[tuple[object, ...], object],
 ) -> tuple[list[list[Any]], list[str]]:
     """Rows ``[name, count, dims, conditions, shape, count, toggled_only]`` of the primary
-    class, fitted from the perturbed builds; toggles add conditional rows."""
+    class, fitted from the perturbed builds; toggles add conditional rows. A flag whose flip
+    keeps a tensor but repeats it another number of times (BridgeTower's
+    ``vision_config.remove_last_layer``: one layer fewer) has no row saying so: it is
+    ``fixed``, so a config flipping it lies outside."""
     rows: list[list[Any]] = []
     failed: list[str] = []
     for (name, ordinal), (shape, count) in sorted(groups.items()):
@@ -904,10 +910,14 @@ def _primary_rows(
     base_rows = list(rows)
     for path, (toggled_value, toggled_groups) in sorted(learned.toggled.items()):
         base_value = learned.observations[0][1][path]
-        present = {(name, shape) for (name, _), (shape, _) in toggled_groups.items()}
+        present: Counter[tuple[str, tuple[int, ...]]] = Counter()
+        for (name, _), (shape, count) in toggled_groups.items():
+            present[(name, shape)] += count
         for row in base_rows:
             if (row[0], tuple(row[4])) not in present:
                 row[3].append([path, base_value])
+            elif present[(row[0], tuple(row[4]))] != row[5]:
+                learned.fixed.add(path)  # a count no condition describes
         for (name, _), (shape, count) in sorted(toggled_groups.items()):
             if any(row[0] == name and row[4] == list(shape) for row in base_rows):
                 continue
@@ -2364,6 +2374,19 @@ def _tensor_lists(node: object) -> Iterator[list[Any]]:
                 yield from _tensor_lists(item)
 
 
+def _own_nested(config: Any, path: str) -> dict[str, object] | None:
+    """The numbers of the nested sub-config ``path`` (``key.inner``) as the outer sub-config's
+    class builds it by default, or None where that class does not build alone."""
+    key, inner = path.split(".", 1)
+    try:
+        own = getattr(type(getattr(config, key))(), inner, None)
+    except Exception:  # the outer class needs arguments: its own default is unknown
+        return None
+    if own is None or not hasattr(own, "to_dict"):
+        return None
+    return dict(flat_numbers(own.to_dict()))
+
+
 def refresh(row: dict[str, Any], config: Any) -> None:
     """Recompute the parts of ``row`` that need only the config class, no model build: the
     fields its templates read (``defaults``), their class defaults (``declared``), how the
@@ -2375,7 +2398,8 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     ``"mamba"``), which rotating cannot test, so another item lies outside the domain. The
     ``undeclared`` names learning stated are stated here too, and how the code derives each
     when a config leaves it out is fitted from its fallback (``head_dim`` from
-    ``hidden_size // num_attention_heads``)."""
+    ``hidden_size // num_attention_heads``); ``absent``: the sub-configs the default config
+    leaves unset, whose sub-models no build had."""
     plain = config
     extras: dict[str, object] = row.get("undeclared", {})
     pairs: dict[str, list[object]] = row.get("stand_ins", {})
@@ -2420,6 +2444,15 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["nested"] = nested
     else:
         row.pop("nested", None)
+    injected = sorted(
+        path for path, numbers in nested.items() if _own_nested(config, path) != numbers
+    )
+    if injected:
+        # the composite gives these nested sub-configs another default than their outer
+        # class builds when a config states the outer one without them (PI0's vlm_config)
+        row["nested_injected"] = injected
+    else:
+        row.pop("nested_injected", None)
     if replaced:
         # the run-time reads a copy at its original's value: the original is read too
         row["overwritten"] = replaced
@@ -2466,6 +2499,13 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["flat_text"] = True
     else:
         row.pop("flat_text", None)
+    absent = sorted(set(getattr(config, "sub_configs", {}) or {}) - set(_sub_configs(config)))
+    if absent:
+        # sub-models the default config leaves unset (Gemma-4's vision and audio towers): no
+        # build learned one, so a config stating one lies outside every template of the row
+        row["absent"] = absent
+    else:
+        row.pop("absent", None)
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -7,7 +7,8 @@ have fitted such a tower's width to a field of its parent that equals it there (
 Qwen2.5-Omni was once counted with a 3584-wide vision tower; it is 1280 wide). The row records
 the numbers and flags of each nested sub-config's default (``nested``), so a config that
 restates them (a full ``to_dict`` dump) stays inside the learned domain and one that changes
-any of them does not.
+any of them does not, nor does one that states the outer sub-config without the inner one
+(the outer class then builds its own default inner sub-config, not the composite's).
 """
 
 from __future__ import annotations
@@ -35,12 +36,25 @@ def flat_numbers(document: Mapping[str, Any], prefix: str = "") -> Iterator[tupl
 
 
 def unlearned_nested(
-    raw: Mapping[str, Any], sub_key: str, inner_key: str, recorded: Mapping[str, Any] | None
+    raw: Mapping[str, Any],
+    sub_key: str,
+    inner_key: str,
+    recorded: Mapping[str, Any] | None,
+    injected: bool = False,
 ) -> str | None:
     """Why the stated ``raw[sub_key][inner_key]`` lies outside the template, or None: a number
-    or flag it states that differs from (or is absent in) the default the row recorded."""
+    or flag it states that differs from (or is absent in) the default the row recorded, or,
+    where the composite's default differs from the outer class's own (``injected``: the row's
+    ``nested_injected``), a stated outer sub-config that leaves it out."""
     sub = raw.get(sub_key)
     nested = sub.get(inner_key) if isinstance(sub, dict) else None
+    if isinstance(sub, dict) and sub.get(inner_key) is None and injected:
+        # the stated sub-config builds its own default inner one, which need not be the
+        # composite's (PI0's ``vlm_config`` without its ``text_config``)
+        return (
+            f"{sub_key} states no {inner_key}: its class builds its own default one, and the"
+            " template was learned with the composite's"
+        )
     if not isinstance(nested, dict):
         return None
     for path, value in flat_numbers(nested):

@@ -44,7 +44,8 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded
-from dimlint.memory.parameters import list_items, plan_counts, split_strings
+from dimlint.memory.parameters import list_items, plan_counts, split_strings, sub_config_views
+from dimlint.memory.parameters.absent_towers import stated_absent
 from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.stated import stated_at
@@ -223,7 +224,11 @@ class _Values:
                 # the config class builds its text_config from them.
                 return _number(self.raw[name])
             if sub is None:
-                value: object = defaults.get(path)
+                # the composite's default sub-config: the values the row was learned at, but
+                # for a field learned rebased (Llama-4's interleave_moe_layer_step, learned at
+                # 2), whose default is the class's own (1: every layer a mixture of experts)
+                rebased = path in (self.learned.get("rebased", {}) or {})
+                value: object = declared.get(path) if rebased else defaults.get(path)
                 return _number(value)
             if not isinstance(sub, dict):
                 return None
@@ -252,6 +257,11 @@ class _Values:
             needed = {name for _, _, factors in expression for name, _ in factors}
             return evaluate_expression(expression, {name: self.get(name) for name in needed})
         value = declared.get(path)
+        if "." in path and path in defaults and _number(defaults[path]) != _number(value):
+            # a stated sub-config leaving out a field the composite's default sub-config holds
+            # at another value than its class declares (PE-Audio's ModernBERT text config:
+            # 1024 wide, the class 768): which one the class fills in was never learned
+            return None
         return _number(value)
 
 
@@ -467,6 +477,20 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
     return None
 
 
+def _sub_config_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
+    """Why a key stated inside a sub-config lies outside the template, or None: each stated
+    sub-config is judged as a config of its own type by the legacy-key guard, against what the
+    row learned under it (:mod:`~dimlint.memory.parameters.sub_config_views`: Gemma-4's
+    ``text_config.global_head_dim``). The flag guard is not applied so: the row does not record
+    which sub-config flags field learning flipped and found inert (Llama-4's
+    ``text_config.use_qk_norm``), so it would refuse those too."""
+    for prefix, sub, sub_type, view in sub_config_views.views(raw, model_type, learned, row):
+        legacy = _legacy_key(sub, sub_type, view)
+        if legacy is not None:
+            return f"{prefix}{legacy} is a legacy key {sub_type}'s config class maps"
+    return None
+
+
 def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
     """The first key of ``raw`` that states an integer the config class does not declare and
     the generator never changed (``examined`` lists the numbers the default config holds,
@@ -627,21 +651,15 @@ def _other_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, A
 def _nested_sub_config(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -> str | None:
     """Why a sub-config stated inside a sub-config cannot be counted, or None (see
     :mod:`~dimlint.memory.parameters.nested_configs`)."""
-    record = architectures.lookup(model_type)
-    if record is None:
-        return None
     recorded: dict[str, dict[str, Any]] = learned.get("nested", {})
-    for key, default_type in record.sub_configs.items():
-        sub = raw.get(key)
-        if not isinstance(sub, dict):
-            continue
-        stated_type = sub.get("model_type")
-        sub_type = stated_type if isinstance(stated_type, str) and stated_type else default_type
-        sub_record = architectures.lookup(sub_type) if sub_type else None
+    for key, _, sub_type in sub_config_views.stated(raw, model_type):
+        sub_record = architectures.lookup(sub_type)
         if sub_record is None:
             continue
         for inner in sub_record.sub_configs:
-            why = unlearned_nested(raw, key, inner, recorded.get(f"{key}.{inner}"))
+            path = f"{key}.{inner}"
+            injected = path in learned.get("nested_injected", [])
+            why = unlearned_nested(raw, key, inner, recorded.get(path), injected)
             if why is not None:
                 return why
     return None
@@ -821,6 +839,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if learned is None:
         return Refusal(f"{model_type} has no learned template", False)
     raw = folded(raw, model_type)  # legacy keys as the class folds them (compress_ratios)
+    absent = stated_absent(raw, learned)  # the row's own: a variant row may not record it
+    if absent is not None:
+        return Refusal(absent, True)
     learned = _variant(raw, learned)
     class_name = class_for(learned, architecture)
     if class_name is None:
@@ -877,6 +898,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     legacy = _legacy_key(raw, model_type, learned)
     if legacy is not None:
         return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
+    inner = _sub_config_key(raw, model_type, learned)
+    if inner is not None:
+        return Refusal(inner, True)
     read = _unlearned_read(raw, model_type, learned)
     if read is not None:
         return Refusal(read, True)

@@ -1,0 +1,27 @@
+"""Sub-models a template never saw built (issue 19: exact only inside the learned domain).
+
+A composite config class may leave a sub-config unset by default: ``Gemma4Config()`` has no
+``vision_config`` and no ``audio_config``, so the default model is the language model alone
+and the row's templates hold no tower tensor. A released config that states one
+(``"audio_config": {...}``, even ``{}``) makes the class build that tower and its projection
+into the language model, which no build of the template had: counting it from the template
+would leave the tower out. The generator records such sub-configs in the row's ``absent``
+(:func:`dimlint.tools.generate_shapes.refresh`); a stated one is outside the template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def stated_absent(raw: Mapping[str, Any], learned: Mapping[str, Any]) -> str | None:
+    """Why ``raw`` states a sub-config its row's default config left unset, or None (a
+    sub-config stated as null is the default's)."""
+    for key in learned.get("absent", []) or []:
+        if isinstance(raw.get(key), dict):
+            return (
+                f"{key} is stated, which the default config leaves unset: the template was"
+                f" learned without that sub-model"
+            )
+    return None
