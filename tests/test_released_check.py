@@ -31,8 +31,11 @@ def findings() -> tuple[int, list[Diagnostic]]:
 def test_no_error_on_a_released_config(findings: tuple[int, list[Diagnostic]]) -> None:
     total, found = findings
     assert total >= 300, "the released population is missing"
-    errors = [f"{d.path}:{d.span.start_pos.line if d.span else 0} {d.code} {d.message}" for d in found
-              if d.severity is Severity.ERROR]  # fmt: skip
+    errors = [
+        f"{d.path}:{d.span.start_pos.line if d.span else 0} {d.code} {d.message}"
+        for d in found
+        if d.severity is Severity.ERROR
+    ]
     assert not errors, "\n".join(errors)
 
 
