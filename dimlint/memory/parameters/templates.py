@@ -257,12 +257,32 @@ class _Values:
             needed = {name for _, _, factors in expression for name, _ in factors}
             return evaluate_expression(expression, {name: self.get(name) for name in needed})
         value = declared.get(path)
+        if value is None and path not in declared and self._a_learned_length(path):
+            # set by the class from a list's length (wav2vec2's num_feat_extract_layers =
+            # len(conv_dim)), every such list left out or stated at the length learned
+            return _number(defaults.get(path))
         if "." in path and path in defaults and _number(defaults[path]) != _number(value):
             # a stated sub-config leaving out a field the composite's default sub-config holds
             # at another value than its class declares (PE-Audio's ModernBERT text config:
             # 1024 wide, the class 768): which one the class fills in was never learned
             return None
         return _number(value)
+
+    def _a_learned_length(self, path: str) -> bool:
+        """Whether the undeclared top-level ``path`` holds, at the default, the length of a
+        list the row learned item by item (``items``), with every list of that length left
+        out or stated at it: the class sets it from that length (``__post_init__``), so it
+        has its default's value whenever those lists do."""
+        default = _number(self.learned.get("defaults", {}).get(path))
+        lengths: dict[str, int] = self.learned.get("items", {})
+        same = [key for key, length in lengths.items() if length == default]
+        if "." in path or default is None or not same:
+            return False
+        for key in same:
+            stated = _stated_list(self.raw, key)
+            if stated is not None and (not isinstance(stated, list) or len(stated) != default):
+                return False
+        return True
 
 
 def _variant(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, Any]:
