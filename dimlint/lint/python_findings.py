@@ -312,6 +312,14 @@ def _states_a_dimension(candidate: Candidate) -> bool:
     return False
 
 
+def _width_and_heads(spec: ModelSpec) -> tuple[str, str] | None:
+    """The keys of the spec's width and head count, when it states both (the pairs
+    :mod:`~dimlint.sources.python.perhead` and :mod:`~dimlint.sources.python.asserted` name)."""
+    if spec.hidden is None or spec.heads is None:
+        return None
+    return spec.hidden.key, spec.heads.key
+
+
 def _is_error(finding: Finding) -> bool:
     return (finding.severity or REGISTRY[finding.code].severity) == Severity.ERROR
 
@@ -367,12 +375,7 @@ class _CandidateChecker:
         if candidate.framework == OWN_MODULE:
             for spec in specs.specs:
                 spec.memo[FRAMEWORK] = OWN_MODULE
-                hidden, heads = spec.hidden, spec.heads
-                if (
-                    hidden is not None
-                    and heads is not None
-                    and (hidden.key, heads.key) in self.asserted
-                ):
+                if _width_and_heads(spec) in self.asserted:
                     spec.memo[DIVISIBILITY_REQUIRED] = True
         if candidate.fixture or _from_instance(candidate):
             for spec in specs.specs:
@@ -407,17 +410,11 @@ class _CandidateChecker:
         No test is known to build what the default breaks, so no error is judged on it; a
         transformers tester's config (``built``) is one its harness builds and runs, so its
         defaults are judged (a ``CausalLMModelTester``'s 2 KV heads under 3 heads)."""
-        hidden, heads = spec.hidden, spec.heads
-        if (
-            finding.code in ("DL101", "DL104")
-            and hidden is not None
-            and heads is not None
-            and (hidden.key, heads.key) in self.per_head
-        ):
+        if finding.code in ("DL101", "DL104") and _width_and_heads(spec) in self.per_head:
             return True  # a head's width, scaled by the heads in the module
         if built or not is_test_module(self.path):
             return False
-        if finding.code == "DL101" and heads is not None and not heads.in_file:
+        if finding.code == "DL101" and spec.heads is not None and not spec.heads.in_file:
             return True
         return _is_error(finding) and any(
             names_value(finding.message, value) for value in _defaults(spec)

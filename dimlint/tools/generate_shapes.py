@@ -112,6 +112,7 @@ from typing import Any
 
 from dimlint.memory.parameters.list_items import split as item_of
 from dimlint.memory.parameters.nested_configs import flat_numbers
+from dimlint.memory.parameters.templates import SIZE_WORD
 from dimlint.tools import (
     class_flags,
     compared_strings,
@@ -178,9 +179,6 @@ _INERT = frozenset(
     }
 )  # fmt: skip
 _ID_FIELD = re.compile(r"(^|_)(id|ids|token_id|index)$")
-#: Size words beside :data:`undeclared_reads.SHAPE_NAME` (GPT-2's ``n_inner``, Nemotron-H's
-#: ``moe_latent_size``), as the run-time's guard on stated unset numbers reads them.
-_SIZE_WORD = re.compile(r"(inner|size)")
 Groups = dict[tuple[str, int], tuple[tuple[int, ...], int]]
 
 
@@ -2125,7 +2123,7 @@ def _switching_unset_regimes(
             or name in stated
             or _ID_FIELD.search(name) is not None
             or getattr(config, name, None) is not None
-            or not (undeclared_reads.SHAPE_NAME.search(name) or _SIZE_WORD.search(name))
+            or not (undeclared_reads.SHAPE_NAME.search(name) or SIZE_WORD.search(name))
         )
 
     fields = unset_numbers.unset_numbers(type(config), skip)
@@ -2136,11 +2134,12 @@ def _switching_unset_regimes(
         for path, value in _values(config).items()
         if isinstance(value, bool) and "." not in path and path not in stated
     ]
+    build = _builder(model_class, config, derived, extras)
     flipped: dict[str, Groups | None] = {}
 
     def groups(changes: Mapping[str, object]) -> Groups | None:
         try:
-            return _groups(_build(model_class, _perturbed_many(config, changes, derived, extras)))
+            return build(changes)[1]
         except Exception:  # the class rejects the values stated
             return None
 
@@ -2151,15 +2150,11 @@ def _switching_unset_regimes(
         if stated_alone != base:
             return True
         for flag in flags:
+            flip = {flag: not getattr(config, flag)}
             if flag not in flipped:
-                flipped[flag] = groups({flag: not getattr(config, flag)})
-            without = flipped[flag]
-            if without is not None and groups(
-                {flag: not getattr(config, flag), path: probe}
-            ) not in (
-                None,
-                without,
-            ):
+                flipped[flag] = groups(flip)
+            with_probe = groups({**flip, path: probe})
+            if None not in (flipped[flag], with_probe) and with_probe != flipped[flag]:
                 return True
         return False
 

@@ -598,7 +598,7 @@ def _stated_unset_number(
             and record.defaults[key] is None
             and key not in record.sub_configs
             and key not in learned_paths
-            and (SHAPE_KEY.search(key) or _SIZE_WORD.search(key))
+            and (SHAPE_KEY.search(key) or SIZE_WORD.search(key))
             and not _SIZES_NOTHING.search(key)
         ):
             return (
@@ -608,8 +608,9 @@ def _stated_unset_number(
     return None
 
 
-#: Further words of a size (GPT-2's ``n_inner``, Nemotron-H's ``moe_latent_size``).
-_SIZE_WORD = re.compile(r"(inner|size)")
+#: Further words of a size (GPT-2's ``n_inner``, Nemotron-H's ``moe_latent_size``); the shape
+#: generator probes the same names for regimes (``generate_shapes._switching_unset_regimes``).
+SIZE_WORD = re.compile(r"(inner|size)")
 #: Names of the kinds above that size no tensor: token ids, routing's top-k.
 _SIZES_NOTHING = re.compile(r"(_id$|_ids$|per_tok|topk|top_k|window)")
 
