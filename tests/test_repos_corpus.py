@@ -327,15 +327,20 @@ def test_walk_skips_jsonc_but_named_file_keeps_dl001(tmp_path: Path) -> None:
     broken = tmp_path / "model" / "config.json"
     broken.parent.mkdir()
     broken.write_text('{"hidden_size": 4096,,}\n')
+    unreadable = tmp_path / "tooling.json"
+    unreadable.write_text('{"name": "dev",, // not JSON even without its comment\n}\n')
     out, err = io.StringIO(), io.StringIO()
     code = main(["check", str(tmp_path), "--output-format", "json", "--verbose"], out, err)
     codes = [(Path(f["file"]).name, f["code"]) for f in json.loads(out.getvalue())]
     assert codes == [("config.json", "DL001")]
     assert code == 1
-    assert "devcontainer.json: not valid JSON" in err.getvalue()
+    assert "devcontainer.json: not a model config" in err.getvalue()
+    assert "tooling.json: not valid JSON" in err.getvalue()
     out = io.StringIO()
-    assert main(["check", str(jsonc), "--output-format", "json"], out, io.StringIO()) == 1
+    assert main(["check", str(unreadable), "--output-format", "json"], out, io.StringIO()) == 1
     assert [f["code"] for f in json.loads(out.getvalue())] == ["DL001"]
+    # JSON with comments is its owner's dialect, read as such even when named
+    assert main(["check", str(jsonc), "--output-format", "json"], io.StringIO(), err) == 0
 
 
 # --- planted defects in Python as the repositories write it -----------------------------------

@@ -372,6 +372,11 @@ def check_missing(spec: ModelSpec) -> Iterator[Finding]:
     ]
     if not missing or _has_sub_configs(spec):
         return  # (a composite model: its sizes live in text_config, vision_config…)
+    if len(missing) == len(REQUIRED_FIELDS) and _unknown_type(spec):
+        # none of the four under any spelling, and a model type no row describes: the model
+        # names its sizes otherwise (InternImage's convolutional `channels`/`depths`), and no
+        # shape rule was ever going to read it
+        return
     names = ", ".join(missing)
     one = len(missing) == 1
     kind = f"model type {spec.model_type!r}" if spec.model_type else "this config (no model_type)"
@@ -382,6 +387,10 @@ def check_missing(spec: ModelSpec) -> Iterator[Finding]:
         f" skipped; add the key{'' if one else 's'} to the config",
         None,
     )
+
+
+def _unknown_type(spec: ModelSpec) -> bool:
+    return not spec.model_type or architectures.lookup(spec.model_type) is None
 
 
 #: Families without attention heads (recurrent / state-space models).

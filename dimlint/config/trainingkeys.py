@@ -57,6 +57,10 @@ def hidden_dim_is_width(keys: Any) -> bool:
 #: open_clip's Whisper sizes name the depth GPT-2's way: ``dict(n_layer=4, width=384, heads=6)``.
 VIT_DEPTH_KEYS = ("depth", "layers", "num_layers", "n_layer", "n_layers", "enc_depth", "dec_depth")
 VIT_HEAD_KEYS = (*HEAD_KEYS, "heads")
+#: The MLP's width beside ``width`` (big_vision's ``mlp_dim``, RecurrentGemma's
+#: ``mlp_expanded_width``): a model's own sizes where a depth is stated otherwise (Griffin's
+#: ``block_types``, one per layer).
+VIT_MLP_KEYS = ("mlp_dim", "mlp_width", "mlp_expanded_width")
 VIT_RENAMES = {
     "width": "hidden_size",
     "heads": "num_attention_heads",
@@ -128,16 +132,17 @@ PAX_MARKERS = frozenset({"MODEL_DIMS", "NUM_HEADS"})
 
 
 def width_is_width(keys: Any) -> bool:
-    """``width`` beside a head count and a depth, with no other width key (the ViT family's
-    names, :data:`VIT_RENAMES`): ``width`` is the model width. An image's ``width`` comes with a
-    ``height``, and is then nothing of the model's."""
+    """``width`` beside a head count and a depth or an MLP width, with no other width key (the
+    ViT family's names, :data:`VIT_RENAMES`; RecurrentGemma's ``GriffinConfig(width=…,
+    mlp_expanded_width=…, num_heads=…)``): ``width`` is the model width. An image's ``width``
+    comes with a ``height``, and is then nothing of the model's."""
     return (
         "width" in keys
         and "height" not in keys
         and "hidden_dim" not in keys
         and not any(key in keys for key in WIDTH_KEYS)
         and any(key in keys for key in VIT_HEAD_KEYS)
-        and any(key in keys for key in VIT_DEPTH_KEYS)
+        and any(key in keys for key in (*VIT_DEPTH_KEYS, *VIT_MLP_KEYS))
     )
 
 

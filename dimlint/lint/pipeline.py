@@ -175,6 +175,15 @@ def lint_bytes(
     enabled = selection.enabled_codes(path)
     result = FileResult(path)
     document, problems = jsonfile.load(path, data)
+    if document is None and os.path.basename(path) != "config.json":
+        from dimlint.sources import jsonc
+
+        commented = jsonc.load(path, data)
+        if commented is not None:
+            # JSON with comments, read as its owner's reader reads it (Coqui TTS's configs)
+            result.notes.append(f"{path}: JSON with comments, read with the comments skipped")
+            (document, blanked), problems = commented, []
+            data = blanked.encode()  # what a YAML reading of a training config parses
     for problem in problems:
         if "DL001" in enabled:
             fix = _bom_fix(problem) if document is not None and document.bom else None
@@ -195,7 +204,9 @@ def lint_bytes(
     if _training_config(value) or _has_model_section(value):
         from dimlint.lint.yaml_front import lint_yaml  # YAML is a superset of JSON
 
-        return lint_yaml(path, data, selection)
+        read = lint_yaml(path, data, selection)
+        read.notes[:0] = result.notes
+        return read
     if not looks_like_model_config(value):
         result.skipped = "not a model config (no model_type, architectures or dimension keys)"
         result.diagnostics.clear() if not problems else None
