@@ -53,8 +53,9 @@ INSIDE = [
 OUTSIDE = {
     COMPOSITES / "deit_bert.json": "decoder (BertLMHeadModel)",
     COMPOSITES / "bert_bert_default_types.json": "add_cross_attention",
-    # BartForCausalLM's row could not be fitted in the stop-30 relearn
-    COMPOSITES / "w2v_adapter_bart.json": "decoder (BartForCausalLM)",
+    # the adapter's projection exists only while output_hidden_size != hidden_size, which no
+    # template learned (relations): the encoder, not the decoder, is outside
+    COMPOSITES / "w2v_adapter_bart.json": "encoder (Wav2Vec2Model): output_hidden_size",
 }
 
 

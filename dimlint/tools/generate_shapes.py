@@ -116,6 +116,7 @@ from dimlint.memory.parameters.templates import SIZE_WORD
 from dimlint.tools import (
     class_flags,
     compared_strings,
+    inert_lists,
     kind_rebase,
     layer_kind_tags,
     legacy_keys,
@@ -125,6 +126,7 @@ from dimlint.tools import (
     provenance,
     rederived,
     regime_points,
+    relation_regimes,
     stand_ins,
     undeclared_reads,
     unset_numbers,
@@ -417,7 +419,11 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             continue
         outcome: tuple[dict[str, int], Groups] | None = None
         others = [n for p, n in numbers.items() if p != path]
-        for trial in list_items.trials(value) if item_of(path) else _trials(value, others):
+        if item_of(path):
+            tried = list_items.item_trials(config, path, value)
+        else:
+            tried = list(_trials(value, others))
+        for trial in tried:
             try:
                 changed = _perturbed(config, path, trial, derived, learned.extras)
                 model = _build(model_class, changed)
@@ -1637,6 +1643,10 @@ def learn(
     items = {k: n for k, n in list_items.lengths(base_values).items() if k not in unsound}
     if items:
         row["items"] = items  # lists learned item by item (a stated one of this length)
+        divisions = list_items.divisions(list_items.item_lists(config))
+        kept = [pair for pair in divisions if set(pair) <= set(items)]
+        if kept:
+            row["item_divisions"] = kept  # a stated pair must keep each division
     row["lists"] = guard_lists(
         built[primary][0], config, built[primary][1], {**held, **extras, **stand}
     )
@@ -1679,6 +1689,7 @@ def learn(
     if held:
         row["stated"] = held
     refresh(row, plain)
+    learn_built_structures(row, model_type, plain)
     if not strings:
         found = probed_keys(model_type, plain, [entry[0] for entry in built.values()], row)
         if found:
@@ -2398,10 +2409,7 @@ def refresh(row: dict[str, Any], config: Any) -> None:
     plain = config
     extras: dict[str, object] = row.get("undeclared", {})
     pairs: dict[str, list[object]] = row.get("stand_ins", {})
-    stand = stand_ins.values(plain, pairs)
-    stated = {**row.get("stated", {}), **extras, **row.get("rebased", {}), **stand}
-    if stated:
-        config = type(plain)(**_extra_kwargs(plain, stated, _derived(plain)))
+    config, stated = _as_learned(row, plain)
     derived = _derived(config) - set(stated)
     base_values = _values(config)
     for tensors in _tensor_lists(row):
@@ -2501,6 +2509,54 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["absent"] = absent
     else:
         row.pop("absent", None)
+
+
+def _as_learned(row: Mapping[str, Any], plain: Any) -> tuple[Any, dict[str, object]]:
+    """The config learning built from (``plain`` with the names it stated: undeclared reads,
+    rebased fields, stand-ins), and those names."""
+    stand = stand_ins.values(plain, row.get("stand_ins", {}))
+    stated = {**row.get("stated", {}), **row.get("undeclared", {}), **row.get("rebased", {})}
+    stated.update(stand)
+    if not stated:
+        return plain, stated
+    return type(plain)(**_extra_kwargs(plain, stated, _derived(plain))), stated
+
+
+def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> None:
+    """Set what builds of the primary class show beyond field learning: ``relations``
+    (:mod:`~dimlint.tools.relation_regimes`: wav2vec2's ``output_hidden_size`` off its
+    derivation with ``add_adapter``) and ``inert_lists`` (:mod:`~dimlint.tools.inert_lists`:
+    Longformer's per-layer ``attention_window``). The config is the one learning built."""
+    primary = dict(_classes(model_type)).get(str(row.get("primary")))
+    relating = relation_regimes.candidates(row)
+    listing = inert_lists.candidates(type(plain))
+    found: dict[str, list[Any]] = {"relations": [], "inert_lists": []}
+    if primary is not None and (relating or listing):
+        config, stated = _as_learned(row, plain)
+        derived = _derived(config) - set(stated)
+
+        def changed(changes: Mapping[str, object]) -> Any:
+            return _perturbed_many(config, changes, derived, stated)
+
+        def groups(changes: Mapping[str, object]) -> Groups:
+            return _groups(_build(primary, changed(changes)))
+
+        def names(changes: Mapping[str, object]) -> set[str]:
+            return {name for name, _ in groups(changes)}
+
+        def values(changes: Mapping[str, object]) -> dict[str, int]:
+            return _values(changed(changes))
+
+        if relating:
+            found["relations"] = relation_regimes.relations(row, values, names, _trials)
+        if listing:
+            layers = getattr(config, "num_hidden_layers", None)
+            found["inert_lists"] = inert_lists.inert(type(plain), layers, groups)
+    for key, value in found.items():
+        if value:
+            row[key] = value
+        else:
+            row.pop(key, None)
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -2847,7 +2903,9 @@ def refreshed(cache: Path) -> dict[str, object]:
         warnings.simplefilter("ignore")
         for model_type, row in rows.items():
             if row.get("classes"):
-                refresh(row, AutoConfig.for_model(model_type))
+                plain = AutoConfig.for_model(model_type)
+                refresh(row, plain)
+                learn_built_structures(row, model_type, plain)
     return _table(rows)
 
 

@@ -13,6 +13,7 @@ the builds.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -161,7 +162,7 @@ def second_trial(
     generator imports this module)."""
 
     base_values, base_groups = learned.observations[0][1], learned.observations[0][2]
-    for trial in trials(base_values[path]):
+    for trial in item_trials(config, path, base_values[path]):
         if trial == tried:
             continue
         try:
@@ -185,6 +186,27 @@ def trials(value: int) -> list[int]:
         return [1, 2]
     halves = [value // 2] if value % 2 == 0 else []
     return list(dict.fromkeys([value * 2, *halves, value * 3, value * 4]))
+
+
+def item_trials(config: Any, path: str, value: int) -> list[int]:
+    """:func:`trials` of item ``path`` that keep every division of :func:`divisions` (a
+    stage's heads moved to 3 on a 32-wide stage floors its head width: a build outside the
+    domain the row keeps, whose floor no expression fits)."""
+    found = split(path)
+    if found is None:
+        return trials(value)
+    lists = item_lists(config)
+    pairs = divisions(lists)
+    list_path, index = found
+    if list_path not in lists:
+        return trials(value)
+    kept: list[int] = []
+    for trial in trials(value):
+        moved = list(lists[list_path])
+        moved[index] = trial
+        if not breaks(pairs, {**lists, list_path: moved}):
+            kept.append(trial)
+    return kept
 
 
 #: Lists and dicts of a config that no item derives.
@@ -244,6 +266,39 @@ def predicted_total(
     return total
 
 
+#: A list of head counts, one per stage (``num_attention_heads``, ``num_heads``, ``heads``).
+_HEADS = re.compile(r"(^|[._])(num_attention_heads|num_heads|n_heads|heads)$")
+
+
+def divisions(lists: Mapping[str, list[int]]) -> list[list[str]]:
+    """``[a, b]``: a list of widths ``a`` and a list of head counts ``b`` of one length, each
+    width a multiple of its stage's heads at the default (SegFormer's ``hidden_sizes`` over its
+    ``num_attention_heads``). Attention floors the head width where a stage's heads do not
+    divide its width: a fit made where they do holds only there, so the checks leave such
+    moves out and the run-time refuses a config making one. Other lists that happen to divide
+    (``depths`` of 2) are no such pair: their moves stay checked."""
+    found: list[list[str]] = []
+    for a, items in sorted(lists.items()):
+        for b, by in sorted(lists.items()):
+            if a == b or len(items) != len(by) or all(item == 1 for item in by):
+                continue
+            if _HEADS.search(b) is None or _HEADS.search(a) is not None:
+                continue
+            pairs = zip(items, by, strict=True)
+            if all(divisor > 0 and item % divisor == 0 for item, divisor in pairs):
+                found.append([a, b])
+    return found
+
+
+def breaks(pairs: list[list[str]], lists: Mapping[str, list[int]]) -> bool:
+    """Whether ``lists`` make an item of some pair's ``a`` no multiple of ``b``'s."""
+    return any(
+        divisor <= 0 or item % divisor != 0
+        for a, b in pairs
+        for item, divisor in zip(lists[a], lists[b], strict=True)
+    )
+
+
 def unsound_lists(
     model_class: Any,
     config: Any,
@@ -273,8 +328,11 @@ def unsound_lists(
         if isinstance(held, list | tuple | dict) and name not in lists and name not in _LABELS
     }
     unsound: list[str] = []
+    pairs = divisions(lists)
     for path, value in lists.items():
         for moved in checks(value, path):
+            if breaks(pairs, {**lists, path: moved}):
+                continue  # outside the domain the row keeps (``item_divisions``)
             try:
                 changed = shapes._perturbed(config, path, moved, derived, learned.extras)
                 groups = shapes._groups(shapes._build(model_class, changed))

@@ -40,6 +40,8 @@ SHAPES_GENERATOR = (
     "tools/unset_numbers.py",
     "tools/list_items.py",
     "tools/stand_ins.py",
+    "tools/relation_regimes.py",
+    "tools/inert_lists.py",
     "tools/field_budget.py",
     "memory/parameters/list_items.py",
 )

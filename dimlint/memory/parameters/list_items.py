@@ -14,6 +14,7 @@ like any field), one of another length stays outside the template.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 #: ``backbone_config.depths[2]``: the list's path, then the item's index.
@@ -74,3 +75,18 @@ def read_as_pair(learned: dict[str, Any], path: str, stated: object, declared: o
         and path in learned.get("examined", [])
         and path not in learned.get("fixed", [])
     )
+
+
+def broken_division(learned: dict[str, Any], get: Callable[[str], int | None]) -> str | None:
+    """Why the config's items break a division the row was learned inside (``item_divisions``:
+    SegFormer's every stage width a multiple of its heads, see
+    :func:`dimlint.tools.list_items.divisions`), or None. ``get`` reads an item's value."""
+    for a, b in learned.get("item_divisions", []):
+        for index in range(learned_lengths(learned).get(a, 0)):
+            item, by = get(item_path(a, index)), get(item_path(b, index))
+            if isinstance(item, int) and isinstance(by, int) and by > 0 and item % by:
+                return (
+                    f"{item_path(a, index)} = {item} is no multiple of"
+                    f" {item_path(b, index)} = {by}: the template was learned where each is"
+                )
+    return None

@@ -365,6 +365,8 @@ def unlearned_list(
             path = f"{prefix}{key}"
             if path in guarded or key in base or _inert(key):
                 continue
+            if path in learned.get("inert_lists", ()) and _is_list(value):
+                continue  # per-layer lists built the default's tensors (attention_window)
             if list_items.within(learned, path, value):
                 continue  # learned item by item: each item is judged as a field
             if path in derived and _same(value, derived[path]):

@@ -840,6 +840,16 @@ def template_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | N
     return found if isinstance(found, list) else None
 
 
+def _off_relation(raw: dict[str, Any], learned: dict[str, Any]) -> list[Any] | None:
+    """The first of the row's ``relations`` (:mod:`dimlint.tools.relation_regimes`) whose flag
+    ``raw`` states at the regime's value and whose field it states at all: that field must
+    then be stated at its derivation (checked once the config's values are read)."""
+    for field, flag, wanted, names in learned.get("relations", []):
+        if stated_at(raw, flag) == wanted and stated_at(raw, field) is not None:
+            return [field, flag, wanted, names]
+    return None
+
+
 class Refusal(Record):
     """Why no template answers for a config: ``learned`` says whether transformers has a row
     for its model type (then the config lies outside what the row learned, and a hand recipe
@@ -863,6 +873,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     absent = stated_absent(raw, learned)  # the row's own: a variant row may not record it
     if absent is not None:
         return Refusal(absent, True)
+    relation = _off_relation(raw, learned)  # the row's own: builds of its primary class
     learned = _variant(raw, learned)
     class_name = class_for(learned, architecture)
     if class_name is None:
@@ -939,6 +950,19 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             if stated_as_derived(values.get, learned, path, values.get(path)):
                 continue  # the value the class derives when it is left out
             return Refusal(_outside(path, values.get(path), defaults[path]), True)
+    broken = list_items.broken_division(learned, values.get)
+    if broken is not None:
+        return Refusal(broken, True)
+    if relation is not None and not stated_as_derived(
+        values.get, learned, relation[0], values.get(relation[0])
+    ):
+        field, flag, wanted, names = relation
+        shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+        return Refusal(
+            f"{field} = {values.get(field)} with {flag} = {wanted} builds {shown}, which no"
+            f" template learned: only {field} at the value {model_type} derives",
+            True,
+        )
     for path in record.get("unlearned_flags", []):
         if values.get(path) != defaults.get(path):
             why = f"{class_name} was not learned with {path} = {values.get(path)}"

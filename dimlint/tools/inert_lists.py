@@ -1,0 +1,68 @@
+"""Number fields a config may state as a per-layer list that sizes no tensor.
+
+Longformer and LED declare ``attention_window: list[int] | int = 512``: a released config
+states it per layer (``[512, 512, …]``), a list no build of the default config ever saw, so the
+run-time refused it (:func:`~dimlint.memory.parameters.template_plans.unlearned_list`) though
+a sliding-attention window holds no parameter. A field the config class annotates as taking a
+list and declares as a number is stated here as a list of one item per layer, at the default,
+at another value and mixed; where every such build has the default build's tensors, name for
+name and shape for shape, the list is inert and the row says so (``inert_lists``): the same
+proof by meta builds at two values that a legacy key's inertness rests on
+(:mod:`dimlint.tools.legacy_keys`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+#: ``(changes) → tensors`` of the primary class built with those fields changed (raises where
+#: the class rejects the config).
+Tensors = Callable[[Mapping[str, object]], object]
+
+#: Token ids, and an image's or patch's size (a ``[height, width]`` pair, read elsewhere:
+#: :func:`~dimlint.memory.parameters.list_items.read_as_pair`).
+_NOT_PER_LAYER = re.compile(r"(^|_)(ids?|token_ids?|index)$|^(image|patch)_size$")
+
+
+def candidates(config_class: Any) -> list[tuple[str, int]]:
+    """``(field, default)``: the fields ``config_class`` annotates as accepting a list and
+    declares as a number."""
+    if not dataclasses.is_dataclass(config_class):
+        return []
+    found: list[tuple[str, int]] = []
+    for field in dataclasses.fields(config_class):
+        default = field.default
+        if not isinstance(default, int) or isinstance(default, bool):
+            continue
+        if "list" not in str(field.type) or _NOT_PER_LAYER.search(field.name):
+            continue
+        found.append((field.name, default))
+    return found
+
+
+def inert(config_class: Any, layers: int | None, tensors: Tensors) -> list[str]:
+    """The candidate fields whose per-layer lists (``layers`` items: at the default, at twice
+    it, and alternating the two) build the default's tensors; none without a layer count."""
+    if not isinstance(layers, int) or isinstance(layers, bool) or layers < 2:
+        return []
+    try:
+        base = tensors({})
+    except Exception:  # the default config does not build here: nothing to compare
+        return []
+    found: list[str] = []
+    for name, default in candidates(config_class):
+        other = default * 2 if default else 1
+        lists = (
+            [default] * layers,
+            [other] * layers,
+            [default if index % 2 else other for index in range(layers)],
+        )
+        try:
+            if all(tensors({name: value}) == base for value in lists):
+                found.append(name)
+        except Exception:  # the class refuses a list here: not a list this row accepts
+            continue
+    return found
