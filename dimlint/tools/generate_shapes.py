@@ -78,7 +78,16 @@ Each item of a list of integers the class declares is a field of its
 own (``depths[2]``, :mod:`dimlint.tools.list_items`; a row's ``items`` names those lists), and
 a backbone's stage index stays in tensor names; a width declared None that another field
 stands in for is learned with it (:mod:`dimlint.tools.stand_ins`, ``stand_ins``); the field
-budget follows the cost of a build (:mod:`dimlint.tools.field_budget`).
+budget follows the cost of a build (:mod:`dimlint.tools.field_budget`). A stage's width and
+its heads (SegFormer's ``hidden_sizes`` over ``num_attention_heads``) are learned where the heads
+divide the width (``item_divisions``: outside, attention floors the head width).
+
+Builds of the primary class also record what field learning cannot show, for cached rows too
+(``--refresh`` runs them): ``relations``, a derived field moved off its derivation inside a
+flipped flag's regime that builds other tensors (wav2vec2's ``output_hidden_size`` with
+``add_adapter``, :mod:`dimlint.tools.relation_regimes`), and ``inert_lists``, number fields
+whose per-layer lists build the default's tensors (Longformer's ``attention_window``,
+:mod:`dimlint.tools.inert_lists`).
 
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
