@@ -328,7 +328,12 @@ def _perturbed_many(
 def _extra_kwargs(config: Any, extras: Mapping[str, object], derived: set[str]) -> dict[str, Any]:
     """Keyword arguments stating ``extras`` (``head_dim``, ``text_config.head_dim``): top-level
     names as themselves, a sub-config's as the dict of its stated fields with them added."""
-    kwargs: dict[str, Any] = {path: value for path, value in extras.items() if "." not in path}
+    # a stated sub-config (an absent tower's ``{}``) is copied: a change adds to it in place
+    kwargs: dict[str, Any] = {
+        path: dict(value) if isinstance(value, dict) else value
+        for path, value in extras.items()
+        if "." not in path
+    }
     for path, value in extras.items():
         if "." not in path:
             continue
@@ -1674,6 +1679,9 @@ def learn(
         regimes += _switching_unset_regimes(
             built[primary][0], config, built[primary][1], {**held, **stand}, learned.extras
         )
+        # a sub-config the default leaves unset (Gemma-4's vision and audio towers): learned
+        # stated at its class defaults, as a released config states it
+        regimes += [(key, "=", {}, {}) for key in _absent(config) if key not in held]
         if not held:
             lists = [entry.get("switches") for entry in switching.values()]
             singles = sum(len(found) for found in lists if isinstance(found, list))
@@ -2511,7 +2519,7 @@ def refresh(row: dict[str, Any], config: Any) -> None:
         row["flat_text"] = True
     else:
         row.pop("flat_text", None)
-    absent = sorted(set(getattr(config, "sub_configs", {}) or {}) - set(_sub_configs(config)))
+    absent = _absent(config)
     if absent:
         # sub-models the default config leaves unset (Gemma-4's vision and audio towers): no
         # build learned one, so a config stating one lies outside every template of the row
@@ -2569,6 +2577,11 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _absent(config: Any) -> list[str]:
+    """The sub-configs ``config``'s class declares that it leaves unset (no sub-model built)."""
+    return sorted(set(getattr(config, "sub_configs", {}) or {}) - set(_sub_configs(config)))
 
 
 _GENERIC_MODULES = ("transformers.modeling_utils", "transformers.configuration_utils")

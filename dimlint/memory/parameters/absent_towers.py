@@ -6,7 +6,9 @@ and the row's templates hold no tower tensor. A released config that states one
 (``"audio_config": {...}``, even ``{}``) makes the class build that tower and its projection
 into the language model, which no build of the template had: counting it from the template
 would leave the tower out. The generator records such sub-configs in the row's ``absent``
-(:func:`dimlint.tools.generate_shapes.refresh`); a stated one is outside the template.
+(:func:`dimlint.tools.generate_shapes.refresh`) and learns each as a regime of its own
+(``"vision_config={}"``: the tower stated at its class defaults, every field of it moved); a
+stated one is outside the template unless the variant row chosen for the config states it.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def stated_absent(raw: Mapping[str, Any], learned: Mapping[str, Any]) -> str | None:
+def stated_absent(
+    raw: Mapping[str, Any], learned: Mapping[str, Any], held: Mapping[str, Any]
+) -> str | None:
     """Why ``raw`` states a sub-config its row's default config left unset, or None (a
-    sub-config stated as null is the default's)."""
+    sub-config stated as null is the default's). ``held``: what the variant row chosen for
+    ``raw`` was learned stating; a tower stated there (``vision_config: {}``, learned at its
+    class defaults with every field moved) was built."""
     for key in learned.get("absent", []) or []:
-        if isinstance(raw.get(key), dict):
+        if isinstance(raw.get(key), dict) and not isinstance(held.get(key), dict):
             return (
                 f"{key} is stated, which the default config leaves unset: the template was"
                 f" learned without that sub-model"

@@ -324,6 +324,7 @@ def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, An
         stated = stated_at(raw, path)
         inside = (
             (op == "=" and isinstance(stated, bool) and stated == value)
+            or (op == "=" and value == {} and isinstance(stated, dict))  # a tower stated
             or (
                 op == ">"
                 and isinstance(stated, int)
@@ -870,11 +871,13 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     if learned is None:
         return Refusal(f"{model_type} has no learned template", False)
     raw = folded(raw, model_type)  # legacy keys as the class folds them (compress_ratios)
-    absent = stated_absent(raw, learned)  # the row's own: a variant row may not record it
+    relation = _off_relation(raw, learned)  # the row's own: builds of its primary class
+    base = learned
+    learned = _variant(raw, learned)
+    # the row's own (a variant row may not record it), less the towers the variant states
+    absent = stated_absent(raw, base, learned.get("stated", {}) if learned is not base else {})
     if absent is not None:
         return Refusal(absent, True)
-    relation = _off_relation(raw, learned)  # the row's own: builds of its primary class
-    learned = _variant(raw, learned)
     class_name = class_for(learned, architecture)
     if class_name is None:
         unbuilt = learned.get("unbuilt", {}).get(architecture)
