@@ -18,6 +18,7 @@ Two facts change what the coupled rules may claim:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from dimlint.config.spec import Located
@@ -143,6 +144,31 @@ def width_is_width(keys: Any) -> bool:
         and not any(key in keys for key in WIDTH_KEYS)
         and any(key in keys for key in VIT_HEAD_KEYS)
         and any(key in keys for key in (*VIT_DEPTH_KEYS, *VIT_MLP_KEYS))
+    )
+
+
+#: OpenMMLab's name for an attention's width (mmcv, mmseg, mmdet, mmpretrain configs:
+#: ``backbone=dict(type='VisionTransformer', embed_dims=768, num_layers=12, num_heads=12)``,
+#: ``dict(type='MultiheadAttention', embed_dims=256, num_heads=8)``). mmcv's
+#: ``MultiheadAttention`` wraps ``nn.MultiheadAttention`` and mmseg's BEiT reshapes by
+#: ``embed_dims // num_heads``: heads that do not divide it are refused. Per-stage lists (Swin's
+#: ``num_heads=[3, 6, 12, 24]``, MiT's ``embed_dims`` scaled by each stage's heads) are no single
+#: width: the name is read only where it and the head count are integers.
+OPENMMLAB_RENAMES = {"embed_dims": "hidden_size"}
+
+
+def embed_dims_is_width(values: Mapping[str, object]) -> bool:
+    """``embed_dims`` beside a head count, both integers, with no other width key: OpenMMLab's
+    attention width (:data:`OPENMMLAB_RENAMES`)."""
+
+    def number(value: object) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    return (
+        number(values.get("embed_dims"))
+        and any(number(values.get(key)) for key in HEAD_KEYS)
+        and "width" not in values
+        and not any(key in values for key in WIDTH_KEYS)
     )
 
 

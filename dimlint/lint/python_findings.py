@@ -285,8 +285,10 @@ def _states_a_dimension(candidate: Candidate) -> bool:
     itself or in a sub-config (``LlavaConfig(text_config=self.text_config)`` over a tester's
     dict default)."""
     from dimlint.config.trainingkeys import (
+        OPENMMLAB_RENAMES,
         PAX_RENAMES,
         VIT_RENAMES,
+        embed_dims_is_width,
         prefixed_models,
         width_is_width,
     )
@@ -296,6 +298,8 @@ def _states_a_dimension(candidate: Candidate) -> bool:
     keys: frozenset[str] | set[str] = ALL_DIMENSION_KEYS
     if width_is_width(members):
         keys = ALL_DIMENSION_KEYS | VIT_RENAMES.keys()
+    elif embed_dims_is_width({key: m.value.value for key, m in members.items()}):
+        keys = ALL_DIMENSION_KEYS | OPENMMLAB_RENAMES.keys()
     elif candidate.framework == "pax":
         keys = ALL_DIMENSION_KEYS | PAX_RENAMES.keys()
     prefixed = prefixed_models(members)

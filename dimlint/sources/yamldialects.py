@@ -57,6 +57,7 @@ from dimlint.config.trainingkeys import (
     HEAD_KEYS,
     MEGATRON_MLA_NAMES,
     N_DIM_RENAMES,
+    OPENMMLAB_RENAMES,
     OPENNMT_GATED,
     OPENNMT_LAYERS,
     OPENNMT_RENAMES,
@@ -64,6 +65,7 @@ from dimlint.config.trainingkeys import (
     TENCENT_RENAMES,
     VIT_RENAMES,
     WIDTH_KEYS,
+    embed_dims_is_width,
     hidden_dim_is_width,
     is_espnet,
     is_opennmt,
@@ -240,6 +242,8 @@ def _translate_mapping(document: YamlDocument, pointer: str, node: dict[str, Any
                 added[common] = key
     if node.get("peft_type") == "PREFIX_TUNING" and "token_dim" in node:
         added["hidden_size"] = "token_dim"  # prefix tuning's copy of the base model's width
+    if embed_dims_is_width(node):  # OpenMMLab's attention width
+        added.update({common: key for key, common in OPENMMLAB_RENAMES.items()})
     if width_is_width(node):
         for key, common in VIT_RENAMES.items():
             value = node.get(key)

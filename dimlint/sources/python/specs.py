@@ -57,8 +57,10 @@ from dimlint.config.spec import (
 from dimlint.config.trainingkeys import (
     MEGATRON_MLA_NAMES,
     N_DIM_RENAMES,
+    OPENMMLAB_RENAMES,
     PAX_RENAMES,
     VIT_RENAMES,
+    embed_dims_is_width,
     hidden_dim_is_width,
     n_dim_is_width,
     prefixed_models,
@@ -176,6 +178,8 @@ def specs_of(path: str, candidate: Candidate) -> CandidateSpecs:
         renames["hidden_dim"] = "hidden_size"
     if n_dim_is_width(keys):  # UniFormerV2/EVL: ``n_dim`` beside ``n_head``
         renames.update((key, common) for key, common in N_DIM_RENAMES.items() if key.islower())
+    if embed_dims_is_width({key: member.value.value for key, member in members.items()}):
+        renames.update(OPENMMLAB_RENAMES)  # OpenMMLab's ``embed_dims`` beside ``num_heads``
     if width_is_width(keys):  # the ViT family: ``width``, ``depth``/``layers``, ``heads``
         renames.update(
             (key, common)
