@@ -4,9 +4,9 @@ each repository fell in: a hash of its name decided, before anything was read, w
 was tuned on it or only measured; ``held-out-2`` to ``held-out-6`` are batches gathered after the
 earlier fixes and measured before any change, ``tune-7`` the tuning half of the seventh,
 ``held-out-8`` the eighth, measured once untouched and only then tuned on, ``tune-9`` the
-ninth's tuning half, ``held-out-10`` the tenth and ``held-out-11`` the eleventh, each measured
-once untouched; ``BATCH3.md`` to
-``BATCH12.md`` record the third's to the twelfth's lists,
+ninth's tuning half, ``held-out-10`` to ``held-out-14`` the tenth to the fourteenth, each
+measured once untouched; ``BATCH3.md`` to
+``BATCH14.md`` record the third's to the fourteenth's lists,
 chosen before they were fetched, and their measurements). Only YAML,
 JSON and launch scripts are kept (the Python files the repositories' measurement read stay out of
 the suite and of ruff). The folders keep each repository's relative paths, so a Hydra tree
@@ -92,6 +92,9 @@ def test_every_file_has_its_source_and_half() -> None:
         "tune-9",
         "held-out-10",
         "held-out-11",
+        "held-out-12",
+        "held-out-13",
+        "held-out-14",
     }
     assert {row["half"] for row in rows} == halves
     assert len({row["repository"] for row in rows}) >= 16
