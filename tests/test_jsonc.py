@@ -65,3 +65,21 @@ def test_a_walk_over_jsonc_configs_reports_no_dl001(tmp_path: Path) -> None:
     out = io.StringIO()
     assert main(["check", str(tmp_path), "--output-format", "json"], out, io.StringIO()) == 0
     assert json.loads(out.getvalue()) == []
+
+
+def test_fix_never_rewrites_json_with_comments(tmp_path: Path) -> None:
+    """The document read holds the blanked text: writing it back would delete the comments,
+    bytes dimlint does not own. The fixes are shown, not applied."""
+    path = tmp_path / "model.json"
+    path.write_text(COQUI_STYLE)
+    out = io.StringIO()
+    code = main(
+        ["check", str(path), "--fix", "--unsafe-fixes", "--no-config", "--output-format", "json"],
+        out,
+        io.StringIO(),
+    )
+    assert code == 1
+    assert path.read_text() == COQUI_STYLE
+    found = json.loads(out.getvalue())
+    assert any(f["code"] == "DL101" for f in found)
+    assert all("not applied" in f["fix"]["message"] for f in found if f.get("fix"))

@@ -14,7 +14,7 @@ from dimlint.errors import UsageError
 from dimlint.lint.discovery import discover
 from dimlint.lint.parallel import lint_paths
 from dimlint.lint.pipeline import lint_bytes
-from dimlint.lint.results import FileResult
+from dimlint.lint.results import FileResult, cannot_write
 from dimlint.lint.selection import Selection, SelectionError, validate_codes
 from dimlint.lint.settings import Settings, SettingsError, clear_cache, load_file, nearest
 from dimlint.records import Record
@@ -190,7 +190,7 @@ def _collect(
             if reason is not None:
                 result.diagnostics, result.skipped = [], reason
         if data is not None and data.startswith(UTF16_BOMS):
-            _cannot_write(result, "the file is UTF-16: rewriting it would change every byte")
+            cannot_write(result, "the file is UTF-16: rewriting it would change every byte")
         if data is not None and (args.fix or args.diff) and result.document is not None:
             try:
                 result, applied = _fix(path, data, result, selection, args, roots, out, err)
@@ -380,13 +380,13 @@ def _fix(
     refusal = fixer.write_refusal(path, roots)
     if refusal is not None:
         err.write(f"dimlint: {path}: fix not written: {refusal}\n")
-        _cannot_write(result, refusal)
+        cannot_write(result, refusal)
         return result, []
     try:
         fixer.write_atomically(os.path.realpath(path), data, outcome.fixed)
     except OSError as error:
         err.write(f"dimlint: {path}: fix not written: {error}\n")
-        _cannot_write(result, f"the file cannot be written ({error.strerror or error})")
+        cannot_write(result, f"the file cannot be written ({error.strerror or error})")
         return result, []
     return outcome.result, outcome.applied
 
@@ -408,20 +408,6 @@ def _fix_wanted(args: argparse.Namespace) -> Callable[[Diagnostic], bool]:
 
 
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-
-
-def _cannot_write(result: FileResult, reason: str) -> None:
-    """Fixes dimlint cannot write are shown, not counted as fixable (``display``)."""
-    from dimlint.diagnostics import Applicability
-
-    for index, diagnostic in enumerate(result.diagnostics):
-        fix = diagnostic.fix
-        if fix is not None and fix.applicability is not Applicability.DISPLAY:
-            shown = fix._replace(
-                applicability=Applicability.DISPLAY,
-                message=f"{fix.message} (not applied: {reason})",
-            )
-            result.diagnostics[index] = diagnostic._replace(fix=shown)
 
 
 def _report(args: argparse.Namespace, run: Run, out: TextIO, err: TextIO) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from dimlint.checks import all_rules
@@ -17,7 +18,7 @@ from dimlint.config.normalize import looks_like_model_config, specs_for_document
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Span
 from dimlint.lint.pointer_locate import locate
-from dimlint.lint.results import FileResult
+from dimlint.lint.results import FileResult, cannot_write
 from dimlint.lint.run_rules import spec_findings
 from dimlint.lint.selection import Selection
 from dimlint.sources import jsonfile
@@ -172,8 +173,6 @@ def lint_bytes(
         from dimlint.lint.yaml_front import lint_yaml  # PyYAML is loaded only in there
 
         return lint_yaml(path, data, selection)
-    enabled = selection.enabled_codes(path)
-    result = FileResult(path)
     document, problems = jsonfile.load(path, data)
     if document is None and os.path.basename(path) != "config.json":
         from dimlint.sources import jsonc
@@ -181,9 +180,25 @@ def lint_bytes(
         commented = jsonc.load(path, data)
         if commented is not None:
             # JSON with comments, read as its owner's reader reads it (Coqui TTS's configs)
-            result.notes.append(f"{path}: JSON with comments, read with the comments skipped")
-            (document, blanked), problems = commented, []
-            data = blanked.encode()  # what a YAML reading of a training config parses
+            read = _lint_json(path, commented[1].encode(), selection, beside, commented[0])
+            read.notes.insert(0, f"{path}: JSON with comments, read with the comments skipped")
+            # the documents hold the blanked text: writing one back would delete the comments
+            cannot_write(read, "JSON with comments: dimlint does not rewrite it")
+            return read
+    return _lint_json(path, data, selection, beside, document, problems)
+
+
+def _lint_json(
+    path: str,
+    data: bytes,
+    selection: Selection,
+    beside: Beside | None,
+    document: JsonDocument | None,
+    problems: Sequence[InputProblem] = (),
+) -> FileResult:
+    """Lint a parsed JSON ``document`` (None: it did not parse, ``problems`` say why)."""
+    enabled = selection.enabled_codes(path)
+    result = FileResult(path)
     for problem in problems:
         if "DL001" in enabled:
             fix = _bom_fix(problem) if document is not None and document.bom else None
@@ -204,9 +219,7 @@ def lint_bytes(
     if _training_config(value) or _has_model_section(value):
         from dimlint.lint.yaml_front import lint_yaml  # YAML is a superset of JSON
 
-        read = lint_yaml(path, data, selection)
-        read.notes[:0] = result.notes
-        return read
+        return lint_yaml(path, data, selection)
     if not looks_like_model_config(value):
         result.skipped = "not a model config (no model_type, architectures or dimension keys)"
         result.diagnostics.clear() if not problems else None

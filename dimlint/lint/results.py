@@ -47,6 +47,21 @@ class FileResult:
         self.models: list[list[ModelSpec]] = []
 
 
+def cannot_write(result: FileResult, reason: str) -> None:
+    """Show ``result``'s fixes without applying them (``display``), saying why: dimlint cannot
+    write this file back (UTF-16, a refused path, JSON with comments read blanked)."""
+    from dimlint.diagnostics import Applicability
+
+    for index, diagnostic in enumerate(result.diagnostics):
+        fix = diagnostic.fix
+        if fix is not None and fix.applicability is not Applicability.DISPLAY:
+            shown = fix._replace(
+                applicability=Applicability.DISPLAY,
+                message=f"{fix.message} (not applied: {reason})",
+            )
+            result.diagnostics[index] = diagnostic._replace(fix=shown)
+
+
 #: The origin :func:`dimlint.lint.yaml_front` appends to a parallel-layout finding's message.
 _ORIGIN = re.compile(r" \[parallel sizes from [^\]]*\]$")
 #: What a finding's message says about the model around the value rather than the value: the
