@@ -2,11 +2,13 @@
 
 Coqui TTS reads its model configs with ``read_json_with_comments`` (``//`` and ``/* */``
 comments removed, then ``json.loads``); VS Code, TypeScript and devcontainers read theirs the
-same way. Such a file is not JSON, but it is not broken either: its reader accepts it. A walked
+same way. Such a file is not JSON, but it is not broken either: its reader accepts it. A
 ``.json`` file that fails to parse only because of comments is therefore read as its owner
 reads it, with the comments blanked out character for character, so every line and column
 dimlint reports is the one in the file. ``config.json`` is never read so: transformers'
 ``from_pretrained`` loads it with ``json.load``, which refuses a comment (DL001 stays true).
+Fixes to such a file are shown, never written (:func:`dimlint.lint.pipeline.lint_bytes`): a
+reading of it holds the blanked text, and writing that back would delete the comments.
 """
 
 from __future__ import annotations
