@@ -176,6 +176,7 @@ def collect(
     notes: list[str] | None = None,
     per_head: frozenset[tuple[str, str]] = frozenset(),
     asserted: frozenset[tuple[str, str]] = frozenset(),
+    fused_attention: bool = True,
 ) -> list[Pending]:
     """Every finding of every candidate and layer call of a scanned module.
 
@@ -241,6 +242,10 @@ def collect(
     checker = _CandidateChecker(path, enabled, selection, rounding)
     checker.per_head = per_head
     checker.asserted = asserted
+    checker.fused_attention = fused_attention
+    checker.own_classes = frozenset(
+        site.node.name.value for site in scan.classes if isinstance(site.node, cst.ClassDef)
+    )
     if tally is not None:
         tally["configs"] = sum(1 for c in candidates if _states_a_dimension(c))
         tally["layers"] = len(layer_calls)
@@ -369,6 +374,11 @@ class _CandidateChecker:
         #: (width, heads) names whose divisibility the module's code requires
         #: (:mod:`dimlint.sources.python.asserted`).
         self.asserted: frozenset[tuple[str, str]] = frozenset()
+        #: Whether the module can reach a fused attention kernel
+        #: (:mod:`dimlint.sources.python.kernels`): DL104 on its own modules is about those.
+        self.fused_attention = True
+        #: The classes the module defines: a call of one builds the module's own code.
+        self.own_classes: frozenset[str] = frozenset()
 
     def specs_of(self, candidate: Candidate) -> CandidateSpecs:
         """The candidate's specs; with a rounding in the code, their embeddings are padded."""
@@ -397,12 +407,23 @@ class _CandidateChecker:
         codes = self.codes if candidate.check_keys else self.codes - KEY_RULES
         if not candidate.typed:
             codes &= VALUE_RULES
+        if not self.fused_attention and self._builds_own_code(candidate):
+            codes -= {"DL104"}  # its own attention, by explicit matmuls: no kernel's limits
         return [
             (spec, finding)
             for spec in specs.specs
             for finding in spec_findings(spec, codes, self.selection)
             if not self._unowed(spec, finding, built=candidate.fixture)
         ]
+
+    def _builds_own_code(self, candidate: Candidate) -> bool:
+        """Whether ``candidate`` states the sizes of a model the module's own code builds: its
+        ``torch.nn.Module``'s defaults, or a call of a class the module defines (DeiT's
+        ``PatchConvnet(embed_dim=384, num_heads=1)``)."""
+        if candidate.framework == OWN_MODULE:
+            return True
+        called = candidate.name.removesuffix("(...)")
+        return candidate.kind == "call" and called in self.own_classes
 
     def _unowed(self, spec: ModelSpec, finding: Finding, *, built: bool = False) -> bool:
         """A finding the module does not ask: a width the module multiplies by the heads (a

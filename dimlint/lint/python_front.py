@@ -155,6 +155,7 @@ def _finish(
     ``place`` cannot place them."""
     from dimlint.lint import placeholders, python_findings, python_locate
     from dimlint.sources.python.asserted import divisibility_asserted
+    from dimlint.sources.python.kernels import calls_fused_attention
     from dimlint.sources.python.perhead import per_head_widths
 
     path, text = result.path, document.text
@@ -173,6 +174,7 @@ def _finish(
         notes=notes,
         per_head=per_head_widths(text),
         asserted=divisibility_asserted(text),
+        fused_attention=calls_fused_attention(text),
     )
     pending = _guard_constant_fixes(path, scan, pending, enabled, selection, rounding)
     read = (tally.get("configs", 0), tally.get("layers", 0))
