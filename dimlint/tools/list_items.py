@@ -13,10 +13,10 @@ the builds.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from dimlint.config.trainingkeys import VIT_HEAD_KEYS
 from dimlint.memory.parameters.list_items import is_item_list, item_path, split
 
 #: Longer lists stay whole (a 32-layer pattern would cost 32 builds).
@@ -266,10 +266,6 @@ def predicted_total(
     return total
 
 
-#: A list of head counts, one per stage (``num_attention_heads``, ``num_heads``, ``heads``).
-_HEADS = re.compile(r"(^|[._])(num_attention_heads|num_heads|n_heads|heads)$")
-
-
 def divisions(lists: Mapping[str, list[int]]) -> list[list[str]]:
     """``[a, b]``: a list of widths ``a`` and a list of head counts ``b`` of one length, each
     width a multiple of its stage's heads at the default (SegFormer's ``hidden_sizes`` over its
@@ -282,12 +278,18 @@ def divisions(lists: Mapping[str, list[int]]) -> list[list[str]]:
         for b, by in sorted(lists.items()):
             if a == b or len(items) != len(by) or all(item == 1 for item in by):
                 continue
-            if _HEADS.search(b) is None or _HEADS.search(a) is not None:
+            if not _heads(b) or _heads(a):
                 continue
             pairs = zip(items, by, strict=True)
             if all(divisor > 0 and item % divisor == 0 for item, divisor in pairs):
                 found.append([a, b])
     return found
+
+
+def _heads(path: str) -> bool:
+    """Whether the list at ``path`` holds head counts, one per stage: its name is one of the
+    head-count keys the readers know (``num_attention_heads``, ``num_heads``, ``heads``…)."""
+    return path.rsplit(".", 1)[-1] in VIT_HEAD_KEYS
 
 
 def breaks(pairs: list[list[str]], lists: Mapping[str, list[int]]) -> bool:

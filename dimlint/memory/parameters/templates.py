@@ -845,9 +845,10 @@ def _off_relation(raw: dict[str, Any], learned: dict[str, Any]) -> list[Any] | N
     """The first of the row's ``relations`` (:mod:`dimlint.tools.relation_regimes`) whose flag
     ``raw`` states at the regime's value and whose field it states at all: that field must
     then be stated at its derivation (checked once the config's values are read)."""
-    for field, flag, wanted, names in learned.get("relations", []):
+    for relation in learned.get("relations", []):
+        field, flag, wanted, _ = relation
         if stated_at(raw, flag) == wanted and stated_at(raw, field) is not None:
-            return [field, flag, wanted, names]
+            return list(relation)
     return None
 
 
