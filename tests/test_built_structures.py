@@ -89,6 +89,28 @@ def test_inert_lists_need_every_list_to_build_the_defaults_tensors() -> None:
     assert inert_lists.inert(Windowed, None, lambda changes: "same") == []
 
 
+def test_float_tuples_are_inert_when_moved_items_and_one_more_build_the_same() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Clamped:
+        time_step_limit: tuple[float, float] = (0.0, float("inf"))
+        quantiles: tuple[float, ...] = (0.1, 0.5, 0.9)
+        hidden_size: int = 8
+
+    assert inert_lists.float_candidates(Clamped) == [
+        ("time_step_limit", [0.0, float("inf")]),
+        ("quantiles", [0.1, 0.5, 0.9]),
+    ]
+
+    def tensors(changes: Mapping[str, object]) -> object:
+        quantiles = changes.get("quantiles", Clamped.quantiles)
+        assert isinstance(quantiles, tuple | list)
+        return ("head", len(quantiles))  # one output per quantile: a size
+
+    assert inert_lists.inert_floats(Clamped, tensors) == ["time_step_limit"]
+
+
 # ---- against transformers, on released shapes ------------------------------------------------
 
 

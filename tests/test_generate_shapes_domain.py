@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from dimlint.tools import generate_shapes
-from dimlint.tools.compared_strings import compared
+from dimlint.tools.compared_strings import compared, compared_pairs
 
 
 def test_trials_of_minus_one_keep_going() -> None:
@@ -49,6 +49,24 @@ class Config:
     assert found["mode"] == ["x"]
     assert "hidden_act" not in found
     assert compared(["def broken(:"]) == {}
+
+
+def test_fields_compared_with_each_other() -> None:
+    source = """
+class Embeddings:
+    def __init__(self, config):
+        if config.embedding_size != config.hidden_size:
+            self.project = Linear(config.embedding_size, config.hidden_size)
+        if self.config.hidden_size == config.output_hidden_size:
+            pass
+        if config.hidden_size == 4 or width != config.hidden_size or a.b != c.d:
+            pass
+"""
+    assert compared_pairs([source]) == {
+        ("embedding_size", "hidden_size"),
+        ("hidden_size", "output_hidden_size"),
+    }
+    assert compared_pairs(["def broken(:"]) == set()
 
 
 def _small(model_type: str, **fields: Any) -> Any:

@@ -53,8 +53,9 @@ def test_tensors_in_some_layers_are_tagged_with_their_kinds() -> None:
     assert found[("model.layers.*.attn.conv1d.weight", (8, 1, 4))] == ["linear"]
     assert found[("model.layers.*.attn.q_proj.weight", (8, 4))] == ["linear"]
     assert found[("model.layers.*.attn.q_proj.weight", (6, 4))] == ["full"]
-    # in every layer, or more than once per layer: counted by their learned expressions
-    assert ("model.layers.*.norm.weight", (4,)) not in found
+    # in every layer: held by every kind (a stated plan counts it once per layer)
+    assert found[("model.layers.*.norm.weight", (4,))] == sorted({"full", "linear"})
+    # more than once per layer, or outside the layers: counted by their learned expressions
     assert ("model.layers.*.mlp.experts.*.w", (4, 4)) not in found
     assert ("embed.weight", (10, 4)) not in found
     assert counts[("model.layers.*.mlp.experts.*.w", (4, 4))] == 8
@@ -79,7 +80,9 @@ def test_a_coincidental_layer_set_is_not_a_kind() -> None:
         ("model.layers.*.x", (2,)): ("model.layers.", {0, 1}),
         ("model.layers.*.n", (2,)): ("model.layers.", {0, 1, 2, 3}),
     }
-    assert tags.tags(counts, where, _PLAN) == {}
+    found = tags.tags(counts, where, _PLAN)
+    assert ("model.layers.*.x", (2,)) not in found
+    assert found == {("model.layers.*.n", (2,)): ["full", "linear"]}  # every layer's
     assert tags.probe_plan(["mamba", "mamba"]) is None
 
 

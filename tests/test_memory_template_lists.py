@@ -101,7 +101,32 @@ def test_lfm2_full_attn_idxs() -> None:
     raw = _released("lfm2", "Lfm2ForCausalLM")
     del raw["layer_types"]  # an older config: the class derives its plan from the indices
     _learned({**raw, "full_attn_idxs": list(range(raw["num_hidden_layers"]))})
-    _outside({**raw, "full_attn_idxs": [2, 5, 8, 10, 12, 14]}, "full_attn_idxs")
+    # convolution layers beside attention: the kinds a variant learned from a seed plan
+    # (dimlint.tools.plan_kinds), in the layer count the released model states
+    _learned({**raw, "full_attn_idxs": [2, 5, 8, 10, 12, 14]})
+    _learned({**raw, "num_hidden_layers": 16, "full_attn_idxs": [2, 5, 8, 10, 12, 14]})
+
+
+def test_lfm2_kinds_beside_its_convolutions() -> None:
+    raw = _released("lfm2", "Lfm2ForCausalLM", num_hidden_layers=16)
+    _learned({**raw, "layer_types": ["conv", "full_attention"] * 8})
+    # LFM2 builds a sliding layer as attention: a kind whose statement built the default's
+    # tensors is no kind of the seed plan, so beside convolutions it stays outside
+    _outside({**raw, "layer_types": ["sliding_attention", "conv"] * 8}, "layer_types")
+
+
+def test_released_hybrid_plans_in_legacy_and_nested_spellings() -> None:
+    """Granite-4 names its kinds ``mamba`` and ``attention`` (transformers renames them);
+    LFM2.5-VL states its text plan, and a legacy ``block_ff_dim`` its text class pops."""
+    for half, name in (
+        ("held_out", "h9-tec__llmviz__tests__fixtures__granite4.json"),
+        ("held_out", "h9-tec__llmviz__tests__fixtures__lfm2.json"),
+        (
+            "held_out",
+            "tenstorrent__tt-metal__models__tt_transformers__model_params__LFM2.5-VL-1.6B__config.json",
+        ),
+    ):
+        _learned(json.loads((_RELEASED / half / name).read_text(encoding="utf-8")))
 
 
 def test_smollm3_no_rope_layers() -> None:
@@ -119,7 +144,8 @@ def test_deepseek_v4_compress_ratios() -> None:
     name = "AI-Hypercomputer__maxtext__src__maxtext__checkpoint_conversion__utils__"
     path = _RELEASED / "tune" / f"{name}hf_model_configs.py__deepseek4_284b_dict_L1025.json"
     released = json.loads(path.read_text(encoding="utf-8"))
-    _outside(released, "layer_types")  # two sliding-window layers no build had
+    # two sliding-window layers the default plan lacks: learned from a seed plan that has them
+    _learned(released)
     _outside({**raw, "compress_rate_csa": 8}, "compress_rates")
 
 
@@ -137,7 +163,8 @@ def test_kimi_linear_attn_config() -> None:
 
 def test_stated_plans_count_each_kind_of_layer() -> None:
     """Plans of the kinds the default has, in other numbers and places: each layer tensor is
-    counted once per stated layer of its kind; a kind no build had stays outside."""
+    counted once per stated layer of its kind, and a kind the default lacks from the variant
+    learned with it."""
     kimi = ["full_attention" if index % 3 == 0 else "linear_attention" for index in range(27)]
     _learned(_released("kimi_linear", "KimiLinearForCausalLM", layer_types=kimi))
     fewer = ["linear_attention"] * 20 + ["full_attention"] * 2
@@ -147,8 +174,8 @@ def test_stated_plans_count_each_kind_of_layer() -> None:
     csa, hca = "compressed_sparse_attention", "heavily_compressed_attention"
     plan = [hca] * 3 + [csa] * 40
     _learned(_released("deepseek_v4", "DeepseekV4ForCausalLM", layer_types=plan))
-    sliding = ["sliding_attention", *plan[1:]]
-    _outside(_released("deepseek_v4", "DeepseekV4ForCausalLM", layer_types=sliding), "layer_types")
+    sliding = ["sliding_attention", *plan[1:]]  # a kind the default plan lacks (plan_kinds)
+    _learned(_released("deepseek_v4", "DeepseekV4ForCausalLM", layer_types=sliding))
 
 
 def test_llama4_interleave_step_adds_dense_layers() -> None:
@@ -185,3 +212,12 @@ def test_switch_expert_count() -> None:
             "switch_transformers", "SwitchTransformersForConditionalGeneration", num_experts=32
         )
     )
+
+
+def test_electra_embeddings_at_the_hidden_width() -> None:
+    """ELECTRA projects its embeddings only while they are narrower than its layers: the width
+    is learned in each regime (the equal one as a variant that moves both together)."""
+    raw = _released("electra", "ElectraForPreTraining")
+    _learned({**raw, "embedding_size": 64})
+    _learned({**raw, "embedding_size": 512, "hidden_size": 512, "intermediate_size": 2048})
+    _learned({**raw, "embedding_size": raw["hidden_size"]})

@@ -13,6 +13,19 @@ class maps them"):
   ``linear_head_dim`` (``head_dim``), ``linear_num_heads`` (``num_heads``) and
   ``linear_conv_kernel_dim`` (``short_conv_kernel_size``) over the stated fields, and its
   1-indexed ``full_attn_layers`` / ``kda_layers`` become ``layer_types`` when none is stated.
+- LFM2 (``Lfm2Config``): the 0-indexed ``full_attn_idxs`` become ``layer_types`` when none is
+  stated (``full_attention`` at those layers, ``conv`` at the others), in a config of its own
+  or in a composite's ``text_config`` (LFM2-VL);
+- Nemotron-H (``NemotronHConfig``): the pattern strings ``hybrid_override_pattern`` and
+  ``mtp_hybrid_override_pattern`` (``M`` Mamba, ``E`` MoE, ``*`` attention, ``-`` MLP) become
+  ``layers_block_type`` / ``mtp_layers_block_type`` where those are not stated; the class
+  takes its layer count from the plan, whatever ``num_hidden_layers`` says;
+- every config class (``PreTrainedConfig.__post_init__``, ``remap_legacy_layer_types``): the
+  legacy layer kinds of ``layer_types`` and ``mtp_layer_types`` take their current names
+  (``mamba``: ``linear_attention``, ``attention``: ``full_attention``, the sparse-indexer names:
+  ``indexed_attention``), at the top level and in each sub-config (Granite-4's plans). Only
+  the shape templates read them so (:func:`remapped_kinds`): the hand recipes know the legacy
+  names themselves.
 
 Folding them once, where a config is read (:class:`~dimlint.memory.config_view.Cfg`, the shape
 templates), makes the parameter count, the KV cache and the template's domain guards see the
@@ -36,6 +49,23 @@ COMPRESS_RATIO_TYPES = {
 }
 #: ``DeepseekV4Config.default_compress_rates``.
 DEFAULT_COMPRESS_RATES = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128}
+#: ``_LEGACY_LAYER_TYPE_REMAP`` of transformers' ``configuration_utils``, which every config
+#: class applies to the plans of :data:`_PLAN_KEYS` after ``__post_init__``.
+LEGACY_KINDS = {
+    "mamba": "linear_attention",
+    "attention": "full_attention",
+    "deepseek_sparse_attention": "indexed_attention",
+    "qwen_sparse_attention": "indexed_attention",
+}
+_PLAN_KEYS = ("layer_types", "mtp_layer_types", "layers_block_type", "mtp_layers_block_type")
+#: ``NemotronHConfig._pattern_to_list``.
+_NEMOTRON_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+_NEMOTRON_PLANS = {
+    "hybrid_override_pattern": "layers_block_type",
+    "mtp_hybrid_override_pattern": "mtp_layers_block_type",
+}
+#: The most layers a legacy list is expanded to (a hostile count stays as written).
+_MAX_LAYERS = 4096
 #: Kimi-Linear's ``linear_attn_config`` keys and the fields they set.
 _KIMI_LINEAR_FIELDS = {
     "head_dim": "linear_head_dim",
@@ -47,10 +77,50 @@ _KIMI_LINEAR_FIELDS = {
 def folded(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
     """``raw`` with the legacy keys of ``model_type``'s config class folded into the fields it
     builds from them (``raw`` itself when there are none)."""
+    return _class_folded(raw, model_type)
+
+
+def remapped_kinds(raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` with its plans' legacy kind names (:data:`LEGACY_KINDS`) renamed, in itself and
+    in each sub-config it states (``raw`` itself when none is), as the config class reads them:
+    the shape templates match a plan's kinds against those their builds learned (the hand
+    recipes read the legacy names themselves)."""
+    read = raw
+    for key in _PLAN_KEYS:
+        plan = raw.get(key)
+        if isinstance(plan, list) and any(_legacy_kind(item) for item in plan):
+            read = dict(read) if read is raw else read
+            read[key] = [
+                LEGACY_KINDS.get(item, item) if _legacy_kind(item) else item for item in plan
+            ]
+    for key, value in raw.items():
+        if isinstance(value, dict) and any(
+            isinstance(value.get(name), list) for name in _PLAN_KEYS
+        ):
+            renamed = remapped_kinds(value)
+            if renamed is not value:
+                read = dict(read) if read is raw else read
+                read[key] = renamed
+    return read
+
+
+def _legacy_kind(item: object) -> bool:
+    return isinstance(item, str) and item in LEGACY_KINDS
+
+
+def _class_folded(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
     if model_type == "deepseek_v4":
         return _deepseek_v4(raw)
     if model_type == "kimi_linear":
         return _kimi_linear(raw)
+    if model_type == "lfm2":
+        return _lfm2(raw)
+    if model_type == "nemotron_h":
+        return _nemotron_h(raw)
+    text = raw.get("text_config")
+    if isinstance(text, dict) and text.get("model_type") == "lfm2":
+        folded_text = _lfm2(text)
+        return raw if folded_text is text else {**raw, "text_config": folded_text}
     return raw
 
 
@@ -127,3 +197,38 @@ def _kimi_layer_types(full: list[Any], kda: list[Any], layers: int | None) -> li
     if any(kind is None for kind in kinds):
         return None
     return [str(kind) for kind in kinds]
+
+
+def _lfm2(raw: dict[str, Any]) -> dict[str, Any]:
+    """``Lfm2Config``'s plan from ``full_attn_idxs`` where no ``layer_types`` is stated."""
+    indices = raw.get("full_attn_idxs")
+    layers = _layers(raw, "lfm2")
+    if raw.get("layer_types") is not None or not isinstance(indices, list) or layers is None:
+        return raw
+    if not all(_int(index) for index in indices) or layers > _MAX_LAYERS:
+        return raw  # the class would fail on it, or a hostile count: left as written
+    read = dict(raw)
+    chosen = set(indices)
+    read["layer_types"] = ["full_attention" if i in chosen else "conv" for i in range(layers)]
+    del read["full_attn_idxs"]
+    return read
+
+
+def _nemotron_h(raw: dict[str, Any]) -> dict[str, Any]:
+    """``NemotronHConfig``'s plans from their legacy pattern strings."""
+    read = raw
+    for key, field in _NEMOTRON_PLANS.items():
+        pattern = raw.get(key)
+        if not isinstance(pattern, str) or len(pattern) > _MAX_LAYERS:
+            continue
+        if any(char not in _NEMOTRON_PATTERN for char in pattern):
+            continue  # the class would fail on it: left as written (refused as legacy)
+        read = dict(read) if read is raw else read
+        if raw.get(field) is None:
+            read[field] = [_NEMOTRON_PATTERN[char] for char in pattern]
+        del read[key]
+    plan = read.get("layers_block_type")
+    if isinstance(plan, list) and read.get("num_hidden_layers") != len(plan):
+        read = dict(read) if read is raw else read
+        read["num_hidden_layers"] = len(plan)  # the class's count is its plan's length
+    return read

@@ -10,6 +10,10 @@ class's and the modeling code's source, so that the shape generator
 (:mod:`dimlint.tools.generate_shapes`) can build the model at each and learn which values keep
 the tensors, which only move fields the template already reads, and which switch the structure
 (a config stating one of those, or a value never tried, then lies outside the template's domain).
+
+Two fields can switch it by their equality alone: ELECTRA projects its embeddings to the
+hidden width only ``if config.embedding_size != config.hidden_size``. :func:`compared_pairs`
+collects the pairs of config fields the code compares with each other.
 """
 
 from __future__ import annotations
@@ -74,3 +78,35 @@ def _strings(node: ast.expr) -> Iterator[str]:
         for item in node.elts:
             if isinstance(item, ast.Constant) and isinstance(item.value, str):
                 yield item.value
+
+
+def compared_pairs(sources: Sequence[str]) -> set[tuple[str, str]]:
+    """The pairs of config fields the sources compare with each other (``config.a !=
+    config.b``, ``==``), each sorted."""
+    found: set[tuple[str, str]] = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+                continue
+            if not isinstance(node.ops[0], ast.Eq | ast.NotEq):
+                continue
+            left, right = _config_field(node.left), _config_field(node.comparators[0])
+            if left is not None and right is not None and left != right:
+                found.add((min(left, right), max(left, right)))
+    return found
+
+
+def _config_field(node: ast.expr) -> str | None:
+    """The field an operand reads from a config object: ``config.name``, ``self.config.name``."""
+    if not isinstance(node, ast.Attribute):
+        return None
+    owner = node.value
+    if isinstance(owner, ast.Name) and owner.id == "config":
+        return node.attr
+    if isinstance(owner, ast.Attribute) and owner.attr == "config":
+        return node.attr
+    return None

@@ -121,6 +121,7 @@ from typing import Any
 
 from dimlint.memory.parameters.list_items import split as item_of
 from dimlint.memory.parameters.nested_configs import flat_numbers
+from dimlint.memory.parameters.plan_counts import names_mixer_kinds as is_plan
 from dimlint.memory.parameters.templates import SIZE_WORD
 from dimlint.tools import (
     class_flags,
@@ -132,6 +133,7 @@ from dimlint.tools import (
     list_items,
     null_regimes,
     numbered_modules,
+    plan_kinds,
     provenance,
     rederived,
     regime_points,
@@ -310,6 +312,9 @@ def _perturbed_many(
 ) -> Any:
     """:func:`_perturbed` with several fields changed at once."""
     changes = list_items.as_lists(config, changes)
+    for partner, field in _TIES.items():  # an equality regime keeps its fields equal
+        if partner in changes and field not in changes:
+            changes[field] = changes[partner]
     kwargs = _extra_kwargs(config, extras or {}, derived)
     for path, value in changes.items():
         if "." not in path:
@@ -322,6 +327,8 @@ def _perturbed_many(
                 k: v for k, v in sub.to_dict().items() if f"{key}.{k}" not in derived or k == name
             }
         kwargs[key][name] = value
+    # a plan a variant states follows a moved layer count (:mod:`plan_kinds`)
+    plan_kinds.resized(kwargs, changes, {p for p, v in (extras or {}).items() if is_plan(v)})
     return type(config)(**kwargs)
 
 
@@ -398,6 +405,9 @@ class _Learned:
         #: Fields at a negative default that a positive value switches (see :func:`_switches_on`).
         self.sentinels: dict[str, int] = {}
         self.extras: dict[str, object] = dict(extras or {})
+        #: Per field, the values of the fields the code compares it with (tried last: stating
+        #: ``embedding_size`` at ELECTRA's ``hidden_size`` drops a projection).
+        self.partners: dict[str, set[int]] = {}
 
 
 def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: float) -> None:
@@ -437,6 +447,7 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
             tried = list_items.item_trials(config, path, value)
         else:
             tried = list(_trials(value, others))
+        tried.sort(key=lambda trial: trial in learned.partners.get(path, ()))
         for trial in tried:
             try:
                 changed = _perturbed(config, path, trial, derived, learned.extras)
@@ -1562,6 +1573,10 @@ def learn(
             return learn(model_type, budget_s, undeclared=False, strings=strings)
     base_values = _values(config)
     learned = _Learned(base_values, built[primary][1], {**held, **extras, **rebased, **stand})
+    equal_pairs = _equal_pairs(config, base_values, held)
+    for first, second in equal_pairs:
+        learned.partners.setdefault(first, set()).add(base_values[second])
+        learned.partners.setdefault(second, set()).add(base_values[first])
     budget = field_budget(budget_s, lambda: _build(built[primary][0], config), len(base_values))
     _learn_fields(built[primary][0], config, learned, time.process_time() + budget)
     learned.sentinels.update(_sentinels_in_flipped(built[primary][0], config, learned))
@@ -1682,6 +1697,15 @@ def learn(
         # a sub-config the default leaves unset (Gemma-4's vision and audio towers): learned
         # stated at its class defaults, as a released config states it
         regimes += [(key, "=", {}, {}) for key in _absent(config) if key not in held]
+        regimes += _plan_kind_regimes(
+            built[primary][0], config, built[primary][1], held, learned.extras
+        )
+        # two fields the code compares (ELECTRA's embedding and hidden widths), stated equal
+        regimes += [
+            (first, "==", second, base_values[second])
+            for first, second in equal_pairs
+            if first not in learned.fixed and regime_points.nests(first, held)
+        ]
         if not held:
             lists = [entry.get("switches") for entry in switching.values()]
             singles = sum(len(found) for found in lists if isinstance(found, list))
@@ -1706,6 +1730,14 @@ def learn(
     if held:
         row["stated"] = held
     refresh(row, plain)
+    for second, first in _TIES.items():
+        if first in held:  # an equality regime's row: the tied field is read off its partner
+            derivations = row.get("derived")
+            row["derived"] = {
+                **(derivations if isinstance(derivations, dict) else {}),
+                first: [[1, 1, [[second, 1]]]],
+            }
+            row["fixed"] = sorted({*learned.fixed, first})
     learn_built_structures(row, model_type, plain)
     if not strings:
         found = probed_keys(model_type, plain, [entry[0] for entry in built.values()], row)
@@ -1933,6 +1965,22 @@ def _class_sources(config: Any) -> list[str]:
     return sources
 
 
+#: An activation's name (``hidden_act``, ``conv_act``, ``hidden_activation``).
+_ACTIVATION_NAME = re.compile(r"(?:^|_)act(?:ivation)?$")
+
+
+def _registry_values(name: str, path: str, learned: _Learned) -> list[str]:
+    """Values to try for an undeclared string name the code compares with nothing, where it
+    names an activation: the keys of transformers' ``ACT2FN``, which it indexes (DeBERTa's
+    ``conv_act``, stated at its fallback ``"tanh"``; released configs state ``"gelu"``). Most
+    activations hold no parameter, some do (``prelu``, ``xielu``): builds tell them apart."""
+    if path not in learned.extras or not _ACTIVATION_NAME.search(name):
+        return []
+    from transformers.activations import ACT2FN
+
+    return sorted(ACT2FN)
+
+
 def learn_strings(
     model_class: Any, config: Any, base: Groups, learned: _Learned, derived: set[str]
 ) -> dict[str, dict[str, object]]:
@@ -1976,7 +2024,7 @@ def learn_strings(
         inside: dict[str, dict[str, object]] = {}
         switches: list[str] = []
         switched = False
-        for literal in literals.get(key, {}).get(name, []):
+        for literal in literals.get(key, {}).get(name, []) or _registry_values(name, path, learned):
             if literal == value:
                 continue
             if builds >= _STRING_BUILDS:
@@ -2087,9 +2135,10 @@ def _regimes(
     """Regimes worth a variant of their own, ``(path, op, value, stated value)``: a field at a
     negative default that a positive value switches (:func:`_switches_on`: DeBERTa's
     ``max_relative_positions`` where relative attention is on). A zero that leaves a part out
-    stays ``fixed`` (a variant each would double the table's learning time), and flags are
-    learned in place (:func:`refit_toggled`). Fields a variant already states are not
-    learned again."""
+    stays ``fixed``: learned as regimes too, DeBERTa's ``conv_kernel_size`` and
+    ``type_vocab_size`` took the variant rows (:data:`_MAX_VARIANTS`) its released
+    combinations of relative-attention regimes need. Flags are learned in place
+    (:func:`refit_toggled`). Fields a variant already states are not learned again."""
     del rows  # the rows say nothing a sentinel's probe did not
     return [
         (path, ">", 0, probe)
@@ -2190,6 +2239,59 @@ def _switching_unset_regimes(
     return [(path, ">", 0, probe) for path, probe in sorted(found.items())]
 
 
+#: Equality regimes being learned: partner field → the field held equal to it (moved with it).
+_TIES: dict[str, str] = {}
+
+
+def _equal_pairs(
+    config: Any, values: Mapping[str, int], held: Mapping[str, object]
+) -> list[tuple[str, str]]:
+    """``(field, partner)`` pairs of top-level numbers the type's code compares with each
+    other (:func:`compared_strings.compared_pairs`), unequal at the default: the first (in
+    sorted order) is the one an equality regime states at its partner's value."""
+    pairs = compared_strings.compared_pairs(_class_sources(config))
+    return [
+        (first, second)
+        for first, second in sorted(pairs)
+        if all(
+            isinstance(values.get(name), int) and not isinstance(values.get(name), bool)
+            for name in (first, second)
+        )
+        and values[first] != values[second]
+        and first not in held
+        and second not in held
+    ]
+
+
+def _plan_kind_regimes(
+    model_class: Any,
+    config: Any,
+    base: Groups,
+    held: Mapping[str, object],
+    extras: Mapping[str, object],
+) -> list[tuple[str, str, object, object]]:
+    """Regimes ``(path, "~", kinds, seed plan)`` of the default plans whose missing kinds
+    build other tensors (:mod:`plan_kinds`: LFM2's convolution layers, DeepSeek-V4's sliding
+    ones), a variant each."""
+    derived = _derived(config) - set(extras)
+    build = _builder(model_class, config, derived, extras)
+
+    def read_back(changes: Mapping[str, object]) -> object:
+        path = next(iter(changes))
+        return _read_back(_perturbed_many(config, changes, derived, extras), path)
+
+    found: list[tuple[str, str, object, object]] = []
+    candidates = plan_kinds.allowed_kinds()
+    for path, plan in sorted(plan_kinds.plans(_lists(config)).items()):
+        if path in held or not regime_points.nests(path, held):
+            continue
+        learned = plan_kinds.regime(path, plan, base, build, read_back, candidates)
+        if learned is not None:
+            kinds, seed = learned
+            found.append((path, "~", kinds, seed))
+    return found
+
+
 def _regime_variants(
     model_type: str,
     budget_s: float,
@@ -2202,7 +2304,14 @@ def _regime_variants(
     for path, op, value, stated in regimes:
         if not regime_points.nests(path, held):
             continue  # a combination learned along the path that states it in sorted order
-        variant = _learned_variant(model_type, budget_s, {**held, path: stated})
+        tie = str(value) if op == "==" else None
+        if tie is not None:
+            _TIES[tie] = path  # a build moving the partner moves the field with it
+        try:
+            variant = _learned_variant(model_type, budget_s, {**held, path: stated})
+        finally:
+            if tie is not None:
+                _TIES.pop(tie, None)
         if variant.get("classes"):
             variants[regime_key(path, op, value)] = variant
     return variants
@@ -2546,7 +2655,7 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
     Longformer's per-layer ``attention_window``). The config is the one learning built."""
     primary = dict(_classes(model_type)).get(str(row.get("primary")))
     relating = relation_regimes.candidates(row)
-    listing = inert_lists.candidates(type(plain))
+    listing = inert_lists.candidates(type(plain)) or inert_lists.float_candidates(type(plain))
     found: dict[str, list[Any]] = {"relations": [], "inert_lists": []}
     if primary is not None and (relating or listing):
         config, stated = _as_learned(row, plain)
@@ -2568,7 +2677,10 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
             found["relations"] = relation_regimes.relations(row, values, names, _trials)
         if listing:
             layers = getattr(config, "num_hidden_layers", None)
-            found["inert_lists"] = inert_lists.inert(type(plain), layers, groups)
+            found["inert_lists"] = [
+                *inert_lists.inert(type(plain), layers, groups),
+                *inert_lists.inert_floats(type(plain), groups),
+            ]
     for key, value in found.items():
         if value:
             row[key] = value

@@ -9,6 +9,10 @@ at another value and mixed; where every such build has the default build's tenso
 name and shape for shape, the list is inert and the row says so (``inert_lists``): the same
 proof by meta builds at two values that a legacy key's inertness rests on
 (:mod:`dimlint.tools.legacy_keys`).
+
+A field declared as a tuple of floats (Mamba-2's and Nemotron-H's ``time_step_limit``, ``(0.0,
+inf)``) is probed likewise (:func:`inert_floats`): each item moved, and one item more; a
+released config writes its own bound (``[0.0, 1e+308]``).
 """
 
 from __future__ import annotations
@@ -40,6 +44,42 @@ def candidates(config_class: Any) -> list[tuple[str, int]]:
         if "list" not in str(field.type) or _NOT_PER_LAYER.search(field.name):
             continue
         found.append((field.name, default))
+    return found
+
+
+def float_candidates(config_class: Any) -> list[tuple[str, list[float]]]:
+    """``(field, default)``: the fields ``config_class`` declares as a tuple or list of floats."""
+    if not dataclasses.is_dataclass(config_class):
+        return []
+    found: list[tuple[str, list[float]]] = []
+    for field in dataclasses.fields(config_class):
+        default = field.default
+        if not isinstance(default, tuple | list) or not default:
+            continue
+        if all(isinstance(item, float) for item in default):
+            found.append((field.name, [float(item) for item in default]))
+    return found
+
+
+def _moved(item: float) -> float:
+    return 1e308 if item == float("inf") else item * 2 + 1
+
+
+def inert_floats(config_class: Any, tensors: Tensors) -> list[str]:
+    """The float-tuple fields whose lists with every item moved, and with one item more, build
+    the default's tensors (a count of items the model reads, TimesFM's ``quantiles``, is not)."""
+    try:
+        base = tensors({})
+    except Exception:  # the default config does not build here: nothing to compare
+        return []
+    found: list[str] = []
+    for name, default in float_candidates(config_class):
+        lists = ([_moved(item) for item in default], [*default, default[-1]])
+        try:
+            if all(tensors({name: value}) == base for value in lists):
+                found.append(name)
+        except Exception:  # the class refuses such a list: not one this row accepts
+            continue
     return found
 
 

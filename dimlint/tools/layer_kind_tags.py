@@ -81,8 +81,9 @@ def tags(
     where: Mapping[tuple[str, tuple[int, ...]], tuple[str, set[int]]],
     plan: Sequence[str],
 ) -> dict[tuple[str, tuple[int, ...]], list[str]]:
-    """The kinds of ``plan`` that hold each tensor group found in some of its layers only
-    (once per layer), under the name prefix of the groups found in every layer."""
+    """The kinds of ``plan`` that hold each tensor group found once per layer in the layers of
+    some kinds (every kind, for one found in every layer), under the name prefix of the groups
+    found in every layer."""
     layers = len(plan)
     kinds = [normalized(item) for item in plan]
     every = Counter(prefix for (prefix, indices) in where.values() if indices == set(range(layers)))
@@ -91,7 +92,13 @@ def tags(
     tower = every.most_common(1)[0][0]
     found: dict[tuple[str, tuple[int, ...]], list[str]] = {}
     for key, (prefix, indices) in where.items():
-        if prefix != tower or indices == set(range(layers)) or counts[key] != len(indices):
+        if prefix != tower or counts[key] != len(indices):
+            continue
+        if indices == set(range(layers)):
+            # in every layer: every kind holds it, so a stated plan counts it once per layer
+            # (a class whose layer count is the plan's length alone, Nemotron-H, moves no
+            # count field that an expression could read)
+            found[key] = sorted(set(kinds))
             continue
         if not indices <= set(range(layers)):
             continue

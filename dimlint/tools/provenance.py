@@ -42,6 +42,7 @@ SHAPES_GENERATOR = (
     "tools/stand_ins.py",
     "tools/relation_regimes.py",
     "tools/inert_lists.py",
+    "tools/plan_kinds.py",
     "tools/field_budget.py",
     "memory/parameters/list_items.py",
 )

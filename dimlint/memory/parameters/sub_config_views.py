@@ -8,8 +8,10 @@ at the default, counted neither. Each stated sub-config is handed to the same gu
 of its own type, with a view of the row that holds what the row learned under it: its paths
 below the sub-config (fields it moved, flags it flipped), and what the sub-model's own row found
 of the config class itself (the value a legacy key falls back to, the keys its builds proved
-inert). Keys that row proved aliases of a field are left out: the composite's template reads
-the field, not the key.
+inert). Keys that row proved aliases of a field are folded into the field first
+(:func:`with_aliases_read`), as the sub-config's class reads them: the composite's template
+reads the field, not the key (LFM2.5-VL's ``text_config.block_ff_dim``, which ``Lfm2Config``
+pops into ``intermediate_size``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from dimlint.config import architectures
+from dimlint.memory.parameters.probed_keys import aliased
 
 #: The row's lists and tables of paths that say what it learned.
 _LEARNED = ("examined", "defaults", "declared", "fixed", "strings")
@@ -57,3 +60,24 @@ def views(
             "legacy_keys": {"inert": own.get("legacy_keys", {}).get("inert", [])},
         }
         yield prefix, sub, sub_type, view
+
+
+def with_aliases_read(
+    raw: dict[str, Any], model_type: str, row_of: Callable[[str], dict[str, Any] | None]
+) -> dict[str, Any]:
+    """``raw`` with each stated sub-config's alias keys (those the sub-model's own row proved
+    to set one field: ``legacy_keys.alias``) read into their fields and dropped, as that
+    sub-config's class does in ``__post_init__`` (``raw`` itself when no sub-config states
+    one)."""
+    read = raw
+    for key, sub, sub_type in stated(raw, model_type):
+        own = row_of(sub_type) or {}
+        mapping = own.get("legacy_keys", {}).get("alias", {})
+        if not isinstance(mapping, dict) or not any(name in sub for name in mapping):
+            continue
+        folded_sub = aliased(dict(sub), own)
+        for name in mapping:
+            folded_sub.pop(name, None)
+        read = dict(read) if read is raw else read
+        read[key] = folded_sub
+    return read

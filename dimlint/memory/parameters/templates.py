@@ -43,7 +43,7 @@ from typing import Any
 
 from dimlint.config import architectures
 from dimlint.config.rowtable import RowTable
-from dimlint.memory.legacy_fields import folded
+from dimlint.memory.legacy_fields import folded, remapped_kinds
 from dimlint.memory.parameters import list_items, plan_counts, split_strings, sub_config_views
 from dimlint.memory.parameters.absent_towers import stated_absent
 from dimlint.memory.parameters.nested_configs import unlearned_nested
@@ -292,6 +292,11 @@ def _variant(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, Any]:
     default stated positive (DeBERTa's ``position_buckets``); within a regime, the regimes it
     learned in turn (DeBERTa-v3 states both)."""
     chosen: dict[str, Any] = _deepest(raw, learned, 0)[1]
+    probed = learned.get("legacy_keys")
+    if chosen is not learned and probed and "legacy_keys" not in chosen:
+        # the keys the class maps or ignores were probed once, on the default config: the
+        # class (its ``__post_init__``) is the same in every regime (LFM2's legacy ``num_heads``)
+        chosen = {**chosen, "legacy_keys": probed}
     return chosen
 
 
@@ -332,11 +337,70 @@ def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, An
                 and stated > value
             )
             or (op == "=" and value is None and stated_null(raw, path))
+            or (op == "~" and _plan_within(stated, value, _default_kinds(learned, path)))
+            or (op == "==" and _stated_equal(raw, learned, path, value))
         )
         variant = variants.get(f"{path}{op}{json.dumps(value)}") if inside else None
         if isinstance(variant, dict):
             found.append(variant)
     return found
+
+
+def _stated_equal(raw: dict[str, Any], learned: dict[str, Any], path: str, other: object) -> bool:
+    """Whether two numbers the code compares with each other are equal in ``raw`` (stated, else
+    at the row's defaults): ELECTRA's ``embedding_size`` and ``hidden_size``."""
+    if not isinstance(other, str):
+        return False
+    defaults: dict[str, Any] = learned.get("defaults", {})
+    found = []
+    for name in (path, other):
+        stated = stated_at(raw, name)
+        value = stated if stated is not None else defaults.get(name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return False
+        found.append(value)
+    return found[0] == found[1]
+
+
+def _unlearned_equality(raw: dict[str, Any], base: dict[str, Any]) -> str | None:
+    """Why ``raw`` lies outside: two fields the code compares are equal, a regime whose
+    variant was not learned (the row's expressions hold only while they differ)."""
+    variants: dict[str, Any] = base.get("variants", {})
+    for path, op, value in base.get("regimes", []):
+        if op != "==" or not _stated_equal(raw, base, path, value):
+            continue
+        if f"{path}{op}{json.dumps(value)}" not in variants:
+            return (
+                f"{path} equals {value}, where the class builds other tensors; no build learned it"
+            )
+    return None
+
+
+def _constant(expression: object) -> bool:
+    """Whether a learned count expression reads no field."""
+    return isinstance(expression, list) and all(
+        isinstance(term, list) and len(term) == 3 and not term[2] for term in expression
+    )
+
+
+def _default_kinds(learned: dict[str, Any], path: str) -> set[str]:
+    """The kinds of the default plan at ``path`` the row learned: those its tags know, else
+    the one kind of a uniform plan."""
+    tagged = (learned.get("plans", {}) or {}).get(path, {}).get("kinds")
+    if isinstance(tagged, list):
+        return {str(kind) for kind in tagged}
+    uniform = (learned.get("uniform", {}) or {}).get(path)
+    return {plan_counts.normalized(uniform)} if uniform is not None else set()
+
+
+def _plan_within(stated: object, kinds: object, default: set[str]) -> bool:
+    """Whether a stated per-layer plan holds kinds the default plan lacks, all among the
+    ``kinds`` a variant learned from a seed plan (:mod:`dimlint.tools.plan_kinds`: LFM2's
+    ``conv`` layers beside its ``full_attention`` ones)."""
+    if not plan_counts.names_mixer_kinds(stated) or not isinstance(kinds, list):
+        return False
+    found = {plan_counts.normalized(item) for item in stated}
+    return found <= set(kinds) and not found <= default
 
 
 def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, int] | str:
@@ -871,9 +935,13 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     learned = row(model_type)
     if learned is None:
         return Refusal(f"{model_type} has no learned template", False)
-    raw = folded(raw, model_type)  # legacy keys as the class folds them (compress_ratios)
+    raw = remapped_kinds(folded(raw, model_type))  # as the class folds them (compress_ratios)
+    raw = sub_config_views.with_aliases_read(raw, model_type, row)  # block_ff_dim in a tower
     relation = _off_relation(raw, learned)  # the row's own: builds of its primary class
     base = learned
+    equality = _unlearned_equality(raw, base)
+    if equality is not None:
+        return Refusal(equality, True)
     learned = _variant(raw, learned)
     # the row's own (a variant row may not record it), less the towers the variant states
     absent = stated_absent(raw, base, learned.get("stated", {}) if learned is not base else {})
@@ -1046,6 +1114,13 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         count = evaluate_expression(count_expression, resolved, zero=True)
         if recounted is not None:
             count = recounted  # a layer kind's tensor: once per stated layer of its kind
+        elif plans and "*" in name and _constant(count_expression) and count != 1:
+            if count not in plan_counts.lengths(plans):
+                # a layer tensor the builds repeated a fixed number of times (a class that
+                # takes its layer count from the plan alone: Nemotron-H), under a plan of
+                # another length
+                why = f"{name} was learned in {count} layers, which the stated plan does not have"
+                return Refusal(why, True)
         elif plans and toggled and "*" in name and count not in plan_counts.lengths(plans):
             return Refusal(
                 f"{name} exists only under {toggled[0]} and its layer kind was not learned,"
@@ -1101,7 +1176,8 @@ def class_value(raw: dict[str, Any], standard: str) -> int | None:
     record = architectures.lookup(model_type) if isinstance(model_type, str) else None
     if learned is None or record is None or not isinstance(model_type, str):
         return None
-    raw = folded(raw, model_type)
+    raw = remapped_kinds(folded(raw, model_type))
+    raw = sub_config_views.with_aliases_read(raw, model_type, row)
     learned = _variant(raw, learned)
     read = _as_the_class_reads(raw, model_type, learned)
     forced = _string_fields(read, learned)
