@@ -221,3 +221,16 @@ def test_electra_embeddings_at_the_hidden_width() -> None:
     _learned({**raw, "embedding_size": 64})
     _learned({**raw, "embedding_size": 512, "hidden_size": 512, "intermediate_size": 2048})
     _learned({**raw, "embedding_size": raw["hidden_size"]})
+
+
+def test_nemotron_h_plans_from_pattern_strings() -> None:
+    """Nemotron-H counts its layers by its plan's length; the legacy pattern string states it
+    (``M`` Mamba, ``E`` MoE, ``*`` attention, ``-`` MLP), and every layer's norm repeats once
+    per stated layer."""
+    raw = _released("nemotron_h", "NemotronHForCausalLM")
+    raw["time_step_limit"] = [0.0, 1e308]  # the dump spells infinity as no class reads it
+    plan = raw.pop("layers_block_type")
+    _learned({**raw, "hybrid_override_pattern": "MEMEM*EMEM-M*E"})
+    stated = ["linear_attention", "moe"] * 5 + ["full_attention", "mlp"]
+    _learned({**raw, "layers_block_type": stated})
+    assert len(plan) == 4  # the default's: one layer of each kind
