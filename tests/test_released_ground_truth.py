@@ -45,7 +45,10 @@ pytest.importorskip("torch")
 #: 189/209 (90.4%), held-out 193/220 (87.7%), no false exact; the ``unseen`` half (137 configs
 #: gathered and committed before any was measured) 115/137 (83.9%), no false exact once the
 #: one it showed (wav2vec2's ``use_weighted_layer_sum`` in a head) was refused.
-FLOORS = {"tune": 0.89, "held_out": 0.87}
+#: Stop 34: layer kinds a default plan lacks learned from seed plans, equality regimes, legacy
+#: plan spellings folded: tune 204/209 (97.6%), held-out 214/220 (97.3%): the issue's bar is
+#: the floor now.
+FLOORS = {"tune": 0.97, "held_out": 0.97}
 
 
 def test_sources_name_the_stored_files() -> None:
