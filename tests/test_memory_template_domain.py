@@ -138,11 +138,15 @@ def _plan(kinds: str) -> list[str]:
 
 
 def test_per_layer_plan_inside_a_sub_config() -> None:
-    # LFM2.5-VL: the text tower's conv layers (no lfm2 build had any) were counted as attention.
+    # LFM2.5-VL: the text tower's conv layers (no default lfm2 build has any) were once counted
+    # as attention; the variant learned from a seed plan with them counts each kind.
     text = {"model_type": "lfm2", "num_hidden_layers": 6}
     raw = {"model_type": "lfm2_vl", "text_config": {**text, "layer_types": _plan("ccacac")}}
-    reason = _refusal(raw, "Lfm2VlForConditionalGeneration")
-    assert reason.startswith("text_config.layer_types states 2 attention, 4 conv layers")
+    architecture = "Lfm2VlForConditionalGeneration"
+    assert _agrees({**raw, "architectures": [architecture]})
+    # a sliding layer (built as attention) is no kind the seed plan learned beside convolutions
+    sliding = {**raw, "text_config": {**text, "layer_types": _plan("ccscac")}}
+    assert _refusal(sliding, architecture).startswith("text_config.layer_types states")
     # The plan the class derives (all attention) is the one the template learned.
     same = {"model_type": "lfm2_vl", "text_config": {**text, "layer_types": _plan("aaaaaa")}}
     assert _counted(same, "Lfm2VlForConditionalGeneration") == _counted(
@@ -152,7 +156,10 @@ def test_per_layer_plan_inside_a_sub_config() -> None:
 
 def test_per_layer_plan_at_the_top_level() -> None:
     raw = {"model_type": "lfm2", "num_hidden_layers": 4, "layer_types": _plan("caca")}
-    assert "2 attention, 2 conv" in _refusal(raw, "Lfm2ForCausalLM")
+    assert _agrees({**raw, "architectures": ["Lfm2ForCausalLM"]})
+    assert "2 attention, 2 conv" in _refusal(
+        {**raw, "layer_types": _plan("cscs")}, "Lfm2ForCausalLM"
+    )
 
 
 def test_mixed_plan_the_template_learned() -> None:
@@ -173,11 +180,15 @@ def test_mixed_plan_the_template_learned() -> None:
 
 
 def test_attention_only_plan_for_a_template_learned_on_other_mixers() -> None:
-    # Granite-4-hybrid's default layers are all Mamba: an all-attention plan is another model.
+    # Granite-4-hybrid's default layers are all Mamba: an all-attention plan is another model,
+    # counted from the variant learned with attention layers beside the Mamba ones (the legacy
+    # name "attention" read as transformers renames it)
     raw = {"model_type": "granitemoehybrid", "num_hidden_layers": 4}
-    reason = _refusal({**raw, "layer_types": ["attention"] * 4}, "GraniteMoeHybridForCausalLM")
-    # the class's own plan (all Mamba) is recorded: the template was learned on that
-    assert reason == "layer_types states 4 attention layers; the template was learned on 32 linear"
+    architecture = "GraniteMoeHybridForCausalLM"
+    assert _agrees({**raw, "layer_types": ["attention"] * 4, "architectures": [architecture]})
+    assert _agrees(
+        {**raw, "layer_types": ["mamba", "attention"] * 2, "architectures": [architecture]}
+    )
 
 
 def test_list_learned_at_its_default_only() -> None:
