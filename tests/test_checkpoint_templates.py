@@ -132,9 +132,9 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
         {**ENCODER, "vision_config": TOWER},  # its image and patch sizes are not learned
     ),
     "unispeech": ("UniSpeechForCTC", {**ENCODER, "vocab_size": 32, **CONV_POSITIONS}),
+    "electra": ("ElectraForMaskedLM", {**ENCODER, "embedding_size": 128}),
     # No template plan for these (the template does not apply to a scaled-down config, or was
     # not confirmed on a second build): they must stay silent all the same.
-    "electra": ("ElectraForMaskedLM", {**ENCODER, "embedding_size": 128}),
     # A structural list the template was not fitted with: layer 0 dense, layer 1 MoE.
     "llama4_text": (
         "Llama4ForCausalLM",
@@ -237,7 +237,7 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
 TEMPLATED = (
     "olmo2", "starcoder2", "cohere", "exaone4", "helium", "stablelm", "bloom", "gptj",
     "codegen", "olmoe", "granitemoe", "phimoe", "bert", "t5", "mt5", "vit", "git", "unispeech",
-    "gemma3", "wav2vec2",
+    "gemma3", "wav2vec2", "electra",
 )  # fmt: skip
 TENSOR_CODES = ("DL610", "DL611")
 

@@ -192,13 +192,16 @@ def test_attention_only_plan_for_a_template_learned_on_other_mixers() -> None:
 
 
 def test_list_learned_at_its_default_only() -> None:
-    # wav2vec2's feature encoder widths: all 512 by default, so rotating them changed nothing
+    # UniSpeech's feature encoder widths: all 512 by default, so rotating them changed nothing
     # and no build learned another value.
-    raw = {"model_type": "wav2vec2", "vocab_size": 32}
-    assert _counted({**raw, "conv_dim": [512] * 7}, "Wav2Vec2ForCTC") > 0
-    reason = _refusal({**raw, "conv_dim": [256] * 6 + [512]}, "Wav2Vec2ForCTC")
+    raw = {"model_type": "unispeech", "vocab_size": 32}
+    assert _counted({**raw, "conv_dim": [512] * 7}, "UniSpeechForCTC") > 0
+    reason = _refusal({**raw, "conv_dim": [256] * 6 + [512]}, "UniSpeechForCTC")
     assert reason.startswith("conv_dim"), reason
     assert "256" in reason, reason
+    # wav2vec2's, relearned at a larger budget, are learned item by item
+    wav2vec2 = {"model_type": "wav2vec2", "vocab_size": 32, "architectures": ["Wav2Vec2ForCTC"]}
+    assert _agrees({**wav2vec2, "conv_dim": [256] * 6 + [512]})
 
 
 def test_index_list_selecting_as_many_layers() -> None:

@@ -231,9 +231,10 @@ def test_a_layer_kind_the_default_list_never_held_is_outside_the_domain() -> Non
         "pad_token_id": 0,
         "layer_types": ["mamba", "attention", "mamba", "mamba"],
     }
+    # counted from the variant learned with attention layers among the Mamba ones (plan_kinds),
+    # the legacy names read as transformers renames them
     found = templates.learned_tensors(document, "GraniteMoeHybridForCausalLM")
-    assert isinstance(found, templates.Refusal)
-    assert "layer_types" in found.reason
+    assert not isinstance(found, templates.Refusal), found
     _agree(document)
     all_mamba = {**document, "layer_types": ["linear_attention"] * 4}
     assert not isinstance(

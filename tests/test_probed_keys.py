@@ -146,12 +146,13 @@ def test_nemotron_h_stated_depth_is_ignored() -> None:
     assert _agrees(raw)
 
 
-def test_nemotron_h_layer_pattern_string_is_refused_unless_learned() -> None:
-    # the stated depth is ignored; the legacy pattern string says which layers are built
+def test_nemotron_h_layer_pattern_string_is_folded_into_its_plan() -> None:
+    # the stated depth is ignored; the legacy pattern string says which layers are built, and
+    # is read as the class reads it (dimlint.memory.legacy_fields)
     _probed("nemotron_h")
     raw = {"model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"],
            "num_hidden_layers": 6, "hybrid_override_pattern": "MEM*EM"}  # fmt: skip
-    assert not _agrees(raw)
+    assert _agrees(raw)
 
 
 def test_glm4_moe_stated_head_dim_is_learned() -> None:

@@ -205,7 +205,9 @@ def learn(model_type: str) -> dict[str, Any]:
 
 def _halved(config: Any, learned: dict[str, Any]) -> Any:
     """A config of the same class with every learned even size of 4 or more halved (fields
-    the generator could not learn, and derived ones, keep their default)."""
+    the generator could not learn, and derived ones, keep their default; a list learned item
+    by item, wav2vec2's ``conv_dim[0]``, is stated whole with its items halved)."""
+    from dimlint.tools import list_items
     from dimlint.tools.generate_shapes import _derived, _extra_kwargs
 
     skip = set(learned.get("fixed", [])) | set(learned.get("derived", {}))
@@ -218,7 +220,8 @@ def _halved(config: Any, learned: dict[str, Any]) -> Any:
         and value % 2 == 0
         and path not in skip
     }
-    return type(config)(**_extra_kwargs(config, changes, _derived(config)))
+    whole = list_items.as_lists(config, changes)
+    return type(config)(**_extra_kwargs(config, whole, _derived(config)))
 
 
 def validate(
@@ -243,8 +246,8 @@ def validate(
     if tensors is None:
         return "halved: no template"
     predicted: Counter[tuple[str, tuple[int, ...]]] = Counter()
-    for tensor in tensors:
-        predicted[(tensor.name, tensor.shape)] += tensor.repeats
+    for tensor in tensors:  # a stage list's index stays in a template's name (conv_layers.0)
+        predicted[(load_names.fold(tensor.name), tensor.shape)] += tensor.repeats
     built: Counter[tuple[str, tuple[int, ...]]] = Counter(
         (load_names.fold(name), tuple(int(d) for d in parameter.shape))
         for name, parameter in model.named_parameters()
