@@ -145,3 +145,15 @@ def test_secondary_class_takes_only_the_flagged_tensors_its_own_build_has() -> N
     # nor one whose flipped build has a tensor no row yields
     other = {"gated": {("encoder.wi_9.weight", 0): ((8, 4), 1)}}
     assert generate_shapes.unlearned_flags(groups, rows, other) == ["gated"]
+
+
+def test_activation_names_are_tried_from_the_registry() -> None:
+    """An undeclared activation name stated at its fallback (DeBERTa's ``conv_act``) is tried
+    at every name transformers' ``ACT2FN`` knows; a declared one, or another name, is not."""
+    pytest.importorskip("transformers")
+    from transformers.activations import ACT2FN
+
+    learned = generate_shapes._Learned({}, {}, {"conv_act": "tanh", "position_buckets": -1})
+    assert generate_shapes._registry_values("conv_act", "conv_act", learned) == sorted(ACT2FN)
+    assert generate_shapes._registry_values("hidden_act", "hidden_act", learned) == []
+    assert generate_shapes._registry_values("norm_rel_ebd", "norm_rel_ebd", learned) == []

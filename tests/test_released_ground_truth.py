@@ -10,7 +10,8 @@ The exact share is held at least at its measured floor per half.
 
 ``python tests/released_ground_truth.py held_out`` prints the per-type table. A third half,
 ``unseen``, gathered after the tuning stopped, a fourth, ``unseen2``, gathered after ``unseen``
-had been measured, and a fifth, ``unseen3``, gathered after ``unseen2`` had been measured, are
+had been measured, a fifth, ``unseen3``, gathered after ``unseen2`` had been measured, and a
+sixth, ``unseen4`` (stop 34), are
 measured only by that command for the closing report: no floor here, so nothing in the suite
 looks at dimlint's answers on them.
 """
