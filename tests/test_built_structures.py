@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dimlint.tools import inert_lists, relation_regimes
+from dimlint.tools import inert_lists, relation_regimes, shaping_floats
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -109,6 +109,34 @@ def test_float_tuples_are_inert_when_moved_items_and_one_more_build_the_same() -
         return ("head", len(quantiles))  # one output per quantile: a size
 
     assert inert_lists.inert_floats(Clamped, tensors) == ["time_step_limit"]
+
+
+def test_scaling_floats_that_build_other_tensors_are_recorded() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Scaled:
+        width_coefficient: float = 2.0
+        mlp_ratio: float = 4.0
+        partial_rotary_factor: float = 0.5
+        hidden_dropout_ratio: float = 0.1  # a dropout: never probed
+        rope_scaling_factor: float = 1.0  # a rope setting: never probed
+        hidden_size: int = 8
+
+    assert [name for name, _ in shaping_floats.candidates(Scaled)] == [
+        "width_coefficient",
+        "mlp_ratio",
+        "partial_rotary_factor",
+    ]
+
+    def tensors(changes: Mapping[str, object]) -> object:
+        if changes.get("mlp_ratio") == 8.0:
+            raise ValueError("rejected")
+        return ("stem", changes.get("width_coefficient", 2.0))
+
+    # the width moves a tensor; the ratio is rejected elsewhere (unknown: kept); the rotary
+    # factor moves none
+    assert shaping_floats.shaping(Scaled, tensors) == ["width_coefficient", "mlp_ratio"]
 
 
 # ---- against transformers, on released shapes ------------------------------------------------

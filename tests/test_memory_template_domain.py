@@ -540,3 +540,13 @@ def test_private_keys_of_a_nested_sub_config_are_not_judged() -> None:
 
     stated = {"_attn_implementation_autoset": True, "pad_token_id": 0, "inner": {"depth": 2}}
     assert list(flat_numbers(stated)) == [("inner.depth", 2)]
+
+
+def test_a_scaling_float_the_template_saw_at_its_default_only() -> None:
+    # EfficientNet's default is B7 (width 2.0, depth 3.1): a released B0 states 1.0 and 1.0,
+    # and was once counted as B7, labelled exact
+    raw = {"model_type": "efficientnet", "architectures": ["EfficientNetForImageClassification"]}
+    assert _agrees(raw)
+    b0 = {**raw, "width_coefficient": 1.0, "depth_coefficient": 1.0, "hidden_dim": 1280}
+    assert not _agrees(b0)
+    assert "width_coefficient" in _refusal(b0, "EfficientNetForImageClassification")

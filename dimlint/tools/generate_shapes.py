@@ -138,6 +138,7 @@ from dimlint.tools import (
     rederived,
     regime_points,
     relation_regimes,
+    shaping_floats,
     stand_ins,
     undeclared_reads,
     unset_numbers,
@@ -2652,12 +2653,15 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
     """Set what builds of the primary class show beyond field learning: ``relations``
     (:mod:`~dimlint.tools.relation_regimes`: wav2vec2's ``output_hidden_size`` off its
     derivation with ``add_adapter``) and ``inert_lists`` (:mod:`~dimlint.tools.inert_lists`:
-    Longformer's per-layer ``attention_window``). The config is the one learning built."""
+    Longformer's per-layer ``attention_window``) and ``shaping_floats``
+    (:mod:`~dimlint.tools.shaping_floats`: EfficientNet's ``width_coefficient``). The config is
+    the one learning built."""
     primary = dict(_classes(model_type)).get(str(row.get("primary")))
     relating = relation_regimes.candidates(row)
     listing = inert_lists.candidates(type(plain)) or inert_lists.float_candidates(type(plain))
-    found: dict[str, list[Any]] = {"relations": [], "inert_lists": []}
-    if primary is not None and (relating or listing):
+    floating = shaping_floats.candidates(type(plain))
+    found: dict[str, list[Any]] = {"relations": [], "inert_lists": [], "shaping_floats": []}
+    if primary is not None and (relating or listing or floating):
         config, stated = _as_learned(row, plain)
         derived = _derived(config) - set(stated)
 
@@ -2681,6 +2685,8 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
                 *inert_lists.inert(type(plain), layers, groups),
                 *inert_lists.inert_floats(type(plain), groups),
             ]
+        if floating:
+            found["shaping_floats"] = shaping_floats.shaping(type(plain), groups)
     for key, value in found.items():
         if value:
             row[key] = value

@@ -43,6 +43,7 @@ SHAPES_GENERATOR = (
     "tools/relation_regimes.py",
     "tools/inert_lists.py",
     "tools/plan_kinds.py",
+    "tools/shaping_floats.py",
     "tools/field_budget.py",
     "memory/parameters/list_items.py",
 )

@@ -362,6 +362,21 @@ def _stated_equal(raw: dict[str, Any], learned: dict[str, Any], path: str, other
     return found[0] == found[1]
 
 
+def _stated_shaping_float(raw: dict[str, Any], model_type: str, base: dict[str, Any]) -> str | None:
+    """Why a stated float lies outside: builds showed it sizes tensors (``shaping_floats``:
+    EfficientNet's ``width_coefficient``), and the template saw it only at the class default."""
+    record = architectures.lookup(model_type)
+    if record is None:
+        return None
+    for name in base.get("shaping_floats", []):
+        value, default = raw.get(name), record.defaults.get(name)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        if not isinstance(default, int | float) or float(value) != float(default):
+            return f"{name} = {value} sizes tensors the template saw only at {default}"
+    return None
+
+
 def _unlearned_equality(raw: dict[str, Any], base: dict[str, Any]) -> str | None:
     """Why ``raw`` lies outside: two fields the code compares are equal, a regime whose
     variant was not learned (the row's expressions hold only while they differ)."""
@@ -942,6 +957,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     equality = _unlearned_equality(raw, base)
     if equality is not None:
         return Refusal(equality, True)
+    floated = _stated_shaping_float(raw, model_type, base)
+    if floated is not None:
+        return Refusal(floated, True)
     learned = _variant(raw, learned)
     # the row's own (a variant row may not record it), less the towers the variant states
     absent = stated_absent(raw, base, learned.get("stated", {}) if learned is not base else {})
