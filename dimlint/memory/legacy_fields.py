@@ -77,7 +77,19 @@ _KIMI_LINEAR_FIELDS = {
 def folded(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
     """``raw`` with the legacy keys of ``model_type``'s config class folded into the fields it
     builds from them (``raw`` itself when there are none)."""
-    return _class_folded(raw, model_type)
+    if model_type == "deepseek_v4":
+        return _deepseek_v4(raw)
+    if model_type == "kimi_linear":
+        return _kimi_linear(raw)
+    if model_type == "lfm2":
+        return _lfm2(raw)
+    if model_type == "nemotron_h":
+        return _nemotron_h(raw)
+    text = raw.get("text_config")
+    if isinstance(text, dict) and text.get("model_type") == "lfm2":
+        folded_text = _lfm2(text)
+        return raw if folded_text is text else {**raw, "text_config": folded_text}
+    return raw
 
 
 def remapped_kinds(raw: dict[str, Any]) -> dict[str, Any]:
@@ -106,22 +118,6 @@ def remapped_kinds(raw: dict[str, Any]) -> dict[str, Any]:
 
 def _legacy_kind(item: object) -> bool:
     return isinstance(item, str) and item in LEGACY_KINDS
-
-
-def _class_folded(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
-    if model_type == "deepseek_v4":
-        return _deepseek_v4(raw)
-    if model_type == "kimi_linear":
-        return _kimi_linear(raw)
-    if model_type == "lfm2":
-        return _lfm2(raw)
-    if model_type == "nemotron_h":
-        return _nemotron_h(raw)
-    text = raw.get("text_config")
-    if isinstance(text, dict) and text.get("model_type") == "lfm2":
-        folded_text = _lfm2(text)
-        return raw if folded_text is text else {**raw, "text_config": folded_text}
-    return raw
 
 
 def _int(value: object) -> bool:

@@ -30,25 +30,28 @@ def compared(sources: Sequence[str]) -> dict[str, list[str]]:
     ``in``, ``not in`` against ``x.name``, ``name`` or ``getattr(x, "name", …)``), in order of
     first appearance, at most :data:`MAX_VALUES` each."""
     found: dict[str, list[str]] = {}
+    for node in _comparisons(sources):
+        operands = [node.left, *node.comparators]
+        names = [name for operand in operands if (name := _field(operand)) is not None]
+        if not names:
+            continue
+        literals = [value for operand in operands for value in _strings(operand)]
+        for name in names:
+            values = found.setdefault(name, [])
+            for value in literals:
+                if value not in values and len(values) < MAX_VALUES:
+                    values.append(value)
+    return {name: values for name, values in found.items() if values}
+
+
+def _comparisons(sources: Sequence[str]) -> Iterator[ast.Compare]:
+    """Every comparison of the sources that parse (one that does not is skipped)."""
     for source in sources:
         try:
             tree = ast.parse(source)
         except SyntaxError:
             continue
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Compare):
-                continue
-            operands = [node.left, *node.comparators]
-            names = [name for operand in operands if (name := _field(operand)) is not None]
-            if not names:
-                continue
-            literals = [value for operand in operands for value in _strings(operand)]
-            for name in names:
-                values = found.setdefault(name, [])
-                for value in literals:
-                    if value not in values and len(values) < MAX_VALUES:
-                        values.append(value)
-    return {name: values for name, values in found.items() if values}
+        yield from (node for node in ast.walk(tree) if isinstance(node, ast.Compare))
 
 
 def _field(node: ast.expr) -> str | None:
@@ -84,19 +87,12 @@ def compared_pairs(sources: Sequence[str]) -> set[tuple[str, str]]:
     """The pairs of config fields the sources compare with each other (``config.a !=
     config.b``, ``==``), each sorted."""
     found: set[tuple[str, str]] = set()
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
+    for node in _comparisons(sources):
+        if len(node.ops) != 1 or not isinstance(node.ops[0], ast.Eq | ast.NotEq):
             continue
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Compare) or len(node.ops) != 1:
-                continue
-            if not isinstance(node.ops[0], ast.Eq | ast.NotEq):
-                continue
-            left, right = _config_field(node.left), _config_field(node.comparators[0])
-            if left is not None and right is not None and left != right:
-                found.add((min(left, right), max(left, right)))
+        left, right = _config_field(node.left), _config_field(node.comparators[0])
+        if left is not None and right is not None and left != right:
+            found.add((min(left, right), max(left, right)))
     return found
 
 

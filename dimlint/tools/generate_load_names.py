@@ -40,7 +40,7 @@ from typing import Any
 
 from dimlint.memory.checkpoint import load_names
 from dimlint.memory.parameters import templates
-from dimlint.tools import generate_shapes
+from dimlint.tools import generate_shapes, list_items
 
 DEFAULT_OUTPUT = Path(load_names.DATA_FILE)
 
@@ -207,7 +207,6 @@ def _halved(config: Any, learned: dict[str, Any]) -> Any:
     """A config of the same class with every learned even size of 4 or more halved (fields
     the generator could not learn, and derived ones, keep their default; a list learned item
     by item, wav2vec2's ``conv_dim[0]``, is stated whole with its items halved)."""
-    from dimlint.tools import list_items
     from dimlint.tools.generate_shapes import _derived, _extra_kwargs
 
     skip = set(learned.get("fixed", [])) | set(learned.get("derived", {}))

@@ -2136,9 +2136,9 @@ def _regimes(
     """Regimes worth a variant of their own, ``(path, op, value, stated value)``: a field at a
     negative default that a positive value switches (:func:`_switches_on`: DeBERTa's
     ``max_relative_positions`` where relative attention is on). A zero that leaves a part out
-    stays ``fixed``: learned as regimes too, DeBERTa's ``conv_kernel_size`` and
-    ``type_vocab_size`` took the variant rows (:data:`_MAX_VARIANTS`) its released
-    combinations of relative-attention regimes need. Flags are learned in place
+    stays ``fixed``: learning those as regimes too (tried at stop 34) let DeBERTa's
+    ``conv_kernel_size`` and ``type_vocab_size`` take the variant rows (:data:`_MAX_VARIANTS`)
+    its released combinations of relative-attention regimes need. Flags are learned in place
     (:func:`refit_toggled`). Fields a variant already states are not learned again."""
     del rows  # the rows say nothing a sentinel's probe did not
     return [

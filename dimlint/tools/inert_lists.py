@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 #: ``(changes) → tensors`` of the primary class built with those fields changed (raises where
@@ -65,22 +65,33 @@ def _moved(item: float) -> float:
     return 1e308 if item == float("inf") else item * 2 + 1
 
 
+def builds_alike(
+    tensors: Tensors, trials: Iterable[tuple[str, Sequence[object]]]
+) -> dict[str, bool | None]:
+    """Per ``(field, values)`` of ``trials``: whether stating the field at each value builds
+    the default's tensors (True), other tensors at one of them (False), or the class rejects
+    one (None). Empty where the default itself does not build: nothing to compare."""
+    try:
+        base = tensors({})
+    except Exception:  # the default config does not build here
+        return {}
+    found: dict[str, bool | None] = {}
+    for name, values in trials:
+        try:
+            found[name] = all(tensors({name: value}) == base for value in values)
+        except Exception:  # the class refuses a value there: not one this row accepts
+            found[name] = None
+    return found
+
+
 def inert_floats(config_class: Any, tensors: Tensors) -> list[str]:
     """The float-tuple fields whose lists with every item moved, and with one item more, build
     the default's tensors (a count of items the model reads, TimesFM's ``quantiles``, is not)."""
-    try:
-        base = tensors({})
-    except Exception:  # the default config does not build here: nothing to compare
-        return []
-    found: list[str] = []
-    for name, default in float_candidates(config_class):
-        lists = ([_moved(item) for item in default], [*default, default[-1]])
-        try:
-            if all(tensors({name: value}) == base for value in lists):
-                found.append(name)
-        except Exception:  # the class refuses such a list: not one this row accepts
-            continue
-    return found
+    trials = (
+        (name, ([_moved(item) for item in default], [*default, default[-1]]))
+        for name, default in float_candidates(config_class)
+    )
+    return [name for name, alike in builds_alike(tensors, trials).items() if alike]
 
 
 def inert(config_class: Any, layers: int | None, tensors: Tensors) -> list[str]:
@@ -88,21 +99,14 @@ def inert(config_class: Any, layers: int | None, tensors: Tensors) -> list[str]:
     it, and alternating the two) build the default's tensors; none without a layer count."""
     if not isinstance(layers, int) or isinstance(layers, bool) or layers < 2:
         return []
-    try:
-        base = tensors({})
-    except Exception:  # the default config does not build here: nothing to compare
-        return []
-    found: list[str] = []
-    for name, default in candidates(config_class):
+
+    def per_layer(default: int) -> list[list[int]]:
         other = default * 2 if default else 1
-        lists = (
+        return [
             [default] * layers,
             [other] * layers,
             [default if index % 2 else other for index in range(layers)],
-        )
-        try:
-            if all(tensors({name: value}) == base for value in lists):
-                found.append(name)
-        except Exception:  # the class refuses a list here: not a list this row accepts
-            continue
-    return found
+        ]
+
+    trials = ((name, per_layer(default)) for name, default in candidates(config_class))
+    return [name for name, alike in builds_alike(tensors, trials).items() if alike]

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
 from typing import Any
 
-#: ``(changes) → tensors`` of the primary class built with those fields changed (raises where
-#: the class rejects the config).
-Tensors = Callable[[Mapping[str, object]], object]
+from dimlint.tools import inert_lists
+from dimlint.tools.inert_lists import Tensors
 
 #: Names of floats that may scale a width, a depth or a count.
 _SCALES = re.compile(r"(coefficient|ratio|multiplier|factor|mult|scale|scaling)s?$")
@@ -44,17 +42,8 @@ def candidates(config_class: Any) -> list[tuple[str, float]]:
 def shaping(config_class: Any, tensors: Tensors) -> list[str]:
     """The candidate fields whose build at another value (twice the default, or 1.0 for 0.0)
     holds other tensors than the default's, or that the class rejects there (unknown: kept)."""
-    try:
-        base = tensors({})
-    except Exception:  # the default config does not build here: nothing to compare
-        return []
-    found: list[str] = []
-    for name, default in candidates(config_class):
-        moved = default * 2 if default else 1.0
-        try:
-            same = tensors({name: moved}) == base
-        except Exception:  # rejected at another value: what it does there is unknown
-            same = False
-        if not same:
-            found.append(name)
-    return found
+    trials = (
+        (name, [default * 2 if default else 1.0]) for name, default in candidates(config_class)
+    )
+    alike = inert_lists.builds_alike(tensors, trials)
+    return [name for name, same in alike.items() if same is not True]

@@ -340,10 +340,23 @@ def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, An
             or (op == "~" and _plan_within(stated, value, _default_kinds(learned, path)))
             or (op == "==" and _stated_equal(raw, learned, path, value))
         )
-        variant = variants.get(f"{path}{op}{json.dumps(value)}") if inside else None
+        variant = variants.get(_regime_key(path, op, value)) if inside else None
         if isinstance(variant, dict):
             found.append(variant)
     return found
+
+
+def _legacy_read(raw: dict[str, Any], model_type: str) -> dict[str, Any]:
+    """``raw`` with its legacy spellings read as the config classes read them: keys the class
+    folds (DeepSeek-V4's ``compress_ratios``), legacy layer kinds (Granite-4's ``mamba``) and
+    a sub-config's alias keys (LFM2.5-VL's ``text_config.block_ff_dim``)."""
+    read = remapped_kinds(folded(raw, model_type))
+    return sub_config_views.with_aliases_read(read, model_type, row)
+
+
+def _regime_key(path: str, op: str, value: object) -> str:
+    """A regime's key in the row's ``variants`` (the generator's ``regime_key``)."""
+    return f"{path}{op}{json.dumps(value)}"
 
 
 def _stated_equal(raw: dict[str, Any], learned: dict[str, Any], path: str, other: object) -> bool:
@@ -384,7 +397,7 @@ def _unlearned_equality(raw: dict[str, Any], base: dict[str, Any]) -> str | None
     for path, op, value in base.get("regimes", []):
         if op != "==" or not _stated_equal(raw, base, path, value):
             continue
-        if f"{path}{op}{json.dumps(value)}" not in variants:
+        if _regime_key(path, op, value) not in variants:
             return (
                 f"{path} equals {value}, where the class builds other tensors; no build learned it"
             )
@@ -950,8 +963,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     learned = row(model_type)
     if learned is None:
         return Refusal(f"{model_type} has no learned template", False)
-    raw = remapped_kinds(folded(raw, model_type))  # as the class folds them (compress_ratios)
-    raw = sub_config_views.with_aliases_read(raw, model_type, row)  # block_ff_dim in a tower
+    raw = _legacy_read(raw, model_type)
     relation = _off_relation(raw, learned)  # the row's own: builds of its primary class
     base = learned
     equality = _unlearned_equality(raw, base)
@@ -1194,8 +1206,7 @@ def class_value(raw: dict[str, Any], standard: str) -> int | None:
     record = architectures.lookup(model_type) if isinstance(model_type, str) else None
     if learned is None or record is None or not isinstance(model_type, str):
         return None
-    raw = remapped_kinds(folded(raw, model_type))
-    raw = sub_config_views.with_aliases_read(raw, model_type, row)
+    raw = _legacy_read(raw, model_type)
     learned = _variant(raw, learned)
     read = _as_the_class_reads(raw, model_type, learned)
     forced = _string_fields(read, learned)
