@@ -237,7 +237,7 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
 TEMPLATED = (
     "olmo2", "starcoder2", "cohere", "exaone4", "helium", "stablelm", "bloom", "gptj",
     "codegen", "olmoe", "granitemoe", "phimoe", "bert", "t5", "mt5", "vit", "git", "unispeech",
-    "gemma3", "wav2vec2", "electra",
+    "gemma3", "wav2vec2", "electra", "bart",
 )  # fmt: skip
 TENSOR_CODES = ("DL610", "DL611")
 

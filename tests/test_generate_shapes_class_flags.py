@@ -16,30 +16,12 @@ import pytest
 from dimlint.memory.parameters import templates
 from dimlint.tools import class_flags, generate_shapes
 from dimlint.tools.shape_fit import evaluate_terms, from_json
-
-
-def _transformers() -> Any:
-    transformers = pytest.importorskip("transformers")
-    pytest.importorskip("torch")
-    transformers.logging.set_verbosity_error()
-    return transformers
-
-
-def _truth(raw: dict[str, Any], architecture: str) -> int:
-    import torch
-
-    transformers = _transformers()
-    kwargs = {key: value for key, value in raw.items() if key != "model_type"}
-    config = transformers.AutoConfig.for_model(raw["model_type"], **kwargs)
-    with warnings.catch_warnings(), torch.device("meta"):
-        warnings.simplefilter("ignore")
-        model = getattr(transformers, architecture)(config)
-    return sum(int(p.numel()) for p in model.parameters())
+from tests.learned_rows_support import transformers_or_skip, truth
 
 
 @pytest.fixture(scope="module")
 def wav2vec2() -> dict[str, Any]:
-    _transformers()
+    transformers_or_skip()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # a generous CPU budget: the default (12 s) cuts the head-flag builds on a loaded machine
@@ -74,7 +56,7 @@ def test_a_head_flag_the_primary_ignores_is_learned_in_the_head(
     }
     found = templates.learned_tensors(raw, architecture)
     assert not isinstance(found, templates.Refusal), found
-    assert sum(tensor.numel for tensor in found) == _truth(raw, architecture)
+    assert sum(tensor.numel for tensor in found) == truth(raw, architecture)
 
 
 def test_the_weighted_sum_is_a_row_of_the_head_sized_by_the_layers(

@@ -284,22 +284,26 @@ def test_a_number_stated_as_a_pair_is_inside_only_where_learned() -> None:
     assert not list_items.read_as_pair(learned, "patch_size", [4, 4], 4)  # never examined
 
 
-def test_a_window_no_size_divides_stays_outside() -> None:
+def test_a_window_no_size_divides_is_learned_on_its_curve() -> None:
     """Swin's relative position rows grow as ``(2 * window_size - 1) ** 2``: 7 divides no
-    tensor size of the default, so learning fixes it rather than trusting the default's 169
-    rows at a 12-wide window (Swin-B at 384 pixels)."""
+    tensor size of the default, so learning builds it at four values and fits the curve, and
+    Swin-B at 384 pixels (a 12-wide window) is counted, exactly."""
     _transformers()
     row = templates.row("swin")
     if row is None or not row.get("items"):
         pytest.skip("swin was not relearned item by item in this table")
-    assert "window_size" in row.get("fixed", [])
-    raw = {"model_type": "swin", "window_size": 12, "image_size": 384}
-    assert not isinstance(templates.learned_tensors(raw, "SwinModel"), list)
+    assert "window_size" not in row.get("fixed", [])
+    raw = {"model_type": "swin", "window_size": 12, "image_size": 384, "embed_dim": 128}
+    found = templates.learned_tensors(raw, "SwinModel")
+    assert isinstance(found, list), found
+    stated = {key: value for key, value in raw.items() if key != "model_type"}
+    assert sum(t.numel for t in found) == _build_count("swin", "SwinModel", stated)
 
 
-def test_a_string_compared_only_with_its_default_stays_outside() -> None:
+def test_a_string_compared_only_with_its_default_is_never_a_false_exact() -> None:
     """ResNet builds basic blocks for any ``layer_type`` but ``"bottleneck"``, the default and
-    the only literal its code compares with: a ``"basic"`` ResNet-18 is never counted exact."""
+    the only literal its code compares with: a ``"basic"`` ResNet-18 is never a false exact
+    (``"basic"`` is learned from the values ``ResNetConfig.layer_types`` lists)."""
     _transformers()
     row = templates.row("resnet")
     if row is None or not row.get("items"):

@@ -48,14 +48,17 @@ INSIDE = [
     # TrOCR's cross_attention_hidden_size is learned as a stand-in for d_model (stop 31)
     COMPOSITES / "vit_trocr_narrow.json",
     RELEASED / "driftywinds__TeXPen__inktex__public__models__OleehyO__TexTeller__config.json",
+    # BERT's cross-attention is learned beside is_decoder (companion_flags, stop 35)
+    COMPOSITES / "deit_bert.json",
+    COMPOSITES / "bert_bert_default_types.json",
 ]
 #: A tower outside its template's domain, with the reason mem must give.
 OUTSIDE = {
-    COMPOSITES / "deit_bert.json": "decoder (BertLMHeadModel)",
-    COMPOSITES / "bert_bert_default_types.json": "add_cross_attention",
     # the adapter's projection exists only while output_hidden_size != hidden_size, which no
     # template learned (relations): the encoder, not the decoder, is outside
     COMPOSITES / "w2v_adapter_bart.json": "encoder (Wav2Vec2Model): output_hidden_size",
+    # six feature-extractor layers: the template learned seven and no build moved the count
+    COMPOSITES / "w2v_feat6_bart.json": "encoder (Wav2Vec2Model): num_feat_extract_layers",
 }
 
 

@@ -92,7 +92,9 @@ def test_unlearned_head_is_never_a_false_exact(
     truth = _truth(model_type, class_name, overrides)
     assert counted.total == truth or not counted.exact
     if not counted.exact:
-        assert any("hand recipe" in note for note in counted.notes), counted.notes
+        # the estimate says where it came from and why it is one
+        sources = ("hand recipe", "outside what it learned")
+        assert any(source in note for note in counted.notes for source in sources), counted.notes
 
 
 def test_unlearned_label_count_is_an_estimate() -> None:

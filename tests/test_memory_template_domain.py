@@ -356,6 +356,7 @@ def synthetic(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     # learned with the string stated (its own default): another tensor
     variant = _row()
     variant["strings"] = {"feed_forward_proj": {"default": "gated-silu", "inside": {}}}
+    variant["stated"] = {"feed_forward_proj": "gated-silu"}  # as the generator records it
     gate = ["gate.weight", [[1, 1, []]], [_dim("d_model")], []]
     variant["classes"]["T5Model"] = {**learned["classes"]["T5Model"], "tensors": [gate]}
     learned["variants"] = {"feed_forward_proj=gated-silu": variant}

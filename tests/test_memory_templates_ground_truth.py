@@ -39,13 +39,7 @@ REQUIRED_SHARE = 0.97
 #: from here that misses fails, and so does an entry that became exact (stale).
 KNOWN_MISSES: dict[str, str] = {
     "deit/DeiTForMaskedImageModeling": "tensors not fitted in the stop-30 relearn: an estimate",
-    "seamless_m4t/SeamlessM4TTextToUnitModel": "tensors not fitted in the stop-30 relearn",
-    "seamless_m4t/SeamlessM4TTextToUnitForConditionalGeneration": "the same: an estimate",
     "pp_doclayout_v3/PPDocLayoutV3ForObjectDetection": "tensors not fitted: an estimate",
-    # the default dump states text_config.num_nextn_predict_layers, which step3p5's config
-    # class reads from its keyword arguments and no build moved: refused, an estimate
-    "step3p7/Step3p7Model": "a legacy key inside its text sub-config: an estimate",
-    "step3p7/Step3p7ForConditionalGeneration": "the same: an estimate",
 }
 
 #: An explained miss may be off by at most this share of the true count: an entry documents a

@@ -11,25 +11,12 @@ answer."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import pytest
 
 from dimlint.memory.parameters import templates
-
-
-def _truth(raw: dict[str, Any], architecture: str) -> int:
-    transformers = pytest.importorskip("transformers")
-    torch = pytest.importorskip("torch")
-    transformers.logging.set_verbosity_error()
-    kwargs = {key: value for key, value in raw.items() if key != "model_type"}
-    config = transformers.AutoConfig.for_model(raw["model_type"], **kwargs)
-    with warnings.catch_warnings(), torch.device("meta"):
-        warnings.simplefilter("ignore")
-        model = getattr(transformers, architecture)(config)
-    return sum(int(p.numel()) for p in model.parameters())
-
+from tests.learned_rows_support import truth
 
 _V2 = {
     "model_type": "deberta-v2",
@@ -88,4 +75,4 @@ def test_a_config_inside_several_regimes_is_counted_exactly(
 ) -> None:
     found = templates.learned_tensors(dict(raw), architecture)
     assert not isinstance(found, templates.Refusal), found.reason
-    assert sum(tensor.numel for tensor in found) == _truth(raw, architecture)
+    assert sum(tensor.numel for tensor in found) == truth(raw, architecture)

@@ -125,8 +125,10 @@ from dimlint.memory.parameters.plan_counts import names_mixer_kinds as is_plan
 from dimlint.memory.parameters.templates import SIZE_WORD
 from dimlint.tools import (
     class_flags,
+    companion_flags,
     compared_strings,
     inert_lists,
+    item_equalities,
     kind_rebase,
     layer_kind_tags,
     legacy_keys,
@@ -312,10 +314,11 @@ def _perturbed_many(
     extras: Mapping[str, object] | None = None,
 ) -> Any:
     """:func:`_perturbed` with several fields changed at once."""
-    changes = list_items.as_lists(config, changes)
+    changes = dict(changes)
     for partner, field in _TIES.items():  # an equality regime keeps its fields equal
         if partner in changes and field not in changes:
             changes[field] = changes[partner]
+    changes = list_items.as_lists(config, changes)
     kwargs = _extra_kwargs(config, extras or {}, derived)
     for path, value in changes.items():
         if "." not in path:
@@ -336,6 +339,8 @@ def _perturbed_many(
 def _extra_kwargs(config: Any, extras: Mapping[str, object], derived: set[str]) -> dict[str, Any]:
     """Keyword arguments stating ``extras`` (``head_dim``, ``text_config.head_dim``): top-level
     names as themselves, a sub-config's as the dict of its stated fields with them added."""
+    # an item (a regime's ``hidden_sizes[0]``) is stated as its whole list
+    extras = list_items.as_lists(config, extras)
     # a stated sub-config (an absent tower's ``{}``) is copied: a change adds to it in place
     kwargs: dict[str, Any] = {
         path: dict(value) if isinstance(value, dict) else value
@@ -468,7 +473,13 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
         if values.get(path) == value:
             continue  # the class ignores the field
         if unaligned and groups != base_groups:
-            learned.fixed.add(path)
+            series = _unaligned_series(
+                model_class, config, path, value, values[path], groups, derived, learned
+            )
+            if series is None:
+                learned.fixed.add(path)
+            else:
+                learned.observations.extend((path, v, g) for v, g in [(values, groups), *series])
             continue
         if isinstance(value, bool):
             if groups != base_groups:
@@ -482,6 +493,54 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
                 learned.fixed.add(path)
         else:
             learned.fixed.add(path)
+
+
+#: Builds an unaligned field needs beyond its first trial: with the default, four points for
+#: a curve of at most three terms (``4 * w**2 - 4 * w + 1``), so one point checks the fit.
+_UNALIGNED_EXTRA = 2
+
+
+def _unaligned_series(
+    model_class: Any,
+    config: Any,
+    path: str,
+    value: int,
+    first_value: int,
+    first: Groups,
+    derived: set[str],
+    learned: _Learned,
+) -> list[tuple[dict[str, int], Groups]] | None:
+    """More builds of a field no size divides (Swin's ``window_size``), when its first trial
+    kept every tensor and resized some: the fitter then sees the field at four values, enough
+    to tell Swin's ``(2 * window_size - 1) ** 2`` position rows from a line through two
+    points. None when the class refuses the values or a build drops or adds a tensor: the
+    field stays ``fixed``."""
+    base_groups = learned.observations[0][2]
+    if set(first) != set(base_groups):
+        return None
+    series: list[tuple[dict[str, int], Groups]] = []
+    for trial in (value + 1, value + 2, value + 3, value * 2):
+        if len(series) == _UNALIGNED_EXTRA:
+            break
+        if trial == first_value:
+            continue
+        try:
+            changed = _perturbed(config, path, trial, derived, learned.extras)
+            groups = _groups(_build(model_class, changed))
+        except Exception:  # a value the class rejects: try the next one
+            continue
+        values = _values(changed)
+        if values.get(path) != trial or set(groups) != set(base_groups):
+            return None
+        series.append((values, groups))
+    return series if len(series) == _UNALIGNED_EXTRA else None
+
+
+#: CPU seconds a type spends probing its list items at the other numbers' values
+#: (:mod:`item_equalities`).
+_EQUALITY_BUDGET_S = 30.0
+#: Of those pairs, how many are learned as regimes of their own (each a learning run).
+_EQUALITY_REGIMES = 2
 
 
 #: The value a field whose default is negative ("unset") is probed and learned at.
@@ -1032,6 +1091,9 @@ def _secondary_rows(
     mapping: dict[str, str] = {}
     for (theirs, ours), _ in prefixes.most_common():
         mapping.setdefault(theirs, ours)
+    # a tensor the primary adds with a flag flipped that this class holds anyway (the
+    # untied decoder embedding a decoder-only class always has) is no tensor the flag adds
+    held = {(name, shape) for (name, _), (shape, _) in groups.items()}
     for row in primary:
         if not row[6]:
             continue
@@ -1041,10 +1103,34 @@ def _secondary_rows(
         for theirs, ours in sorted(mapping.items(), key=lambda item: -len(item[0])):
             if str(row[0]).startswith(theirs):
                 name = ours + str(row[0])[len(theirs) :]
+                if (name, tuple(row[4])) in held:
+                    break
                 if toggled is None or (name, tuple(row[4])) in present:
                     rows.append([name, *row[1:]])
                 break
     return rows, failed
+
+
+def _condition_dropped(
+    groups: Groups,
+    rows: list[list[Any]],
+    flipped: Mapping[str, Groups | None],
+    base_values: Mapping[str, int],
+) -> None:
+    """Condition each row of a class on the flags whose flipped build of that class drops its
+    tensor: a head's own tensor the primary never had (VideoMAE's classifier ``fc_norm``, there
+    only while ``use_mean_pooling`` holds) has no row there to carry the condition."""
+    for flag, built in sorted(flipped.items()):
+        if built is None or not isinstance(base_values.get(flag), bool):
+            continue
+        kept = {(name, shape) for (name, _), (shape, _) in built.items()}
+        present = {(name, shape) for (name, _), (shape, _) in groups.items()}
+        for row in rows:
+            tensor = (str(row[0]), tuple(row[4]))
+            if row[6] or tensor not in present or tensor in kept:
+                continue
+            if not any(condition[0] == flag for condition in row[3]):
+                row[3] = [*row[3], [flag, base_values[flag]]]
 
 
 def unlearned_flags(
@@ -1510,6 +1596,7 @@ def learn(
     if not strings:
         _VARIANT_MEMO.clear()
         _VARIANT_COUNT[0] = 0
+        _ROOTS.clear()
     try:
         config = AutoConfig.for_model(model_type)
         if strings:
@@ -1532,6 +1619,7 @@ def learn(
         # learned only in the regimes of the numbers that make them build
         held0: dict[str, object] = dict(strings or {})
         unset = _unset_regimes(classes, config, row, held0) if len(held0) < _REGIME_DEPTH else []
+        _ROOTS.update(path for path, _, _, _ in unset)
         unset_variants = _regime_variants(model_type, budget_s, unset, held0)
         if unset_variants:
             row["regimes"] = [[path, op, value] for path, op, value, _ in unset]
@@ -1572,8 +1660,23 @@ def learn(
             built[class_name] = (model_class, _groups(model), total)
         if primary not in built:
             return learn(model_type, budget_s, undeclared=False, strings=strings)
+    # a flag the class refuses alone (BERT's ``add_cross_attention``) learned beside its inert
+    # companion (``is_decoder``), stated flipped in every build
+    companions = companion_flags.stated(
+        built[primary][0],
+        [model_class for model_class, _, _ in built.values()],
+        config,
+        {**held, **extras, **rebased, **stand},
+        _INERT,
+        _SELF,
+    )
+    if companions:
+        stated_all = {**held, **extras, **rebased, **stand, **companions}
+        config = type(config)(**_extra_kwargs(config, stated_all, _derived(config)))
     base_values = _values(config)
-    learned = _Learned(base_values, built[primary][1], {**held, **extras, **rebased, **stand})
+    learned = _Learned(
+        base_values, built[primary][1], {**held, **extras, **rebased, **stand, **companions}
+    )
     equal_pairs = _equal_pairs(config, base_values, held)
     for first, second in equal_pairs:
         learned.partners.setdefault(first, set()).add(base_values[second])
@@ -1581,6 +1684,14 @@ def learn(
     budget = field_budget(budget_s, lambda: _build(built[primary][0], config), len(base_values))
     _learn_fields(built[primary][0], config, learned, time.process_time() + budget)
     learned.sentinels.update(_sentinels_in_flipped(built[primary][0], config, learned))
+    build_primary = _builder(built[primary][0], config, _derived(config), learned.extras)
+    unequal = item_equalities.found(
+        _numbers(base_values),
+        built[primary][1],
+        lambda changes: build_primary(changes)[1],
+        lambda path: path.rsplit(".", 1)[-1] in _INERT or bool(_ID_FIELD.search(path)),
+        time.process_time() + _EQUALITY_BUDGET_S,
+    )
     # names read with a constant fallback may stay fixed (a config stating another value is
     # outside); a shape name the code derives must be learned, or the type is learned without
     reads = set(undeclared_reads.constant_candidates(plain, _sub_configs(plain)))
@@ -1618,6 +1729,8 @@ def learn(
         record: dict[str, object] = {"total": total}
         if checked is not None:
             record["checked_flags"] = checked
+        if class_name != primary:
+            _condition_dropped(groups, class_rows, flipped, learned.observations[0][1])
         unlearned = unlearned_flags(groups, class_rows, flipped)
         if unlearned:
             record["unlearned_flags"] = unlearned
@@ -1705,7 +1818,13 @@ def learn(
         regimes += [
             (first, "==", second, base_values[second])
             for first, second in equal_pairs
-            if first not in learned.fixed and regime_points.nests(first, held)
+            if first not in learned.fixed and _nests(first, held)
+        ]
+        # a stage width at another number's value (ResNet-18's first stage at the stem's)
+        regimes += [
+            (item, "==", other, base_values[other])
+            for item, other in unequal[:_EQUALITY_REGIMES]
+            if item_of(other) is None and _nests(item, held)
         ]
         if not held:
             lists = [entry.get("switches") for entry in switching.values()]
@@ -1722,6 +1841,8 @@ def learn(
     )
     if joint:
         row["joint"] = joint
+    if unequal:
+        row["unequal"] = unequal
     if extras:
         row["undeclared"] = extras
     if rebased:
@@ -1982,6 +2103,17 @@ def _registry_values(name: str, path: str, learned: _Learned) -> list[str]:
     return sorted(ACT2FN)
 
 
+def _declared_choices(config_class: Any, name: str, known: Sequence[str]) -> list[str]:
+    """The values a config class lists for a string field in a class attribute named as its
+    plural, less those ``known``: ResNet compares ``layer_type`` with ``"bottleneck"`` only,
+    and its other value, ``"basic"`` (ResNet-18 and -34, RT-DETR's R18 backbone), is found in
+    ``ResNetConfig.layer_types``, the list its validator checks."""
+    choices = getattr(config_class, f"{name}s", None)
+    if not isinstance(choices, (list, tuple)):
+        return []
+    return [value for value in choices if isinstance(value, str) and value not in known]
+
+
 def learn_strings(
     model_class: Any, config: Any, base: Groups, learned: _Learned, derived: set[str]
 ) -> dict[str, dict[str, object]]:
@@ -2025,7 +2157,9 @@ def learn_strings(
         inside: dict[str, dict[str, object]] = {}
         switches: list[str] = []
         switched = False
-        for literal in literals.get(key, {}).get(name, []) or _registry_values(name, path, learned):
+        compared = literals.get(key, {}).get(name, []) or _registry_values(name, path, learned)
+        owner = getattr(config, key) if key else config
+        for literal in [*compared, *_declared_choices(type(owner), name, compared)]:
             if literal == value:
                 continue
             if builds >= _STRING_BUILDS:
@@ -2080,12 +2214,22 @@ def _variants(
     variants: dict[str, object] = {}
     for path, learned_string in sorted(switching.items()):
         for value in learned_string.get("switches", []):
-            if not regime_points.nests(path, held or {}):
+            if not _nests(path, held or {}):
                 continue  # the variant's own string, or a combination learned in another order
             variant = _learned_variant(model_type, budget_s, {**(held or {}), path: value})
             if variant.get("classes"):
                 variants[f"{path}={value}"] = variant
     return variants
+
+
+#: The regimes without which no class of the type builds (ESM's ``vocab_size``): every row of
+#: the type is learned inside one, so the regimes within it nest whatever their order.
+_ROOTS: set[str] = set()
+
+
+def _nests(path: str, held: Mapping[str, object]) -> bool:
+    """:func:`regime_points.nests`, the :data:`_ROOTS` regimes left out of ``held``."""
+    return regime_points.nests(path, {k: v for k, v in held.items() if k not in _ROOTS})
 
 
 #: How many regimes deep variants are learned (one: each variant row is a full copy of the
@@ -2284,7 +2428,7 @@ def _plan_kind_regimes(
     found: list[tuple[str, str, object, object]] = []
     candidates = plan_kinds.allowed_kinds()
     for path, plan in sorted(plan_kinds.plans(_lists(config)).items()):
-        if path in held or not regime_points.nests(path, held):
+        if path in held or not _nests(path, held):
             continue
         learned = plan_kinds.regime(path, plan, base, build, read_back, candidates)
         if learned is not None:
@@ -2303,7 +2447,7 @@ def _regime_variants(
     :func:`regime_key`; a regime whose row learns no class is left out (outside the domain)."""
     variants: dict[str, object] = {}
     for path, op, value, stated in regimes:
-        if not regime_points.nests(path, held):
+        if not _nests(path, held):
             continue  # a combination learned along the path that states it in sorted order
         tie = str(value) if op == "==" else None
         if tie is not None:
@@ -2313,7 +2457,9 @@ def _regime_variants(
         finally:
             if tie is not None:
                 _TIES.pop(tie, None)
-        if variant.get("classes"):
+        # a row with no class of its own may hold the regimes that build one (Dots1 builds
+        # with ``n_routed_experts`` and ``n_shared_experts`` both stated, not with one)
+        if variant.get("classes") or variant.get("variants"):
             variants[regime_key(path, op, value)] = variant
     return variants
 

@@ -272,7 +272,7 @@ def divisions(lists: Mapping[str, list[int]]) -> list[list[str]]:
     ``num_attention_heads``). Attention floors the head width where a stage's heads do not
     divide its width: a fit made where they do holds only there, so the checks leave such
     moves out and the run-time refuses a config making one. Other lists that happen to divide
-    (``depths`` of 2) are no such pair: their moves stay checked."""
+    (``depths`` of 2) are no such pair: their moves stay checked; nor is a list of zeros."""
     found: list[list[str]] = []
     for a, items in sorted(lists.items()):
         for b, by in sorted(lists.items()):
@@ -281,7 +281,8 @@ def divisions(lists: Mapping[str, list[int]]) -> list[list[str]]:
             if not _heads(b) or _heads(a):
                 continue
             pairs = zip(items, by, strict=True)
-            if all(divisor > 0 and item % divisor == 0 for item, divisor in pairs):
+            # zeros (Swinv2's unset ``pretrained_window_sizes``) divide by anything: no widths
+            if all(divisor > 0 and item > 0 and item % divisor == 0 for item, divisor in pairs):
                 found.append([a, b])
     return found
 
@@ -331,10 +332,15 @@ def unsound_lists(
     }
     unsound: list[str] = []
     pairs = divisions(lists)
+    # an item a regime states (``hidden_sizes[0]`` at the stem's width) stays where it is: a
+    # move of it leaves the regime, whose row the run-time then does not read
+    held = {found: value for p, value in learned.extras.items() if (found := split(p))}
     for path, value in lists.items():
         for moved in checks(value, path):
             if breaks(pairs, {**lists, path: moved}):
                 continue  # outside the domain the row keeps (``item_divisions``)
+            if any(moved[index] != item for (at, index), item in held.items() if at == path):
+                continue
             try:
                 changed = shapes._perturbed(config, path, moved, derived, learned.extras)
                 groups = shapes._groups(shapes._build(model_class, changed))

@@ -49,11 +49,25 @@ def required_numbers(
     probe: int,
 ) -> dict[str, int]:
     """The fields of ``fields`` that, stated at ``probe``, make some class of ``unbuilt``
-    build (``builds(class_name, changes)``), each at ``probe``."""
+    build (``builds(class_name, changes)``), each at ``probe``. Where no field alone does, the
+    fewest that do together: all stated, then each dropped that the build does without
+    (Dots1's experts need ``n_routed_experts``, ``n_shared_experts`` and
+    ``num_experts_per_tok`` at once)."""
     found: dict[str, int] = {}
     for path in fields:
         if any(builds(class_name, {path: probe}) for class_name in unbuilt):
             found[path] = probe
+    if found or not fields:
+        return found
+    for class_name in unbuilt:
+        together = dict.fromkeys(fields, probe)
+        if not builds(class_name, together):
+            continue
+        for path in fields:
+            without = {name: value for name, value in together.items() if name != path}
+            if builds(class_name, without):
+                together = without
+        return together
     return found
 
 

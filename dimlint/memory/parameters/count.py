@@ -17,7 +17,7 @@ from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.parameters.count_dispatch import count_spec, wrapper_for
 from dimlint.memory.parameters.param_tally import Tally
-from dimlint.memory.parameters.templated import templated_parameters
+from dimlint.memory.parameters.templated import estimated_parameters, templated_parameters
 from dimlint.memory.parameters.templates import Refusal
 from dimlint.records import Record
 
@@ -99,6 +99,15 @@ def _model_parameters(specs: list[ModelSpec]) -> Parameters:
     learned = templated_parameters(specs, architecture)
     if not isinstance(learned, Refusal):
         return Parameters(*learned)
+    if learned.learned:
+        # transformers has a template for this model type, but the config lies outside what
+        # it learned: the template, evaluated there, is the estimate (one mechanism for every
+        # templated type); a hand recipe only where the template cannot be evaluated at all
+        estimate = estimated_parameters(specs, architecture)
+        if not isinstance(estimate, Refusal):
+            total, active, embedding, components, notes = estimate
+            why = f"estimated from the template outside what it learned: {learned.reason}"
+            return Parameters(total, active, embedding, components, (why, *notes), exact=False)
     counted = _recipe_parameters(specs, architecture)
     if not learned.learned:
         return counted

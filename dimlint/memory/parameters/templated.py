@@ -15,7 +15,7 @@ from typing import Any
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
-from dimlint.memory.parameters.templates import Refusal, Tensor, learned_tensors
+from dimlint.memory.parameters.templates import Refusal, Tensor, estimated, learned_tensors
 
 _EMBEDDING = re.compile(
     r"(^|\.)(embed_tokens|wte|wpe|word_embeddings|position_embeddings|shared|embed_positions"
@@ -66,9 +66,18 @@ def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     return composed
 
 
-def templated_parameters(
-    specs: list[ModelSpec], architecture: str
-) -> tuple[int, int, int, tuple[tuple[str, int], ...], tuple[str, ...]] | Refusal:
+#: ``(total, active, embedding, components, notes)`` of a document.
+Counted = tuple[int, int, int, tuple[tuple[str, int], ...], tuple[str, ...]]
+
+
+def estimated_parameters(specs: list[ModelSpec], architecture: str) -> Counted | Refusal:
+    """:func:`templated_parameters` of a config outside what its template learned, where the
+    template can still be evaluated (see :func:`~templates.estimated`): an estimate."""
+    with estimated():
+        return templated_parameters(specs, architecture)
+
+
+def templated_parameters(specs: list[ModelSpec], architecture: str) -> Counted | Refusal:
     """``(total, active, embedding, components, notes)`` of the document, or why its model type
     has no usable template (the family recipes then apply, unverified where it says so)."""
     top = specs[0]

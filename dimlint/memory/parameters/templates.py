@@ -33,11 +33,13 @@ parsed, so looking up a template costs a fraction of a millisecond.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -316,15 +318,42 @@ def _deepest(raw: dict[str, Any], learned: dict[str, Any], depth: int) -> tuple[
 
 def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, Any]]:
     """The variants of ``learned`` whose regime ``raw`` states."""
-    found: list[dict[str, Any]] = []
+    variants: dict[str, Any] = learned.get("variants", {})
+    found = [variants.get(key) for _, key in _entered(raw, learned)]
+    return [variant for variant in found if isinstance(variant, dict)]
+
+
+def _unlearned_regime(
+    raw: dict[str, Any], base: dict[str, Any], chosen: dict[str, Any]
+) -> str | None:
+    """Why ``raw`` lies outside: it enters a regime of ``base`` that the row chosen for it
+    (:func:`_variant`) was not learned in. A regime's variant may be missing, or learned only
+    beside others (a type learns so many variants and no more): wav2vec2's MMS adapters
+    (``adapter_attn_dim``) with ``feat_extract_norm = "layer"`` were counted by the layer-norm
+    variant alone, without the adapters, and labelled exact."""
+    held: dict[str, Any] = chosen.get("stated", {}) if chosen is not base else {}
+    for path, key in _entered(raw, base):
+        if path not in held:
+            return (
+                f"{key} is a regime of the template learned without the others this config states"
+            )
+    return None
+
+
+def _entered(raw: dict[str, Any], learned: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(path, variant key)`` of each regime of ``learned`` that ``raw`` states, whether a
+    variant was learned for it or not."""
+    found: list[tuple[str, str]] = []
     variants: dict[str, Any] = learned.get("variants", {})
     for path, learned_string in learned.get("strings", {}).items():
         stated = stated_at(raw, path)
         if learned_string.get("split"):
             stated = split_strings.normalized(stated)  # ["p2c", "c2p"] as "c2p|p2c"
-        variant = variants.get(f"{path}={stated}") if isinstance(stated, str) else None
-        if isinstance(variant, dict):
-            found.append(variant)
+        if not isinstance(stated, str):
+            continue
+        key = f"{path}={stated}"
+        if stated in learned_string.get("switches", []) or key in variants:
+            found.append((path, key))
     for path, op, value in learned.get("regimes", []):
         stated = stated_at(raw, path)
         inside = (
@@ -340,9 +369,8 @@ def _matching(raw: dict[str, Any], learned: dict[str, Any]) -> list[dict[str, An
             or (op == "~" and _plan_within(stated, value, _default_kinds(learned, path)))
             or (op == "==" and _stated_equal(raw, learned, path, value))
         )
-        variant = variants.get(_regime_key(path, op, value)) if inside else None
-        if isinstance(variant, dict):
-            found.append(variant)
+        if inside:
+            found.append((path, _regime_key(path, op, value)))
     return found
 
 
@@ -367,12 +395,21 @@ def _stated_equal(raw: dict[str, Any], learned: dict[str, Any], path: str, other
     defaults: dict[str, Any] = learned.get("defaults", {})
     found = []
     for name in (path, other):
-        stated = stated_at(raw, name)
+        stated = _stated_number(raw, name)
         value = stated if stated is not None else defaults.get(name)
         if not isinstance(value, int) or isinstance(value, bool):
             return False
         found.append(value)
     return found[0] == found[1]
+
+
+def _stated_number(raw: dict[str, Any], path: str) -> object:
+    """What ``raw`` states at ``path``, an item of a stated list (``hidden_sizes[0]``) too."""
+    item = list_items.split(path)
+    if item is None:
+        return stated_at(raw, path)
+    stated = stated_at(raw, item[0])
+    return stated[item[1]] if isinstance(stated, list) and item[1] < len(stated) else None
 
 
 def _stated_shaping_float(raw: dict[str, Any], model_type: str, base: dict[str, Any]) -> str | None:
@@ -953,6 +990,38 @@ class Refusal(Record):
     learned: bool
 
 
+#: While :func:`estimated` runs: the reasons a config lies outside its template, gathered
+#: instead of refused. None otherwise (every such reason refuses).
+_OUTSIDE: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "outside_the_template", default=None
+)
+
+
+def _outside_domain(why: str) -> Refusal | None:
+    """The refusal of a config the template did not learn, or None (go on) while an estimate
+    is made from the template anyway: the sizes it learned stand where the config leaves them,
+    and ``why`` says what the estimate does not know."""
+    gathered = _OUTSIDE.get()
+    if gathered is None:
+        return Refusal(why, True)
+    gathered.append(why)
+    return None
+
+
+@contextlib.contextmanager
+def estimated() -> Iterator[list[str]]:
+    """Within it, :func:`learned_tensors` answers outside the learned domain too, wherever the
+    template can still be evaluated (not for an unlearned class, an unresolved field or a tower
+    it never built), and the list yielded gathers why the answer is an estimate. ``mem`` labels
+    it so: one counting mechanism whether the count is exact or not, no hand recipe beside it."""
+    gathered: list[str] = []
+    token = _OUTSIDE.set(gathered)
+    try:
+        yield gathered
+    finally:
+        _OUTSIDE.reset(token)
+
+
 def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     """The parameter tensors of the model ``raw`` describes, or why the templates cannot say:
     the model type or class was never learned, or the config sets a field the template saw only
@@ -968,11 +1037,20 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     base = learned
     equality = _unlearned_equality(raw, base)
     if equality is not None:
-        return Refusal(equality, True)
+        refused = _outside_domain(equality)
+        if refused is not None:
+            return refused
     floated = _stated_shaping_float(raw, model_type, base)
     if floated is not None:
-        return Refusal(floated, True)
+        refused = _outside_domain(floated)
+        if refused is not None:
+            return refused
     learned = _variant(raw, learned)
+    unentered = _unlearned_regime(raw, base, learned)
+    if unentered is not None:
+        refused = _outside_domain(unentered)
+        if refused is not None:
+            return refused
     # the row's own (a variant row may not record it), less the towers the variant states
     absent = stated_absent(raw, base, learned.get("stated", {}) if learned is not base else {})
     if absent is not None:
@@ -999,7 +1077,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if not low <= labels <= high:
             learned_at = f"{low}" if low == high else f"{low} to {high}"
             why = f"{class_name}'s head was learned with {learned_at} labels, not {labels}"
-            return Refusal(why, True)
+            refused = _outside_domain(why)
+            if refused is not None:
+                return refused
     elif "num_labels" not in record or class_name == learned.get("primary"):
         # A row learned before label counts were (or the primary class, whose head never
         # moved) fitted the head's label axis to whatever field equalled the default label
@@ -1010,34 +1090,54 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         seen = _learned_labels(tensors_json, learned.get("defaults", {}))
         if seen is not None and seen != labels:
             why = f"{class_name}'s head was learned with {seen} labels, not {labels}"
-            return Refusal(why, True)
+            refused = _outside_domain(why)
+            if refused is not None:
+                return refused
     unset = _stated_unset_number(raw, model_type, learned)
     if unset is not None:
-        return Refusal(unset, True)
+        refused = _outside_domain(unset)
+        if refused is not None:
+            return refused
     unknown = _unknown_number(raw, model_type, learned)
     if unknown is not None:
-        return Refusal(f"{unknown} is not a field of {model_type}'s config class", True)
+        refused = _outside_domain(f"{unknown} is not a field of {model_type}'s config class")
+        if refused is not None:
+            return refused
     other = _other_sub_config(raw, model_type, learned)
     if other is not None:
-        return Refusal(other, True)
+        refused = _outside_domain(other)
+        if refused is not None:
+            return refused
     nested = _nested_sub_config(raw, model_type, learned)
     if nested is not None:
-        return Refusal(nested, True)
+        refused = _outside_domain(nested)
+        if refused is not None:
+            return refused
     replaced = _overwritten_statement(raw, learned)
     if replaced is not None:
-        return Refusal(replaced, True)
+        refused = _outside_domain(replaced)
+        if refused is not None:
+            return refused
     flag = _unexamined_flag(raw, model_type, learned)
     if flag is not None:
-        return Refusal(flag, True)
+        refused = _outside_domain(flag)
+        if refused is not None:
+            return refused
     legacy = _legacy_key(raw, model_type, learned)
     if legacy is not None:
-        return Refusal(f"{legacy} is a legacy key {model_type}'s config class maps", True)
+        refused = _outside_domain(f"{legacy} is a legacy key {model_type}'s config class maps")
+        if refused is not None:
+            return refused
     inner = _sub_config_key(raw, model_type, learned)
     if inner is not None:
-        return Refusal(inner, True)
+        refused = _outside_domain(inner)
+        if refused is not None:
+            return refused
     read = _unlearned_read(raw, model_type, learned)
     if read is not None:
-        return Refusal(read, True)
+        refused = _outside_domain(read)
+        if refused is not None:
+            return refused
     raw = _as_the_class_reads(raw, model_type, learned)
     forced = _string_fields(raw, learned)
     if isinstance(forced, str):
@@ -1045,39 +1145,61 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     values = _Values(raw, learned, {**forced, "num_labels": labels})
     stand_in = _unlearned_stand_in(raw, model_type, learned, values)
     if stand_in is not None:
-        return Refusal(stand_in, True)
+        refused = _outside_domain(stand_in)
+        if refused is not None:
+            return refused
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
             if stated_as_derived(values.get, learned, path, values.get(path)):
                 continue  # the value the class derives when it is left out
-            return Refusal(_outside(path, values.get(path), defaults[path]), True)
+            refused = _outside_domain(_outside(path, values.get(path), defaults[path]))
+            if refused is not None:
+                return refused
+    for item, other in learned.get("unequal", []):
+        # a stage width equal to another number drops or adds a tensor (ResNet-18's first
+        # stage, as wide as its stem, has no shortcut): seen in a probe, never learned
+        value = values.get(item)
+        if value is not None and value == values.get(other):
+            why = f"{item} equals {other} ({value}), where the class builds other tensors"
+            refused = _outside_domain(f"{why}; the template learned them unequal")
+            if refused is not None:
+                return refused
     broken = list_items.broken_division(learned, values.get)
     if broken is not None:
-        return Refusal(broken, True)
+        refused = _outside_domain(broken)
+        if refused is not None:
+            return refused
     if relation is not None and not stated_as_derived(
         values.get, learned, relation[0], values.get(relation[0])
     ):
         field, flag, wanted, names = relation
         shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
-        return Refusal(
+        refused = _outside_domain(
             f"{field} = {values.get(field)} with {flag} = {wanted} builds {shown}, which no"
             f" template learned: only {field} at the value {model_type} derives",
-            True,
         )
+        if refused is not None:
+            return refused
     for path in record.get("unlearned_flags", []):
         if values.get(path) != defaults.get(path):
             why = f"{class_name} was not learned with {path} = {values.get(path)}"
-            return Refusal(f"{why} (only {defaults.get(path)})", True)
+            refused = _outside_domain(f"{why} (only {defaults.get(path)})")
+            if refused is not None:
+                return refused
     unchecked = _flag_unchecked_for_class(raw, class_name, learned, record)
     if unchecked is not None:
-        return Refusal(unchecked, True)
+        refused = _outside_domain(unchecked)
+        if refused is not None:
+            return refused
     plans = plan_counts.stated_plans(raw, learned, record, values.get)
     for path, default in learned.get("lists", {}).items():
         if list_items.within(learned, path, _stated_list(raw, path)):
             continue  # read item by item: each item is judged as a field
         if path not in plans and _stated_list(raw, path) not in (None, default):
-            return Refusal(f"{path} differs from the only value learned ({default})", True)
+            refused = _outside_domain(f"{path} differs from the only value learned ({default})")
+            if refused is not None:
+                return refused
     for path, item in learned.get("uniform", {}).items():
         stated = _stated_list(raw, path)
         if list_items.within(learned, path, stated):
@@ -1087,7 +1209,9 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         other = next((x for x in stated if x != item), None) if isinstance(stated, list) else None
         if other is not None:
             why = f"{path} holds {other!r}; the template saw only {item!r} in every place"
-            return Refusal(why, True)
+            refused = _outside_domain(why)
+            if refused is not None:
+                return refused
     tensors: list[Tensor] = []
     refit = set(record.get("refit", []))
     multiple_of: dict[str, Any] = record.get("multiple_of", {})
@@ -1103,11 +1227,12 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         count_pinned = recounted is not None and row_index in record.get("count_pins", ())
         for path in pinned[0] if pinned and not count_pinned else ():
             if values.get(path) != defaults.get(path):
-                return Refusal(
+                refused = _outside_domain(
                     f"{name} was seen only at {path} = {defaults.get(path)}"
                     f" (this config: {values.get(path)})",
-                    True,
                 )
+                if refused is not None:
+                    return refused
         needed: set[str] = set()
         for expression in (count_expression, *dims):
             needed |= {field for _, _, factors in expression for field, _ in factors}
@@ -1121,19 +1246,24 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             # A tensor that exists only under a flipped flag was seen in one build: its
             # constant shape (Cohere's per-head q/k norms: [64, 128]) says nothing about other
             # sizes.
-            return Refusal(f"{name} exists only under {toggled[0]} and was seen once", True)
+            refused = _outside_domain(f"{name} exists only under {toggled[0]} and was seen once")
+            if refused is not None:
+                return refused
         constant = [dim for dim in dims if not any(factors for _, _, factors in dim)]
         if toggled and constant and name not in refit and not _all_defaults(values, defaults):
             # Nor does a constant axis of a tensor only the flipped flag builds (Falcon's
             # ``new_decoder_architecture`` fused QKV, 13632 rows at the default width).
-            return Refusal(
+            refused = _outside_domain(
                 f"{name} exists only under {toggled[0]} = {values.get(toggled[0])} and one of"
                 " its sizes was seen in that one build only",
-                True,
             )
+            if refused is not None:
+                return refused
         linearized = _linearized(values, defaults, count_expression, dims, learned.get("joint", []))
         if linearized is not None:
-            return Refusal(f"{name}'s learned shape {linearized}", True)
+            refused = _outside_domain(f"{name}'s learned shape {linearized}")
+            if refused is not None:
+                return refused
         resolved = {field: values.get(field) for field in needed}
         unresolved = sorted(field for field, value in resolved.items() if value is None)
         if unresolved and unresolved[0] in values.nulls:
@@ -1150,13 +1280,16 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
                 # takes its layer count from the plan alone: Nemotron-H), under a plan of
                 # another length
                 why = f"{name} was learned in {count} layers, which the stated plan does not have"
-                return Refusal(why, True)
+                refused = _outside_domain(why)
+                if refused is not None:
+                    return refused
         elif plans and toggled and "*" in name and count not in plan_counts.lengths(plans):
-            return Refusal(
+            refused = _outside_domain(
                 f"{name} exists only under {toggled[0]} and its layer kind was not learned,"
                 " so a stated plan cannot count it",
-                True,
             )
+            if refused is not None:
+                return refused
         if count == 0:
             continue  # a layer kind the config has none of
         shape = [size for dim in dims if (size := evaluate_expression(dim, resolved)) is not None]
@@ -1172,11 +1305,12 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
                 if any(Fraction(term[0], term[1]).denominator > 1 for term in dim)
             ]
             if any(size % multiple for size in fractional):
-                return Refusal(
+                refused = _outside_domain(
                     f"{name} rounds up to a multiple of {multiple}, which the template's"
                     " learned size is not for these values",
-                    True,
                 )
+                if refused is not None:
+                    return refused
         for axis in label_axes.get(name, ()):
             # ``[axis, offset]`` (a no-object class: +1); rows learned earlier hold the axis
             index, offset = (axis, 0) if isinstance(axis, int) else axis
@@ -1184,15 +1318,18 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if unsized_head and _HEAD.search(name) and shape and shape[0] != labels:
             # CamemBERT's type_vocab_size 1 would give its 2-label head one row.
             read = ", ".join(sorted(field for _, _, factors in dims[0] for field, _ in factors))
-            return Refusal(
+            refused = _outside_domain(
                 f"{name}'s first axis was fitted to {read or 'a constant'} ({shape[0]} here),"
                 f" not to the {labels} labels of {class_name}'s head",
-                True,
             )
+            if refused is not None:
+                return refused
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
     unlearned = unlearned_list(raw, model_type, learned, tensors, frozenset(plans))
     if unlearned is not None:
-        return Refusal(unlearned, True)
+        refused = _outside_domain(unlearned)
+        if refused is not None:
+            return refused
     return tensors
 
 
