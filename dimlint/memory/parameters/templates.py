@@ -997,15 +997,22 @@ _OUTSIDE: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
 )
 
 
-def _outside_domain(why: str) -> Refusal | None:
-    """The refusal of a config the template did not learn, or None (go on) while an estimate
-    is made from the template anyway: the sizes it learned stand where the config leaves them,
-    and ``why`` says what the estimate does not know."""
+class _Outside(Exception):
+    """A config outside what its template learned (:func:`learned_tensors` refuses it)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def _outside_domain(why: str) -> None:
+    """Refuse a config the template did not learn (raises :class:`_Outside`), or, while an
+    estimate is made from the template anyway, note ``why`` and go on: the sizes it learned
+    stand where the config leaves them, and ``why`` says what the estimate does not know."""
     gathered = _OUTSIDE.get()
     if gathered is None:
-        return Refusal(why, True)
+        raise _Outside(why)
     gathered.append(why)
-    return None
 
 
 @contextlib.contextmanager
@@ -1026,6 +1033,13 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     """The parameter tensors of the model ``raw`` describes, or why the templates cannot say:
     the model type or class was never learned, or the config sets a field the template saw only
     at its default (see the module doc)."""
+    try:
+        return _learned_tensors(raw, architecture)
+    except _Outside as outside:
+        return Refusal(outside.why, True)
+
+
+def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     model_type = raw.get("model_type")
     if not isinstance(model_type, str):
         return Refusal("no model_type", False)
@@ -1037,20 +1051,14 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     base = learned
     equality = _unlearned_equality(raw, base)
     if equality is not None:
-        refused = _outside_domain(equality)
-        if refused is not None:
-            return refused
+        _outside_domain(equality)
     floated = _stated_shaping_float(raw, model_type, base)
     if floated is not None:
-        refused = _outside_domain(floated)
-        if refused is not None:
-            return refused
+        _outside_domain(floated)
     learned = _variant(raw, learned)
     unentered = _unlearned_regime(raw, base, learned)
     if unentered is not None:
-        refused = _outside_domain(unentered)
-        if refused is not None:
-            return refused
+        _outside_domain(unentered)
     # the row's own (a variant row may not record it), less the towers the variant states
     absent = stated_absent(raw, base, learned.get("stated", {}) if learned is not base else {})
     if absent is not None:
@@ -1077,9 +1085,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if not low <= labels <= high:
             learned_at = f"{low}" if low == high else f"{low} to {high}"
             why = f"{class_name}'s head was learned with {learned_at} labels, not {labels}"
-            refused = _outside_domain(why)
-            if refused is not None:
-                return refused
+            _outside_domain(why)
     elif "num_labels" not in record or class_name == learned.get("primary"):
         # A row learned before label counts were (or the primary class, whose head never
         # moved) fitted the head's label axis to whatever field equalled the default label
@@ -1090,54 +1096,34 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         seen = _learned_labels(tensors_json, learned.get("defaults", {}))
         if seen is not None and seen != labels:
             why = f"{class_name}'s head was learned with {seen} labels, not {labels}"
-            refused = _outside_domain(why)
-            if refused is not None:
-                return refused
+            _outside_domain(why)
     unset = _stated_unset_number(raw, model_type, learned)
     if unset is not None:
-        refused = _outside_domain(unset)
-        if refused is not None:
-            return refused
+        _outside_domain(unset)
     unknown = _unknown_number(raw, model_type, learned)
     if unknown is not None:
-        refused = _outside_domain(f"{unknown} is not a field of {model_type}'s config class")
-        if refused is not None:
-            return refused
+        _outside_domain(f"{unknown} is not a field of {model_type}'s config class")
     other = _other_sub_config(raw, model_type, learned)
     if other is not None:
-        refused = _outside_domain(other)
-        if refused is not None:
-            return refused
+        _outside_domain(other)
     nested = _nested_sub_config(raw, model_type, learned)
     if nested is not None:
-        refused = _outside_domain(nested)
-        if refused is not None:
-            return refused
+        _outside_domain(nested)
     replaced = _overwritten_statement(raw, learned)
     if replaced is not None:
-        refused = _outside_domain(replaced)
-        if refused is not None:
-            return refused
+        _outside_domain(replaced)
     flag = _unexamined_flag(raw, model_type, learned)
     if flag is not None:
-        refused = _outside_domain(flag)
-        if refused is not None:
-            return refused
+        _outside_domain(flag)
     legacy = _legacy_key(raw, model_type, learned)
     if legacy is not None:
-        refused = _outside_domain(f"{legacy} is a legacy key {model_type}'s config class maps")
-        if refused is not None:
-            return refused
+        _outside_domain(f"{legacy} is a legacy key {model_type}'s config class maps")
     inner = _sub_config_key(raw, model_type, learned)
     if inner is not None:
-        refused = _outside_domain(inner)
-        if refused is not None:
-            return refused
+        _outside_domain(inner)
     read = _unlearned_read(raw, model_type, learned)
     if read is not None:
-        refused = _outside_domain(read)
-        if refused is not None:
-            return refused
+        _outside_domain(read)
     raw = _as_the_class_reads(raw, model_type, learned)
     forced = _string_fields(raw, learned)
     if isinstance(forced, str):
@@ -1145,61 +1131,45 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
     values = _Values(raw, learned, {**forced, "num_labels": labels})
     stand_in = _unlearned_stand_in(raw, model_type, learned, values)
     if stand_in is not None:
-        refused = _outside_domain(stand_in)
-        if refused is not None:
-            return refused
+        _outside_domain(stand_in)
     defaults: dict[str, Any] = learned.get("defaults", {})
     for path in learned.get("fixed", []):
         if path in defaults and values.get(path) != defaults[path]:
             if stated_as_derived(values.get, learned, path, values.get(path)):
                 continue  # the value the class derives when it is left out
-            refused = _outside_domain(_outside(path, values.get(path), defaults[path]))
-            if refused is not None:
-                return refused
+            _outside_domain(_outside(path, values.get(path), defaults[path]))
     for item, other in learned.get("unequal", []):
         # a stage width equal to another number drops or adds a tensor (ResNet-18's first
         # stage, as wide as its stem, has no shortcut): seen in a probe, never learned
         value = values.get(item)
         if value is not None and value == values.get(other):
             why = f"{item} equals {other} ({value}), where the class builds other tensors"
-            refused = _outside_domain(f"{why}; the template learned them unequal")
-            if refused is not None:
-                return refused
+            _outside_domain(f"{why}; the template learned them unequal")
     broken = list_items.broken_division(learned, values.get)
     if broken is not None:
-        refused = _outside_domain(broken)
-        if refused is not None:
-            return refused
+        _outside_domain(broken)
     if relation is not None and not stated_as_derived(
         values.get, learned, relation[0], values.get(relation[0])
     ):
         field, flag, wanted, names = relation
         shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
-        refused = _outside_domain(
+        _outside_domain(
             f"{field} = {values.get(field)} with {flag} = {wanted} builds {shown}, which no"
             f" template learned: only {field} at the value {model_type} derives",
         )
-        if refused is not None:
-            return refused
     for path in record.get("unlearned_flags", []):
         if values.get(path) != defaults.get(path):
             why = f"{class_name} was not learned with {path} = {values.get(path)}"
-            refused = _outside_domain(f"{why} (only {defaults.get(path)})")
-            if refused is not None:
-                return refused
+            _outside_domain(f"{why} (only {defaults.get(path)})")
     unchecked = _flag_unchecked_for_class(raw, class_name, learned, record)
     if unchecked is not None:
-        refused = _outside_domain(unchecked)
-        if refused is not None:
-            return refused
+        _outside_domain(unchecked)
     plans = plan_counts.stated_plans(raw, learned, record, values.get)
     for path, default in learned.get("lists", {}).items():
         if list_items.within(learned, path, _stated_list(raw, path)):
             continue  # read item by item: each item is judged as a field
         if path not in plans and _stated_list(raw, path) not in (None, default):
-            refused = _outside_domain(f"{path} differs from the only value learned ({default})")
-            if refused is not None:
-                return refused
+            _outside_domain(f"{path} differs from the only value learned ({default})")
     for path, item in learned.get("uniform", {}).items():
         stated = _stated_list(raw, path)
         if list_items.within(learned, path, stated):
@@ -1209,9 +1179,7 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         other = next((x for x in stated if x != item), None) if isinstance(stated, list) else None
         if other is not None:
             why = f"{path} holds {other!r}; the template saw only {item!r} in every place"
-            refused = _outside_domain(why)
-            if refused is not None:
-                return refused
+            _outside_domain(why)
     tensors: list[Tensor] = []
     refit = set(record.get("refit", []))
     multiple_of: dict[str, Any] = record.get("multiple_of", {})
@@ -1227,12 +1195,10 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         count_pinned = recounted is not None and row_index in record.get("count_pins", ())
         for path in pinned[0] if pinned and not count_pinned else ():
             if values.get(path) != defaults.get(path):
-                refused = _outside_domain(
+                _outside_domain(
                     f"{name} was seen only at {path} = {defaults.get(path)}"
                     f" (this config: {values.get(path)})",
                 )
-                if refused is not None:
-                    return refused
         needed: set[str] = set()
         for expression in (count_expression, *dims):
             needed |= {field for _, _, factors in expression for field, _ in factors}
@@ -1246,24 +1212,18 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
             # A tensor that exists only under a flipped flag was seen in one build: its
             # constant shape (Cohere's per-head q/k norms: [64, 128]) says nothing about other
             # sizes.
-            refused = _outside_domain(f"{name} exists only under {toggled[0]} and was seen once")
-            if refused is not None:
-                return refused
+            _outside_domain(f"{name} exists only under {toggled[0]} and was seen once")
         constant = [dim for dim in dims if not any(factors for _, _, factors in dim)]
         if toggled and constant and name not in refit and not _all_defaults(values, defaults):
             # Nor does a constant axis of a tensor only the flipped flag builds (Falcon's
             # ``new_decoder_architecture`` fused QKV, 13632 rows at the default width).
-            refused = _outside_domain(
+            _outside_domain(
                 f"{name} exists only under {toggled[0]} = {values.get(toggled[0])} and one of"
                 " its sizes was seen in that one build only",
             )
-            if refused is not None:
-                return refused
         linearized = _linearized(values, defaults, count_expression, dims, learned.get("joint", []))
         if linearized is not None:
-            refused = _outside_domain(f"{name}'s learned shape {linearized}")
-            if refused is not None:
-                return refused
+            _outside_domain(f"{name}'s learned shape {linearized}")
         resolved = {field: values.get(field) for field in needed}
         unresolved = sorted(field for field, value in resolved.items() if value is None)
         if unresolved and unresolved[0] in values.nulls:
@@ -1280,16 +1240,12 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
                 # takes its layer count from the plan alone: Nemotron-H), under a plan of
                 # another length
                 why = f"{name} was learned in {count} layers, which the stated plan does not have"
-                refused = _outside_domain(why)
-                if refused is not None:
-                    return refused
+                _outside_domain(why)
         elif plans and toggled and "*" in name and count not in plan_counts.lengths(plans):
-            refused = _outside_domain(
+            _outside_domain(
                 f"{name} exists only under {toggled[0]} and its layer kind was not learned,"
                 " so a stated plan cannot count it",
             )
-            if refused is not None:
-                return refused
         if count == 0:
             continue  # a layer kind the config has none of
         shape = [size for dim in dims if (size := evaluate_expression(dim, resolved)) is not None]
@@ -1305,12 +1261,10 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
                 if any(Fraction(term[0], term[1]).denominator > 1 for term in dim)
             ]
             if any(size % multiple for size in fractional):
-                refused = _outside_domain(
+                _outside_domain(
                     f"{name} rounds up to a multiple of {multiple}, which the template's"
                     " learned size is not for these values",
                 )
-                if refused is not None:
-                    return refused
         for axis in label_axes.get(name, ()):
             # ``[axis, offset]`` (a no-object class: +1); rows learned earlier hold the axis
             index, offset = (axis, 0) if isinstance(axis, int) else axis
@@ -1318,18 +1272,14 @@ def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Re
         if unsized_head and _HEAD.search(name) and shape and shape[0] != labels:
             # CamemBERT's type_vocab_size 1 would give its 2-label head one row.
             read = ", ".join(sorted(field for _, _, factors in dims[0] for field, _ in factors))
-            refused = _outside_domain(
+            _outside_domain(
                 f"{name}'s first axis was fitted to {read or 'a constant'} ({shape[0]} here),"
                 f" not to the {labels} labels of {class_name}'s head",
             )
-            if refused is not None:
-                return refused
         tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
     unlearned = unlearned_list(raw, model_type, learned, tensors, frozenset(plans))
     if unlearned is not None:
-        refused = _outside_domain(unlearned)
-        if refused is not None:
-            return refused
+        _outside_domain(unlearned)
     return tensors
 
 
