@@ -12,8 +12,9 @@ stays unmeasured while the other guides fixes); ``unseen3`` a third, gathered af
 had been measured (see ``released_configs/UNSEEN3.md``); and ``unseen4`` a fourth, gathered at
 stop 34 after the others had guided fixes (``released_configs/UNSEEN4.md``); and ``unseen5`` a
 fifth, gathered at stop 35 while ``unseen4``'s misses were being fixed, committed before anything
-measured it (``released_configs/UNSEEN5.md``). The test suite measures only ``tune`` and
-``held_out``.
+measured it (``released_configs/UNSEEN5.md``); and ``unseen6`` a sixth, gathered at stop 36
+while the hand recipes were being retired, committed before anything measured it
+(``released_configs/UNSEEN6.md``). The test suite measures only ``tune`` and ``held_out``.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Outcome(NamedTuple):
 
 
 #: The halves ``SOURCES.tsv`` may name (see the module docstring).
-HALVES = ("tune", "held_out", "unseen", "unseen2", "unseen3", "unseen4", "unseen5")
+HALVES = ("tune", "held_out", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6")
 
 
 def sources(half: str | None = None) -> list[dict[str, str]]:
