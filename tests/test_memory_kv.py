@@ -117,3 +117,23 @@ def test_state_space_layers_hold_a_constant_state() -> None:
         mamba, context=1 << 20, batch=1, kv_dtype="fp32"
     )
     assert kv_bytes_per_token(mamba, "fp32") == 0
+
+
+def test_encoder_only_model_types_keep_no_cache() -> None:
+    """None of their classes generates (transformers registers no causal-LM, conditional
+    generation or seq2seq class for them): one pass over the input, nothing kept."""
+    for model_type in ("vit", "wav2vec2", "hubert", "clip", "deberta-v2", "distilbert", "swin"):
+        encoder = spec({"model_type": model_type})
+        assert kv_bytes_per_token(encoder, "bf16") == 0, model_type
+        assert kv_cache_bytes(encoder, context=512, batch=1, kv_dtype="bf16") == 0, model_type
+
+
+def test_generating_types_keep_theirs() -> None:
+    """A causal LM, seq2seq models and a remote-code decoder keep a cache."""
+    for config in (
+        LLAMA_3_70B,
+        {"model_type": "t5"},
+        {"model_type": "whisper"},
+        {**LLAMA_3_70B, "model_type": "my_remote_decoder"},
+    ):
+        assert kv_bytes_per_token(spec(config), "bf16") > 0, config["model_type"]

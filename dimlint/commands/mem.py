@@ -106,12 +106,14 @@ def render(item: dict[str, Any]) -> str:
     quant = f", {weights['quantization']}" if weights["quantization"] else ""
     rows.append(("weights", size(weights["bytes"]), f"{weights['dtype']}{quant}"))
     layers = ", ".join(f"{count} {name.replace('_', ' ')}" for name, count in kv["layers"].items())
+    cached = f"{size(kv['bytes_per_token'])}/token; {layers}"
+    if not kv["bytes"] and not kv["bytes_per_token"]:
+        cached = "none: the model runs once over its input and keeps nothing between steps"
     rows.append(
         (
             "KV cache",
             size(kv["bytes"]),
-            f"{kv['dtype']}, {kv['context']:,} tokens × {kv['batch']}"
-            f" ({size(kv['bytes_per_token'])}/token; {layers})",
+            f"{kv['dtype']}, {kv['context']:,} tokens × {kv['batch']} ({cached})",
         )
     )
     rows.append((f"per GPU (tp {gpu['tp']}, pp {gpu['pp']})", "", ""))

@@ -105,10 +105,10 @@ def _checkpoint(
 ) -> list[Finding]:
     from dimlint.checks.checkpoint_shapes import shape_findings, tensor_findings, view
     from dimlint.checks.checkpoint_sizes import dtype_findings, index_findings, total_findings
-    from dimlint.memory.checkpoint.expected_tensors import plan_for
+    from dimlint.memory.checkpoint.expected_tensors import checkpoint_plan
 
     top = specs[0]
-    plan = plan_for(top)
+    plan = checkpoint_plan(top)
     counted = (plan.parameters(), True) if plan is not None else _parameters(specs)
     parameters, exact = counted if counted is not None else (None, True)
     found: list[Finding] = []

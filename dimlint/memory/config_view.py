@@ -209,6 +209,11 @@ class Cfg:
         return self._dim("expert_ffn") or self.ffn
 
     @property
+    def wrapper_tie(self) -> bool | None:
+        """The composite wrapper's tying flag this view was given (None: the config's own)."""
+        return self._tie
+
+    @property
     def tie(self) -> bool:
         """Whether the LM head shares the input embedding (a composite model's own flag
         overrides its language model's: the wrapper class does the tying)."""

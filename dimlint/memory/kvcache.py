@@ -20,8 +20,9 @@ Per layer (see :func:`dimlint.memory.parameters.layer_kinds.cache_plan`):
 * encoder-decoder models: the decoder's self-attention (``decoder_layers`` ×
   ``decoder_attention_heads``); their cross-attention caches hold encoder tokens and are not
   counted;
-* BERT-style encoders: nothing unless ``is_decoder`` makes them causal; GPT-1 and XLM keep no
-  cache at all; XLNet keeps each layer's input (``mems``, ``d_model`` wide, up to
+* encoder-only model types (none of their classes generates: ViT, wav2vec2, CLIP, DeBERTa):
+  nothing; BERT-style encoders: nothing unless ``is_decoder`` makes them causal; GPT-1 and XLM
+  keep no cache at all; XLNet keeps each layer's input (``mems``, ``d_model`` wide, up to
   ``mem_len`` tokens); CPM-Ant's ``prompt_length`` prompt tokens sit in every sequence's cache.
 
 Token counts are rounded up to whole blocks (vLLM's default 16 tokens) per sequence.
@@ -31,11 +32,11 @@ from __future__ import annotations
 
 import math
 
+from dimlint.config.model_classes import classes_of
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.dtypes import dtype_bytes
 from dimlint.memory.parameters.decoder_families import traits_for
-from dimlint.memory.parameters.encoder_params import ENCODERS
 from dimlint.memory.parameters.layer_kinds import CacheLayer, cache_plan
 from dimlint.memory.parameters.mixer_params import (
     delta_dims,
@@ -52,6 +53,33 @@ LOCAL_ATTENTION = frozenset({"recurrent_gemma"})
 #: Families whose transformers implementation keeps no cache (each step recomputes the whole
 #: prefix) and that no serving engine runs: GPT-1, XLM.
 NO_CACHE = frozenset({"openai-gpt", "xlm"})
+
+#: BERT-like encoders: attention sees the whole input, so there is no KV cache unless
+#: ``is_decoder`` makes the stack causal (GIT's text decoder, causal whatever the flag says, is
+#: not one of them).
+BIDIRECTIONAL_ENCODERS = frozenset(
+    {
+        "bert",
+        "bert-generation",
+        "big_bird",
+        "camembert",
+        "data2vec-text",
+        "electra",
+        "ernie",
+        "megatron-bert",
+        "rembert",
+        "roberta",
+        "roberta-prelayernorm",
+        "roc_bert",
+        "roformer",
+        "xlm-roberta",
+        "xlm-roberta-xl",
+        "xmod",
+        "layoutlm",
+        "nezha",
+        "mpnet",
+    }
+)
 
 #: Self-attention blocks per decoder layer where there is more than one: LongCat-Flash runs two
 #: MLA blocks in every layer (its config derives ``num_hidden_layers = 2 * num_layers``).
@@ -114,12 +142,36 @@ def compressed_elements(cfg: Cfg, layer: CacheLayer, context: int, block_size: i
     return per_width * (head_dim + index_dim)
 
 
+#: Parts of a class name that mark a class which generates token by token (and so keeps a
+#: cache): causal LMs and their LM-head spellings, conditional generation, seq2seq and
+#: speech/text generation classes, encoder-decoder composites.
+_GENERATING = (
+    "CausalLM",
+    "LMHead",
+    "ConditionalGeneration",
+    "SpeechToText",
+    "TextToSpeech",
+    "Text2Text",
+    "TextToText",
+    "CausalImageModeling",
+    "MTModel",
+    "EncoderDecoderModel",
+)
+
+
+def _never_generates(model_type: str) -> bool:
+    """Whether transformers registers classes for ``model_type`` and none of them generates
+    (ViT, wav2vec2, CLIP, DeBERTa, DistilBERT): an encoder runs once over its input and keeps
+    no cache. A type it does not know (remote code) is taken to be a decoder."""
+    classes = classes_of(model_type) if model_type else ()
+    return bool(classes) and not any(part in name for name in classes for part in _GENERATING)
+
+
 def _no_cache(cfg: Cfg) -> bool:
     """Models that keep nothing between steps (module doc)."""
-    if cfg.model_type in NO_CACHE:
+    if cfg.model_type in NO_CACHE or _never_generates(cfg.model_type):
         return True
-    encoder = ENCODERS.get(cfg.model_type)
-    return encoder is not None and encoder.bidirectional and cfg.get("is_decoder") is not True
+    return cfg.model_type in BIDIRECTIONAL_ENCODERS and cfg.get("is_decoder") is not True
 
 
 def _special_width(cfg: Cfg, tp: int) -> tuple[int, int | None] | None:

@@ -2,13 +2,19 @@
 
 This walks a model the way :func:`dimlint.memory.parameters.decoder_params.count_decoder` counts it
 — the same :class:`~dimlint.memory.config_view.Cfg` lookups, the same family traits, the same
-per-layer mixer and MoE plans — and writes down each tensor instead of adding up its size. The
-parameters of a :class:`Plan` therefore sum to :func:`dimlint.memory.count_parameters` (a test
-checks it per family), so ``dimlint check`` and ``dimlint mem`` cannot disagree about a model.
+per-layer mixer and MoE plans — and writes down each tensor instead of adding up its size.
 
-Only families whose tensor names are known (:mod:`dimlint.memory.checkpoint.tensor_names`) and whose
-layers are plain attention + MLP/MoE get a plan; for the others :func:`plan_for` returns None and
-the checkpoint is compared by its parameter total only.
+Why a hand plan beside the template plan (:mod:`dimlint.memory.checkpoint.template_plan`), which
+covers every model type: for the few decoder families whose checkpoint names it knows
+(:mod:`dimlint.memory.checkpoint.tensor_names`) it says more about a wrong checkpoint — a
+matrix stored transposed, a tied head saved apart, one expert too many or too few, the config
+value that explains each — and it reads FP8 checkpoints, whose scale tensors the template plan
+does not know. Its sizes are never its own word: a plan is made only where the model type's
+template proves the count (:func:`checkpoint_plan`), and a test checks that its parameters
+then sum to :func:`dimlint.memory.count_parameters`, so ``dimlint check`` and ``dimlint mem``
+cannot disagree about a model. For any other config the checkpoint is compared through the
+template plan, or by its parameter total. (:func:`plan_for` itself also lists the linear
+layers LoRA attaches to and the tensors a quantization leaves unquantized.)
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from dimlint.memory.checkpoint.tensor_names import (
     Names,
 )
 from dimlint.memory.config_view import Cfg
+from dimlint.memory.parameters import templates
+from dimlint.memory.parameters.count import architecture_of
 from dimlint.memory.parameters.decoder_families import dense_ffn_for, traits_for
 from dimlint.memory.parameters.decoder_params import (
     ATTENTION_KINDS,
@@ -139,6 +147,23 @@ def plan_for(spec: ModelSpec) -> Plan | None:
         re.compile("|".join(ignore)),
         method is not None,
     )
+
+
+def checkpoint_plan(spec: ModelSpec) -> Plan | None:
+    """The plan a checkpoint is compared with (DL610/DL611): :func:`plan_for`, only where the
+    model type's template proves the count (:func:`_proved_by_template`)."""
+    return plan_for(spec) if _proved_by_template(spec) else None
+
+
+def _proved_by_template(spec: ModelSpec) -> bool:
+    """Whether the model type's template counts this config exactly (its class learned, every
+    field inside the learned domain). The hand plan names tensors for its diagnostics (a matrix
+    stored transposed, a tied head saved apart, experts one by one, FP8 scales beside the
+    weights) but its sizes are the template's: where the template cannot prove the count (a
+    class remote code defines, a field it never learned), neither can the plan, and the
+    checkpoint is compared as the template route or the parameter total allows."""
+    raw = {key: value for key, value in spec.raw.items() if key != "quantization_config"}
+    return templates.template_tensors(raw, architecture_of(spec)) is not None
 
 
 def _supported(cfg: Cfg, traits: Decoder) -> bool:

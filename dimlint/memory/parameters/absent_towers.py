@@ -17,17 +17,28 @@ from collections.abc import Mapping
 from typing import Any
 
 
+def absent_keys(
+    raw: Mapping[str, Any], learned: Mapping[str, Any], held: Mapping[str, Any]
+) -> list[str]:
+    """The sub-configs ``raw`` states that its row's default config left unset (a sub-config
+    stated as null is the default's). ``held``: what the variant row chosen for ``raw`` was
+    learned stating; a tower stated there (``vision_config: {}``, learned at its class defaults
+    with every field moved) was built."""
+    return [
+        key
+        for key in learned.get("absent", []) or []
+        if isinstance(raw.get(key), dict) and not isinstance(held.get(key), dict)
+    ]
+
+
 def stated_absent(
     raw: Mapping[str, Any], learned: Mapping[str, Any], held: Mapping[str, Any]
 ) -> str | None:
-    """Why ``raw`` states a sub-config its row's default config left unset, or None (a
-    sub-config stated as null is the default's). ``held``: what the variant row chosen for
-    ``raw`` was learned stating; a tower stated there (``vision_config: {}``, learned at its
-    class defaults with every field moved) was built."""
-    for key in learned.get("absent", []) or []:
-        if isinstance(raw.get(key), dict) and not isinstance(held.get(key), dict):
-            return (
-                f"{key} is stated, which the default config leaves unset: the template was"
-                f" learned without that sub-model"
-            )
+    """Why ``raw`` lies outside its template for a tower it never built (see
+    :func:`absent_keys`), or None."""
+    for key in absent_keys(raw, learned, held):
+        return (
+            f"{key} is stated, which the default config leaves unset: the template was"
+            f" learned without that sub-model"
+        )
     return None

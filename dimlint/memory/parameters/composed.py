@@ -29,7 +29,14 @@ from typing import Any
 
 from dimlint.config import architectures
 from dimlint.config.model_classes import auto_class
-from dimlint.memory.parameters.templates import Refusal, Tensor, class_value, learned_tensors
+from dimlint.memory.parameters.templates import (
+    Refusal,
+    Tensor,
+    class_value,
+    learned_tensors,
+    outside_under,
+    prefixed,
+)
 
 #: Composite model type → its class (what ``architectures`` names, or nothing).
 COMPOSITES = {
@@ -80,7 +87,8 @@ def _tower(
     class_name = auto_class(model_type, role)
     if class_name is None:
         return Refusal(f"{auto} builds no single class for the {key}'s {model_type}", True)
-    tensors = learned_tensors(sub, class_name)
+    with outside_under(f"{key} ({class_name})"):
+        tensors = learned_tensors(sub, class_name)
     if isinstance(tensors, Refusal):
         return Refusal(f"{key} ({class_name}): {tensors.reason}", True)
     return sub, tensors
@@ -120,18 +128,6 @@ def _output_width(raw: dict[str, Any], encoder: dict[str, Any], hidden: int) -> 
     return Refusal(f"encoder.output_hidden_size = {value!r} is not a width", True)
 
 
-def _prefixed(tensors: list[Tensor], key: str) -> list[Tensor]:
-    return [
-        Tensor(
-            f"{key}.{tensor.name}",
-            tensor.repeats,
-            tensor.shape,
-            frozenset(f"{key}.{field}" for field in tensor.fields),
-        )
-        for tensor in tensors
-    ]
-
-
 def composed_tensors(raw: dict[str, Any]) -> list[Tensor] | Refusal:
     """The parameter tensors of the composite ``raw`` describes, or why they cannot be known
     exactly (a tower outside its template's domain, a width no row resolves)."""
@@ -155,7 +151,7 @@ def composed_tensors(raw: dict[str, Any]) -> list[Tensor] | Refusal:
     if cross is not None and cross != encoder_hidden:
         why = f"decoder.cross_attention_hidden_size = {cross!r} is not the encoder's width"
         return Refusal(f"{why} {encoder_hidden} (transformers refuses the config)", True)
-    tensors = _prefixed(encoder_tensors, "encoder") + _prefixed(decoder_tensors, "decoder")
+    tensors = prefixed(encoder_tensors, "encoder") + prefixed(decoder_tensors, "decoder")
     if output != decoder_hidden and cross is None:
         fields = frozenset({"encoder.hidden_size", "decoder.hidden_size"})
         shape = (decoder_hidden, encoder_hidden)

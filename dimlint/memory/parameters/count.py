@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.parameters.count_dispatch import count_spec, wrapper_for
+from dimlint.memory.parameters.count_dispatch import built_parts, count_spec
 from dimlint.memory.parameters.param_tally import Tally
 from dimlint.memory.parameters.templated import estimated_parameters, templated_parameters
 from dimlint.memory.parameters.templates import Refusal
@@ -105,9 +105,7 @@ def _model_parameters(specs: list[ModelSpec]) -> Parameters:
         # templated type); a hand recipe only where the template cannot be evaluated at all
         estimate = estimated_parameters(specs, architecture)
         if not isinstance(estimate, Refusal):
-            total, active, embedding, components, notes = estimate
-            why = f"estimated from the template outside what it learned: {learned.reason}"
-            return Parameters(total, active, embedding, components, (why, *notes), exact=False)
+            return Parameters(*estimate, exact=False)
     counted = _recipe_parameters(specs, architecture)
     if not learned.learned:
         return counted
@@ -119,11 +117,13 @@ def _model_parameters(specs: list[ModelSpec]) -> Parameters:
 
 
 def _recipe_parameters(specs: list[ModelSpec], architecture: str) -> Parameters:
+    """The document counted config object by config object (:func:`count_spec`): where no
+    template answers for the whole document (remote-code composites, a native one its template
+    cannot evaluate), each sub-config is counted by its own model type's template or recipe."""
     top = specs[0]
     cfg = Cfg(top)
-    wrapper = wrapper_for(cfg)
     children = [spec for spec in specs[1:] if spec.pointer.count("/") == 1]
-    included = wrapper.parts(cfg, architecture, [spec.pointer for spec in children])
+    included = built_parts(cfg, architecture, [spec.pointer for spec in children])
     parts: list[tuple[str, Tally]] = []
     if _has_layers(top):
         parts.append((_component_name(top, top), count_spec(cfg, architecture)))
@@ -132,9 +132,6 @@ def _recipe_parameters(specs: list[ModelSpec], architecture: str) -> Parameters:
         if spec.pointer in included:
             tie = wrapper_tie if spec.pointer in LANGUAGE_POINTERS else None
             parts.append((_component_name(spec, top), count_spec(Cfg(spec, tie), "")))
-    glue = wrapper.glue(cfg, architecture, {spec.pointer: spec for spec in children})
-    if glue.total:
-        parts.append(("projector", glue))
     if len(parts) == 1:
         name, tally = parts[0]
         return _from_tally(tally, "model" if name == _component_name(top, top) else name)

@@ -15,7 +15,6 @@ from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
 from dimlint.memory.parameters import block_params as blocks
 from dimlint.memory.parameters.count import count_parameters
-from dimlint.memory.parameters.count_dispatch import RECIPES
 from dimlint.memory.parameters.decoder_families import dense_ffn_for
 from dimlint.memory.parameters.decoder_params import (
     ATTENTION_KINDS,
@@ -58,10 +57,46 @@ class Walk(Record):
     notes: list[str]
 
 
+#: Model types whose layers are not attention + feed-forward blocks the walk could describe:
+#: recurrent and state-space mixers, XLNet's two streams, the encoder-decoders the walk does not
+#: split, BLT's byte patcher, and vision and audio towers.
+NOT_DECODER_LAYERS = frozenset(
+    {
+        "mamba",
+        "falcon_mamba",
+        "mamba2",
+        "rwkv",
+        "xlstm",
+        "recurrent_gemma",
+        "zamba",
+        "zamba2",
+        "nemotron_h",
+        "xlnet",
+        "prophetnet",
+        "cpmant",
+        "jetmoe",
+        "longcat_flash",
+        "hrm_text",
+        "dory",
+        "blt_local_encoder",
+        "blt_local_decoder",
+        "blt_global_transformer",
+        "blt_patcher",
+        "siglip_vision_model",
+        "siglip2_vision_model",
+        "clip_vision_model",
+        "git_vision_model",
+        "got_ocr2_vision",
+        "moss_transcribe_diarize_audio",
+        "whisper_encoder",
+    }
+)
+
+
 def supports(spec: ModelSpec) -> bool:
-    """Whether the walk applies: Llama-like decoders (the generic recipe)."""
+    """Whether the walk applies: Llama-like decoders (the decoder recipe's families)."""
     cfg = Cfg(spec)
-    return cfg.hidden > 0 and cfg.layers > 0 and cfg.model_type not in RECIPES
+    return cfg.hidden > 0 and cfg.layers > 0 and cfg.model_type not in NOT_DECODER_LAYERS
 
 
 def _attention(cfg: Cfg, traits: Decoder, b: int, s: int, index: int) -> list[Stage]:

@@ -70,18 +70,29 @@ def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
 Counted = tuple[int, int, int, tuple[tuple[str, int], ...], tuple[str, ...]]
 
 
-def estimated_parameters(specs: list[ModelSpec], architecture: str) -> Counted | Refusal:
+def estimated_parameters(
+    specs: list[ModelSpec], architecture: str, raw: dict[str, Any] | None = None
+) -> Counted | Refusal:
     """:func:`templated_parameters` of a config outside what its template learned, where the
-    template can still be evaluated (see :func:`~templates.estimated`): an estimate."""
-    with estimated():
-        return templated_parameters(specs, architecture)
+    template can still be evaluated (see :func:`~templates.estimated`): an estimate, whose
+    first note says every way the config lies outside."""
+    with estimated() as reasons:
+        counted = templated_parameters(specs, architecture, raw)
+    if isinstance(counted, Refusal):
+        return counted
+    total, active, embedding, components, notes = counted
+    why = "estimated from the template outside what it learned: " + "; ".join(reasons)
+    return total, active, embedding, components, (why, *notes)
 
 
-def templated_parameters(specs: list[ModelSpec], architecture: str) -> Counted | Refusal:
-    """``(total, active, embedding, components, notes)`` of the document, or why its model type
-    has no usable template (the family recipes then apply, unverified where it says so)."""
+def templated_parameters(
+    specs: list[ModelSpec], architecture: str, raw: dict[str, Any] | None = None
+) -> Counted | Refusal:
+    """``(total, active, embedding, components, notes)`` of the document (``raw``: its first
+    config as a wrapper presents it, where not as stated), or why its model type has no usable
+    template (the decoder recipe then estimates)."""
     top = specs[0]
-    tensors = _tensors(top.raw, architecture)
+    tensors = _tensors(top.raw if raw is None else raw, architecture)
     if isinstance(tensors, Refusal):
         return tensors
     total = sum(tensor.numel for tensor in tensors)
@@ -107,5 +118,5 @@ def templated_parameters(specs: list[ModelSpec], architecture: str) -> Counted |
         rank = {"embeddings": 0, name: 0, "encoder": 1, "decoder": 2}
         ordered = sorted(parts.items(), key=lambda item: rank.get(item[0], 3))
     else:
-        ordered = [(name, total)]
+        ordered = list(parts.items())  # "model", or the one tower that shapes every tensor
     return total, total - inactive, embedding, tuple(ordered), ()

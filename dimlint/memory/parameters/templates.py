@@ -44,10 +44,17 @@ from fractions import Fraction
 from typing import Any
 
 from dimlint.config import architectures
+from dimlint.config.model_classes import auto_class, model_types_of
 from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded, remapped_kinds
-from dimlint.memory.parameters import list_items, plan_counts, split_strings, sub_config_views
-from dimlint.memory.parameters.absent_towers import stated_absent
+from dimlint.memory.parameters import (
+    class_names,
+    list_items,
+    plan_counts,
+    split_strings,
+    sub_config_views,
+)
+from dimlint.memory.parameters.absent_towers import absent_keys, stated_absent
 from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.stated import stated_at
@@ -468,12 +475,13 @@ def _plan_within(stated: object, kinds: object, default: set[str]) -> bool:
     return found <= set(kinds) and not found <= default
 
 
-def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, int] | str:
+def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, int]:
     """The fields the stated string fields set (T5's ``feed_forward_proj = "gated-gelu"`` sets
-    ``is_gated_act``), or why a stated string lies outside the domain: the row's ``strings``
-    lists each string field the generator saw switch the structure, with the values inside
-    (those that kept the tensors, or only moved fields the template learned); any other value
-    was never learned, or builds another model."""
+    ``is_gated_act``); a stated string outside the domain is refused (:func:`_outside_domain`):
+    the row's ``strings`` lists each string field the generator saw switch the structure, with
+    the values inside (those that kept the tensors, or only moved fields the template learned);
+    any other value was never learned, or builds another model (an estimate evaluates the
+    template at the string's default)."""
     forced: dict[str, int] = {}
     for path, learned_string in learned.get("strings", {}).items():
         stated = stated_at(raw, path)
@@ -487,7 +495,7 @@ def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, in
             forced.update(inside[stated])
             continue
         seen = ", ".join(repr(value) for value in [default, *inside])
-        return f"{path} = {stated!r} lies outside what the template learned (only {seen})"
+        _outside_domain(f"{path} = {stated!r} lies outside what the template learned (only {seen})")
     return forced
 
 
@@ -1029,6 +1037,19 @@ def estimated() -> Iterator[list[str]]:
         _OUTSIDE.reset(token)
 
 
+@contextlib.contextmanager
+def outside_under(part: str) -> Iterator[None]:
+    """Within it, the reasons an estimate gathers (:func:`estimated`) name ``part``: the tower
+    of a composite whose own template is being evaluated."""
+    gathered = _OUTSIDE.get()
+    start = len(gathered) if gathered is not None else 0
+    try:
+        yield
+    finally:
+        if gathered is not None:
+            gathered[start:] = [f"{part}: {why}" for why in gathered[start:]]
+
+
 def learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     """The parameter tensors of the model ``raw`` describes, or why the templates cannot say:
     the model type or class was never learned, or the config sets a field the template saw only
@@ -1060,14 +1081,33 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
     if unentered is not None:
         _outside_domain(unentered)
     # the row's own (a variant row may not record it), less the towers the variant states
-    absent = stated_absent(raw, base, learned.get("stated", {}) if learned is not base else {})
+    held = learned.get("stated", {}) if learned is not base else {}
+    absent = stated_absent(raw, base, held)
+    towers: list[str] = []
     if absent is not None:
-        return Refusal(absent, True)
-    class_name = class_for(learned, architecture)
+        if _OUTSIDE.get() is None:
+            return Refusal(absent, True)
+        _outside_domain(f"{absent}; counted by its own model type's template, without a projection")
+        towers = absent_keys(raw, base, held)
+    class_name = class_for(learned, architecture) or class_names.respelled(
+        learned, raw, architecture
+    )
     if class_name is None:
+        delegated = _delegated(raw, model_type, architecture, learned)
+        if delegated is not None:
+            return delegated
         unbuilt = learned.get("unbuilt", {}).get(architecture)
         why = f" (transformers did not build it: {unbuilt})" if unbuilt else ""
-        return Refusal(f"{architecture or 'its class'} of {model_type} was not learned{why}", True)
+        refused = f"{architecture or 'its class'} of {model_type} was not learned{why}"
+        stand_in = (
+            class_names.stand_in(learned, model_type, architecture)
+            if _OUTSIDE.get() is not None
+            else None
+        )
+        if stand_in is None:
+            return Refusal(refused, True)
+        _outside_domain(f"{refused}: counted as {stand_in}")
+        class_name = stand_in
     record = learned["classes"][class_name]
     # unstated, the class's own default count (PVT declares 1000), as the row recorded it
     default_labels = record.get("num_labels", learned.get("declared", {}).get("num_labels"))
@@ -1126,8 +1166,6 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
         _outside_domain(read)
     raw = _as_the_class_reads(raw, model_type, learned)
     forced = _string_fields(raw, learned)
-    if isinstance(forced, str):
-        return Refusal(forced, True)
     values = _Values(raw, learned, {**forced, "num_labels": labels})
     stand_in = _unlearned_stand_in(raw, model_type, learned, values)
     if stand_in is not None:
@@ -1181,6 +1219,7 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
             why = f"{path} holds {other!r}; the template saw only {item!r} in every place"
             _outside_domain(why)
     tensors: list[Tensor] = []
+    built: dict[str, set[str]] = {}  # tensor name → the flipped flags its row is built under
     refit = set(record.get("refit", []))
     multiple_of: dict[str, Any] = record.get("multiple_of", {})
     for row_index, (name, count_expression, dims, conditions, *pinned) in enumerate(tensors_json):
@@ -1276,11 +1315,91 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
                 f"{name}'s first axis was fitted to {read or 'a constant'} ({shape[0]} here),"
                 f" not to the {labels} labels of {class_name}'s head",
             )
-        tensors.append(Tensor(name, count, tuple(shape), frozenset(needed)))
+        tensor = Tensor(name, count, tuple(shape), frozenset(needed))
+        flipped = set(toggled)
+        if flipped and built.get(name, flipped) != flipped and built[name]:
+            # two alternatives of one tensor, each learned under another flipped flag: this
+            # config flips both, a combination no build had (Falcon's multi_query = false with
+            # new_decoder_architecture = true). An estimate keeps the later one.
+            flags = " and ".join(sorted(flipped | built[name]))
+            _outside_domain(f"{name} is built otherwise under {flags}, never learned together")
+            tensors = [kept for kept in tensors if kept.name != name]
+        built[name] = flipped
+        tensors.append(tensor)
     unlearned = unlearned_list(raw, model_type, learned, tensors, frozenset(plans))
     if unlearned is not None:
         _outside_domain(unlearned)
+    for key in towers:
+        tensors.extend(_tower_estimate(raw, key))
     return tensors
+
+
+def _tower_estimate(raw: dict[str, Any], key: str) -> list[Tensor]:
+    """While estimating: the tensors of a sub-model the template never built (see
+    :func:`~dimlint.memory.parameters.absent_towers.absent_keys`), from the template of the
+    base class of its own model type, named under ``key``; none where that cannot be evaluated
+    (the estimate says so)."""
+    sub = raw.get(key)
+    model_type = sub.get("model_type") if isinstance(sub, dict) else None
+    class_name = auto_class(model_type, "base") if isinstance(model_type, str) else None
+    found = None
+    if isinstance(sub, dict) and class_name:
+        with outside_under(f"{key} ({class_name})"):
+            found = learned_tensors(sub, class_name)
+    if not isinstance(found, list):
+        why = found.reason if isinstance(found, Refusal) else "its model type has no base class"
+        _outside_domain(f"{key} is left out: {why}")
+        return []
+    return prefixed(found, key)
+
+
+def prefixed(tensors: list[Tensor], key: str) -> list[Tensor]:
+    """``tensors`` of a sub-model, named (and their fields) under the key that holds it."""
+    return [
+        Tensor(
+            f"{key}.{tensor.name}",
+            tensor.repeats,
+            tensor.shape,
+            frozenset(f"{key}.{field}" for field in tensor.fields),
+        )
+        for tensor in tensors
+    ]
+
+
+def _delegated(
+    raw: dict[str, Any], model_type: str, architecture: str, learned: dict[str, Any]
+) -> list[Tensor] | Refusal | None:
+    """The tensors of a class transformers registers both for the composite ``model_type``
+    and for the type of one of its sub-configs, learned there (``Llama4ForCausalLM``: the auto
+    causal-LM mapping builds it from a ``Llama4Config``, and it is the language model the
+    ``text_config`` describes): that sub-config counted by its own type's template, inside
+    that template's domain. None where no sub-config's type learned the class, or where the
+    top level states numbers of its own the composite class does not declare (a flat
+    language-model config under the composite's type: what the class makes of it is unknown)."""
+    owners = model_types_of(architecture) if architecture else None
+    record = architectures.lookup(model_type)
+    if not owners or model_type not in owners or record is None:
+        return None
+    if _unknown_number(raw, model_type, learned) or _flat_text_fields(raw, record, learned):
+        return None
+    for key, default_type in record.sub_configs.items():
+        stated = raw.get(key)
+        sub = stated if isinstance(stated, dict) else {}
+        sub_type = sub.get("model_type") or default_type
+        if not isinstance(sub_type, str) or sub_type == model_type or sub_type not in owners:
+            continue
+        sub_row = row(sub_type)
+        if sub_row is not None and architecture in sub_row.get("classes", {}):
+            with outside_under(key):
+                found = learned_tensors({**sub, "model_type": sub_type}, architecture)
+            if isinstance(found, Refusal):
+                return Refusal(f"{key} ({architecture}): {found.reason}", True)
+            # named as the class names them; shaped by the sub-config's fields
+            return [
+                tensor._replace(fields=frozenset(f"{key}.{field}" for field in tensor.fields))
+                for tensor in found
+            ]
+    return None
 
 
 def class_value(raw: dict[str, Any], standard: str) -> int | None:
