@@ -10,7 +10,9 @@ Each of these left a released config outside its template, answered by a hand re
   untied decoder embedding, always present in ``MBartForCausalLM``): Nougat's decoder;
 - a type no class builds at its default (ESM's ``vocab_size`` is None), whose string regimes
   (``position_embedding_type = "rotary"``, every ESM-2) nest inside the regime that builds;
-- numbers that build only together (Dots1's routed and shared expert counts).
+- numbers that build only together (Dots1's routed and shared expert counts);
+- a layer count a list counts too (GPT-Neo's ``attention_types``, a pattern repeated
+  ``num_layers / 2`` times, which the validator checks): GPT-Neo-125M's 12 layers were 68% high.
 
 Each relearns a model type and checks the run-time's count against the model transformers
 builds on the meta device. The pure pieces are tested without transformers.
@@ -23,7 +25,13 @@ from typing import Any
 
 import pytest
 
-from dimlint.tools import generate_shapes, list_items, regime_points, unset_numbers
+from dimlint.tools import (
+    counted_lists,
+    generate_shapes,
+    list_items,
+    regime_points,
+    unset_numbers,
+)
 from tests.learned_rows_support import count_with_row, learned, transformers_or_skip, truth
 
 #: CPU seconds each relearned type gets (the table's own budget).
@@ -55,6 +63,43 @@ def test_a_regime_every_row_lies_in_does_not_order_the_others(
     monkeypatch.setattr(generate_shapes, "_ROOTS", {"vocab_size"})
     assert generate_shapes._nests("position_embedding_type", held)
     assert not generate_shapes._nests("position_embedding_type", {"z": 1, **held})
+
+
+class _Config:
+    def __init__(self, **fields: Any) -> None:
+        self.fields = fields
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+
+def test_a_list_that_counts_layers_is_scaled_with_them() -> None:
+    config = _Config(
+        num_layers=24,
+        attention_types=[[["global", "local"], 12]],
+        window_sizes=[3, 5],  # 3 · 12 / 24 is not whole: this list does not count layers
+        layer_names=["a", "b"],
+    )
+    assert counted_lists.companions(config, "num_layers", 24, 12) == {
+        "attention_types": [[["global", "local"], 6]]
+    }
+    assert counted_lists.companions(config, "num_layers", 24, 25) == {}
+    assert counted_lists.companions(config, "text_config.num_layers", 24, 12) == {}
+
+
+def test_a_layer_count_a_list_repeats_is_learned_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    transformers_or_skip()
+    row = learned("gpt_neo", _BUDGET_S)
+    assert "num_layers" not in row["fixed"]
+    raw = {"model_type": "gpt_neo", "hidden_size": 256, "num_heads": 4, "vocab_size": 1000}
+    for layers in (4, 12, 32):
+        stated = {
+            **raw,
+            "num_layers": layers,
+            "attention_types": [[["global", "local"], layers // 2]],
+        }
+        counted = count_with_row(monkeypatch, row, stated, "GPTNeoForCausalLM")
+        assert counted == truth(stated, "GPTNeoForCausalLM"), layers
 
 
 def test_a_window_size_is_learned_on_its_curve(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -113,8 +113,9 @@ def test_another_spelling_without_remote_code_is_the_class_itself() -> None:
     assert counted.total == _count({**BERT, "architectures": ["BertForMaskedLM"]}).total
 
 
-def test_a_class_of_another_model_type_is_not_stood_in_for() -> None:
-    """A ``glm`` config naming ``Glm4MoeForCausalLM``: the glm template does not describe it."""
+def test_a_class_of_another_model_type_is_counted_by_that_types_template() -> None:
+    """A ``glm`` config naming ``Glm4MoeForCausalLM``: no glm class stands in for it; the
+    estimate is glm4_moe's template, evaluated with this config's values."""
     raw = {
         "model_type": "glm",
         "architectures": ["Glm4MoeForCausalLM"],
@@ -127,9 +128,15 @@ def test_a_class_of_another_model_type_is_not_stood_in_for() -> None:
     row = templates.row("glm")
     assert row is not None
     assert class_names.stand_in(row, "glm", "Glm4MoeForCausalLM") is None
+    assert isinstance(templates.learned_tensors(raw, "Glm4MoeForCausalLM"), templates.Refusal)
+    counted = _count(raw)
+    assert not counted.exact
+    assert "counted by glm4_moe's template" in counted.notes[0]
+    owner = {**raw, "model_type": "glm4_moe"}
     with templates.estimated():
-        assert isinstance(templates.learned_tensors(raw, "Glm4MoeForCausalLM"), templates.Refusal)
-    assert not _count(raw).exact
+        found = templates.learned_tensors(owner, "Glm4MoeForCausalLM")
+    assert not isinstance(found, templates.Refusal)
+    assert counted.total == sum(tensor.numel for tensor in found)
 
 
 def test_flags_whose_alternatives_were_never_built_together_are_outside() -> None:

@@ -127,6 +127,7 @@ from dimlint.tools import (
     class_flags,
     companion_flags,
     compared_strings,
+    counted_lists,
     inert_lists,
     item_equalities,
     kind_rebase,
@@ -466,6 +467,8 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
                 outcome = None
                 continue
             break
+        if outcome is None and not isinstance(value, bool):
+            outcome = _with_counted_lists(model_class, config, path, value, tried, derived, learned)
         if outcome is None:
             learned.fixed.add(path)
             continue
@@ -493,6 +496,31 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
                 learned.fixed.add(path)
         else:
             learned.fixed.add(path)
+
+
+def _with_counted_lists(
+    model_class: Any,
+    config: Any,
+    path: str,
+    value: int,
+    tried: list[int],
+    derived: set[str],
+    learned: _Learned,
+) -> tuple[dict[str, int], Groups] | None:
+    """A field every trial of which the class refused alone, moved with the list fields that
+    count what it counts (:mod:`counted_lists`: GPT-Neo's ``attention_types``): the first
+    trial that builds, or None."""
+    for trial in tried:
+        lists = counted_lists.companions(config, path, value, trial)
+        if not lists:
+            continue
+        try:
+            changed = _perturbed_many(config, {path: trial, **lists}, derived, learned.extras)
+            model = _build(model_class, changed)
+        except Exception:  # a value the class rejects even so: try the next one
+            continue
+        return _values(changed), _groups(model)
+    return None
 
 
 #: Builds an unaligned field needs beyond its first trial: with the default, four points for

@@ -1105,7 +1105,7 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
             else None
         )
         if stand_in is None:
-            return Refusal(refused, True)
+            return _owner_estimate(raw, model_type, architecture) or Refusal(refused, True)
         _outside_domain(f"{refused}: counted as {stand_in}")
         class_name = stand_in
     record = learned["classes"][class_name]
@@ -1364,6 +1364,24 @@ def prefixed(tensors: list[Tensor], key: str) -> list[Tensor]:
         )
         for tensor in tensors
     ]
+
+
+def _owner_estimate(raw: dict[str, Any], model_type: str, architecture: str) -> list[Tensor] | None:
+    """While estimating: a class transformers registers for other model types only (a
+    ``vit_mae`` config naming ``ViTForImageClassification``), counted by the template of a type
+    that learned it, with this config's values (the class reads the fields it knows by name).
+    None outside an estimate, or where no such type learned it."""
+    owners = model_types_of(architecture) if architecture else None
+    if _OUTSIDE.get() is None or not owners or model_type in owners:
+        return None
+    for owner in sorted(owners):
+        learned = row(owner)
+        if learned is None or architecture not in learned.get("classes", {}):
+            continue
+        _outside_domain(f"{architecture} is a class of {owner}: counted by {owner}'s template")
+        found = learned_tensors({**raw, "model_type": owner}, architecture)
+        return found if isinstance(found, list) else None
+    return None
 
 
 def _delegated(
