@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
+from dimlint.memory.parameters import counted_lists
 from dimlint.tools import (
-    counted_lists,
     generate_shapes,
     list_items,
     regime_points,
@@ -100,6 +100,10 @@ def test_a_layer_count_a_list_repeats_is_learned_with_it(monkeypatch: pytest.Mon
         }
         counted = count_with_row(monkeypatch, row, stated, "GPTNeoForCausalLM")
         assert counted == truth(stated, "GPTNeoForCausalLM"), layers
+    # the layer count moved alone: the class refuses it, so the template does not answer
+    alone = count_with_row(monkeypatch, row, {**raw, "num_layers": 12}, "GPTNeoForCausalLM")
+    assert isinstance(alone, str)
+    assert "attention_types" in alone
 
 
 def test_a_window_size_is_learned_on_its_curve(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -258,3 +258,29 @@ def test_a_flat_language_model_under_a_composite_type_is_not_delegated() -> None
     counted = _count(flat)
     assert not counted.exact
     assert "hidden_size is not a field of qwen3_5's config class" in counted.notes[0]
+
+
+def test_stage_names_numbering_the_learned_layers_are_inside() -> None:
+    """``stage_names`` a backbone-capable config derives from its layer count (saved by every
+    BEiT/ViT-family config): stated for 24 layers, it names the layers the template counts."""
+    raw = {
+        "model_type": "beit",
+        "architectures": ["BeitForImageClassification"],
+        "hidden_size": 64,
+        "num_attention_heads": 2,
+        "intermediate_size": 128,
+        "num_hidden_layers": 24,
+        "image_size": 32,
+        "patch_size": 8,
+        "stage_names": ["stem"] + [f"stage{index}" for index in range(1, 25)],
+        "out_features": ["stage24"],
+        "out_indices": [24],
+    }
+    counted = _count(raw)
+    assert counted.exact, counted.notes
+    from learned_rows_support import truth
+
+    assert counted.total == truth(raw, "BeitForImageClassification")
+    shorter = {**raw, "stage_names": ["stem", "block1", "block2"]}
+    refused = templates.learned_tensors(shorter, "BeitForImageClassification")
+    assert isinstance(refused, templates.Refusal)

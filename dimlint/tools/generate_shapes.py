@@ -119,6 +119,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from dimlint.memory.parameters import counted_lists
 from dimlint.memory.parameters.list_items import split as item_of
 from dimlint.memory.parameters.nested_configs import flat_numbers
 from dimlint.memory.parameters.plan_counts import names_mixer_kinds as is_plan
@@ -127,7 +128,6 @@ from dimlint.tools import (
     class_flags,
     companion_flags,
     compared_strings,
-    counted_lists,
     inert_lists,
     item_equalities,
     kind_rebase,
@@ -415,6 +415,9 @@ class _Learned:
         #: Per field, the values of the fields the code compares it with (tried last: stating
         #: ``embedding_size`` at ELECTRA's ``hidden_size`` drops a projection).
         self.partners: dict[str, set[int]] = {}
+        #: A field moved with the lists that count what it counts: ``{path: [default,
+        #: {list: default list}]}`` (:mod:`~dimlint.memory.parameters.counted_lists`).
+        self.counted: dict[str, list[Any]] = {}
 
 
 def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: float) -> None:
@@ -519,6 +522,8 @@ def _with_counted_lists(
             model = _build(model_class, changed)
         except Exception:  # a value the class rejects even so: try the next one
             continue
+        defaults = config.to_dict()
+        learned.counted[path] = [value, {name: defaults[name] for name in sorted(lists)}]
         return _values(changed), _groups(model)
     return None
 
@@ -1810,6 +1815,8 @@ def learn(
     row["classes"] = templates
     row["primary"] = primary
     row["fixed"] = sorted(learned.fixed)
+    if learned.counted:
+        row["counted_lists"] = learned.counted
     unsound = list_items.unsound_lists(built[primary][0], config, rows, learned, derived, _SELF)
     items = {k: n for k, n in list_items.lengths(base_values).items() if k not in unsound}
     if items:

@@ -46,7 +46,7 @@ SHAPES_GENERATOR = (
     "tools/shaping_floats.py",
     "tools/field_budget.py",
     "memory/parameters/list_items.py",
-    "tools/counted_lists.py",
+    "memory/parameters/counted_lists.py",
     "tools/companion_flags.py",
     "tools/item_equalities.py",
 )

@@ -277,7 +277,27 @@ def _derived_outside(path: str, key: str, value: list[Any], repeats: set[int]) -
             f" {' or '.join(str(count) for count in groups)} times (it learned layer groups"
             f" of {seen}); the class derives this list, so no build learned another"
         )
+    numbered = _numbered(value)
+    if numbered is not None:
+        if numbered in repeats:
+            return None  # the names of the stages the template counts, as the class derives them
+        return (
+            f"{path} names {numbered} numbered stages: the template repeats no layer tensor"
+            f" {numbered} times (it learned layer groups of {seen})"
+        )
     return f"{path} = {_short(value)} is a list the class derives; no build learned a stated one"
+
+
+def _numbered(value: list[Any]) -> int | None:
+    """How many stages a list of names numbers from 1 (``["stem", "stage1", …, "stage24"]``,
+    the ``stage_names`` a backbone-capable config derives from its layer count), or None for
+    any other list: such a list says nothing but that count."""
+    if not value or not all(isinstance(item, str) for item in value):
+        return None
+    names = value[1:] if not value[0][-1:].isdigit() else value
+    prefix = names[0].rstrip("0123456789") if names else ""
+    expected = [f"{prefix}{index}" for index in range(1, len(names) + 1)]
+    return len(names) if names and prefix and names == expected else None
 
 
 def _other_kinds(path: str, value: list[str], recorded: object) -> str | None:

@@ -49,6 +49,7 @@ from dimlint.config.rowtable import RowTable
 from dimlint.memory.legacy_fields import folded, remapped_kinds
 from dimlint.memory.parameters import (
     class_names,
+    counted_lists,
     list_items,
     plan_counts,
     split_strings,
@@ -1176,6 +1177,12 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
             if stated_as_derived(values.get, learned, path, values.get(path)):
                 continue  # the value the class derives when it is left out
             _outside_domain(_outside(path, values.get(path), defaults[path]))
+    for path in learned.get("counted_lists", {}):
+        uncounted = counted_lists.outside(
+            learned["counted_lists"], lambda name: stated_at(raw, name), path, values.get(path)
+        )
+        if uncounted is not None:
+            _outside_domain(uncounted)
     for item, other in learned.get("unequal", []):
         # a stage width equal to another number drops or adds a tensor (ResNet-18's first
         # stage, as wide as its stem, has no shortcut): seen in a probe, never learned

@@ -6,6 +6,11 @@ validator refuses a config whose expanded pattern is not ``num_layers`` long. Mo
 ``num_layers`` alone is refused at every value, so the field was ``fixed`` and GPT-Neo-125M's
 12 layers lay outside the template. :func:`companions` scales such a list with the field:
 every integer in it by ``trial / value``, when each stays whole (12 → 6 for 12 layers).
+
+The generator records each such list with its default in the row's ``counted_lists``; at run
+time a config that moves the field must state each list as :func:`scaled` from its default
+(:func:`outside`): left at its default, the class refuses the config, and stated otherwise, no
+build learned it.
 """
 
 from __future__ import annotations
@@ -26,6 +31,27 @@ def companions(config: Any, path: str, value: int, trial: int) -> dict[str, Any]
         if scaled is not None and scaled != stated:
             found[name] = scaled
     return found
+
+
+def outside(counted: dict[str, Any], stated: Any, path: str, value: object) -> str | None:
+    """Why a config stating ``path`` at ``value`` lies outside the row's ``counted_lists``
+    (``{path: [default, {list: default list}]}``): a list counting the same layers is not
+    stated scaled to it. None inside."""
+    entry = counted.get(path)
+    if not isinstance(entry, list) or not isinstance(value, int) or isinstance(value, bool):
+        return None
+    default, lists = entry
+    if value == default:
+        return None
+    for name, default_list in lists.items():
+        wanted = _scaled(default_list, default, value)
+        found = stated(name)
+        if found != wanted:
+            return (
+                f"{path} = {value} with {name} = {found!r}: the template learned {name}"
+                f" moved with {path} ({wanted!r} here), as the class requires"
+            )
+    return None
 
 
 def _scaled(item: Any, value: int, trial: int) -> Any:
