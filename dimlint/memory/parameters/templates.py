@@ -22,7 +22,9 @@ A config in a regime the generator learned as a row of its own (a string value, 
 stated positive) is counted by that ``variants`` row; a stated key the modeling code reads
 with a constant fallback (``reads``) is inside only where a build learned it; ``a//b`` factors
 floor a quotient; ``refit`` tensors of a flag carry learned sizes, ``multiple_of`` ones hold
-only where their size is that multiple. Keys the generator probed (``legacy_keys``:
+only where their size is that multiple; a field moved with the lists that count what it
+counts (``counted_lists``: GPT-Neo's ``num_layers`` with ``attention_types``) is inside only
+with those lists stated as it moved them. Keys the generator probed (``legacy_keys``:
 :mod:`~dimlint.memory.parameters.probed_keys`) are read as the class reads them: an alias as
 its field, an inert key at any value; a ``fixed`` field stated at the value the class derives
 is inside, and a numeric field stated null picks its ``"path=null"`` variant.
