@@ -513,18 +513,18 @@ def _with_counted_lists(
     """A field every trial of which the class refused alone, moved with the list fields that
     count what it counts (:mod:`counted_lists`: GPT-Neo's ``attention_types``): the first
     trial that builds, or None."""
+    build = _builder(model_class, config, derived, learned.extras)
     for trial in tried:
         lists = counted_lists.companions(config, path, value, trial)
         if not lists:
             continue
         try:
-            changed = _perturbed_many(config, {path: trial, **lists}, derived, learned.extras)
-            model = _build(model_class, changed)
+            built = build({path: trial, **lists})
         except Exception:  # a value the class rejects even so: try the next one
             continue
         defaults = config.to_dict()
         learned.counted[path] = [value, {name: defaults[name] for name in sorted(lists)}]
-        return _values(changed), _groups(model)
+        return built
     return None
 
 
@@ -551,6 +551,7 @@ def _unaligned_series(
     base_groups = learned.observations[0][2]
     if set(first) != set(base_groups):
         return None
+    build = _builder(model_class, config, derived, learned.extras)
     series: list[tuple[dict[str, int], Groups]] = []
     for trial in (value + 1, value + 2, value + 3, value * 2):
         if len(series) == _UNALIGNED_EXTRA:
@@ -558,11 +559,9 @@ def _unaligned_series(
         if trial == first_value:
             continue
         try:
-            changed = _perturbed(config, path, trial, derived, learned.extras)
-            groups = _groups(_build(model_class, changed))
+            values, groups = build({path: trial})
         except Exception:  # a value the class rejects: try the next one
             continue
-        values = _values(changed)
         if values.get(path) != trial or set(groups) != set(base_groups):
             return None
         series.append((values, groups))
@@ -1153,11 +1152,11 @@ def _condition_dropped(
     """Condition each row of a class on the flags whose flipped build of that class drops its
     tensor: a head's own tensor the primary never had (VideoMAE's classifier ``fc_norm``, there
     only while ``use_mean_pooling`` holds) has no row there to carry the condition."""
+    present = {(name, shape) for (name, _), (shape, _) in groups.items()}
     for flag, built in sorted(flipped.items()):
         if built is None or not isinstance(base_values.get(flag), bool):
             continue
         kept = {(name, shape) for (name, _), (shape, _) in built.items()}
-        present = {(name, shape) for (name, _), (shape, _) in groups.items()}
         for row in rows:
             tensor = (str(row[0]), tuple(row[4]))
             if row[6] or tensor not in present or tensor in kept:

@@ -99,34 +99,39 @@ def _model_parameters(specs: list[ModelSpec]) -> Parameters:
     learned = templated_parameters(specs, architecture)
     if not isinstance(learned, Refusal):
         return Parameters(*learned)
-    if learned.learned:
-        # transformers has a template for this model type, but the config lies outside what
-        # it learned: the template, evaluated there, is the estimate (one mechanism for every
-        # templated type); a hand recipe only where the template cannot be evaluated at all
-        estimate = estimated_parameters(specs, architecture)
-        if not isinstance(estimate, Refusal):
-            return Parameters(*estimate, exact=False)
-    counted = _recipe_parameters(specs, architecture)
     if not learned.learned:
-        return counted
+        return _recipe_parameters(specs, architecture)
     # transformers has a template for this model type, but the config lies outside what it
-    # learned: the hand recipe that answers instead was verified only inside that domain, and
-    # an estimate says why the template could not answer, whatever else the recipe says.
-    note = f"estimated by a hand recipe: {learned.reason}"
+    # learned: the template, evaluated there, is the estimate (one mechanism for every
+    # templated type); a hand recipe only where the template cannot be evaluated at all
+    estimate = estimated_parameters(specs, architecture)
+    if not isinstance(estimate, Refusal):
+        return Parameters(*estimate, exact=False)
+    why = learned.reason
+    if estimate.reason != why:
+        why += f" (and the template cannot be evaluated: {estimate.reason})"
+    counted = _recipe_parameters(specs, architecture, refused=why)
+    # the hand recipe that answers instead was verified only inside that domain, and an
+    # estimate says why the template could not answer, whatever else the recipe says.
+    note = f"estimated by a hand recipe: {why}"
     return counted._replace(exact=False, notes=(*counted.notes, note))
 
 
-def _recipe_parameters(specs: list[ModelSpec], architecture: str) -> Parameters:
+def _recipe_parameters(
+    specs: list[ModelSpec], architecture: str, refused: str | None = None
+) -> Parameters:
     """The document counted config object by config object (:func:`count_spec`): where no
     template answers for the whole document (remote-code composites, a native one its template
-    cannot evaluate), each sub-config is counted by its own model type's template or recipe."""
+    cannot evaluate), each sub-config is counted by its own model type's template or recipe.
+    ``refused``: why the document's template did not answer (the top-level config is then not
+    tried on it again)."""
     top = specs[0]
     cfg = Cfg(top)
     children = [spec for spec in specs[1:] if spec.pointer.count("/") == 1]
     included = built_parts(cfg, architecture, [spec.pointer for spec in children])
     parts: list[tuple[str, Tally]] = []
     if _has_layers(top):
-        parts.append((_component_name(top, top), count_spec(cfg, architecture)))
+        parts.append((_component_name(top, top), count_spec(cfg, architecture, refused)))
     wrapper_tie = top.tie_word_embeddings if not _has_layers(top) else None
     for spec in children:
         if spec.pointer in included:

@@ -24,11 +24,12 @@ from dimlint.memory.parameters.remote import family_for
 from dimlint.memory.parameters.templated import estimated_parameters, templated_parameters
 
 
-def count_spec(cfg: Cfg, architecture: str) -> Tally:
+def count_spec(cfg: Cfg, architecture: str, refused: str | None = None) -> Tally:
     """Count one config object: by its template where its model type has one that can be
-    evaluated, else by the decoder recipe."""
+    evaluated, else by the decoder recipe. ``refused``: why the caller already found that the
+    template does not answer for this config (it is not evaluated again; the caller says why)."""
     model_type = cfg.model_type
-    template = _templated(cfg, architecture)
+    template = _templated(cfg, architecture) if refused is None else None
     if isinstance(template, Tally):
         return template
     if not cfg.spec.known_type and architectures.lookup(model_type) is None:
@@ -48,7 +49,9 @@ def count_spec(cfg: Cfg, architecture: str) -> Tally:
             return tally
     tally = count_decoder(cfg, traits_for(cfg), dense_ffn_for(cfg))
     add_extra(cfg, tally)
-    if template is not None:
+    if refused is not None:
+        tally.exact = False
+    elif template is not None:
         tally.exact = False
         tally.note(f"{model_type}: {template}; estimated as a Llama-like decoder")
     elif not cfg.spec.known_type and not cfg.defaults:
