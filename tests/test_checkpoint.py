@@ -121,8 +121,10 @@ KV_FAMILIES = [
     ("qwen3", False, ("k_proj", "v_proj")),
     ("gemma2", False, ("k_proj", "v_proj")),
     ("mixtral", False, ("k_proj", "v_proj")),
-    ("phi3", False, ("qkv_proj",)),
 ]
+#: Families whose loading renames were not verified when the shape table was generated (a
+#: build with every size halved failed): their checkpoints are compared by parameter totals.
+TOTALS_ONLY = frozenset({"phi3"})
 
 
 @pytest.mark.parametrize(("family", "sharded", "tensors"), KV_FAMILIES)
@@ -148,7 +150,7 @@ def test_wrong_kv_heads_message(fresh: Any) -> None:
     messages = [f["message"] for f in checkpoint_findings(folder)]
     assert messages[0] == (
         "model.layers.0.self_attn.k_proj.weight is [32, 64] in the checkpoint but the config"
-        " implies [64, 64]: its 32 rows should be num_key_value_heads 4 × head_dim 16 = 64;"
+        " implies [64, 64]: its 32 rows should be head_dim 16 × num_key_value_heads 4 = 64;"
         " num_key_value_heads 2 would explain it. Loading fails with a size mismatch."
         " Likewise 1 more tensor (model.layers.*.self_attn.k_proj.weight)."
     )
@@ -200,6 +202,10 @@ def test_missing_layer(fresh: Any, family: str, sharded: bool) -> None:
     key = _spec(folder).layers.key
     edit_config(folder, **{key: 3})
     (finding,) = _only(checkpoint_findings(folder), "DL611")
+    if family in TOTALS_ONLY:
+        assert finding["severity"] == "warning"
+        assert "compares totals only" in finding["message"]
+        return
     assert finding["pointer"] == f"/{key}"
     assert "no tensors for layer 2 (" in finding["message"]
     assert ".2.*" in finding["message"]
@@ -230,27 +236,29 @@ def test_extra_layer(fresh: Any, family: str) -> None:
     ],
 )
 def test_extra_expert(fresh: Any, family: str, sharded: bool) -> None:
+    """One expert more in the checkpoint than the config says: transformers 5 stacks the
+    experts into one tensor per layer, so loading fails on its shape (and the router's)."""
     folder = fresh(family, sharded)
     key = _spec(folder).experts.key
     edit_config(folder, **{key: 3})
-    found = checkpoint_findings(folder)
-    assert {f["code"] for f in found} == {"DL610", "DL611"}, [f["message"] for f in found]
+    found = _only(checkpoint_findings(folder), "DL610")
     assert {f["pointer"] for f in found} == {f"/{key}"}
-    (tensors,) = [f for f in found if f["code"] == "DL611"]
-    assert "holds 4 experts per MoE layer" in tensors["message"]
-    assert ".experts.3." in tensors["message"]
-    routers = [f for f in found if f["code"] == "DL610"]
-    assert any(".gate.weight is [4, 64]" in f["message"] for f in routers)
+    assert any(".gate.weight is [4, 64]" in f["message"] for f in found)
+    stacked = [f for f in found if "merged on load from 4 tensors such as" in f["message"]]
+    assert stacked, [f["message"] for f in found]
+    assert all(".experts.0." in f["message"] for f in stacked)
     assert all(f"{key} 4 would explain it" in f["message"] for f in found)
 
 
 def test_missing_expert(fresh: Any) -> None:
     folder = fresh("mixtral")
     edit_config(folder, num_local_experts=5)
-    found = checkpoint_findings(folder)
-    (tensors,) = [f for f in found if f["code"] == "DL611"]
-    assert "lacks expert 4" in tensors["message"]
-    assert "num_local_experts 4 would explain it" in tensors["message"]
+    found = _only(checkpoint_findings(folder), "DL610")
+    assert any(
+        "is [4, 64, 128] in the checkpoint but the config implies [5, 64, 128]" in f["message"]
+        for f in found
+    )
+    assert all("num_local_experts 4 would explain it" in f["message"] for f in found)
 
 
 def test_transposed_matrix_in_header(fresh: Any) -> None:
@@ -289,7 +297,8 @@ def test_untied_head_declared_tied(fresh: Any) -> None:
     edit_config(folder, tie_word_embeddings=True)
     (finding,) = _only(checkpoint_findings(folder), "DL611")
     assert finding["severity"] == "warning"
-    assert "stores a separate lm_head.weight" in finding["message"]
+    assert "exist only when tie_word_embeddings is false (lm_head.weight)" in finding["message"]
+    assert "loading replaces it with the tied embedding" in finding["message"]
     assert finding["pointer"] == "/tie_word_embeddings"
 
 
@@ -298,7 +307,8 @@ def test_tied_head_declared_untied(fresh: Any) -> None:
     edit_config(folder, tie_word_embeddings=False)
     (finding,) = _only(checkpoint_findings(folder), "DL611")
     assert finding["severity"] == "error"
-    assert "no lm_head.weight" in finding["message"]
+    assert "implies 1 tensor the checkpoint lacks (lm_head.weight)" in finding["message"]
+    assert "Set tie_word_embeddings to true" in finding["message"]
     assert finding["pointer"] == "/tie_word_embeddings"
 
 

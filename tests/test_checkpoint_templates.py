@@ -432,7 +432,17 @@ def test_config_asks_for_more_layers(fresh: Any) -> None:
     edit_config(folder, num_hidden_layers=3)
     (finding,) = _tensor_findings(folder)
     assert finding["code"] == "DL611"
-    assert "holds 2 of each" in finding["message"]
+    assert "no tensors for layer 2 (model.layers.2.*) of the 3" in finding["message"]
+    assert "num_hidden_layers 2 would explain it" in finding["message"]
+
+
+def test_config_asks_for_fewer_layers(fresh: Any) -> None:
+    folder = fresh("cohere")
+    edit_config(folder, num_hidden_layers=1)
+    (finding,) = _tensor_findings(folder)
+    assert finding["code"] == "DL611"
+    assert "holds 2 layers of model.layers.*" in finding["message"]
+    assert "does not load layer 1, so the model runs without it" in finding["message"]
     assert "num_hidden_layers 2 would explain it" in finding["message"]
 
 

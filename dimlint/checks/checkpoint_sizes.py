@@ -9,7 +9,6 @@ implies: a wrong config is then caught before the download.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from collections.abc import Iterator
 from dimlint.checks.registry import Finding
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.memory.checkpoint.expected_tensors import COMMON_BUFFERS, Plan, quantization
+from dimlint.memory.checkpoint.stored_extras import COMMON_BUFFERS, quantization
 from dimlint.records import Record
 from dimlint.sources.checkpoint import Checkpoint
 from dimlint.sources.safetensors import DTYPE_BITS, FLOAT_DTYPES
@@ -121,11 +120,13 @@ def total_findings(
 def index_findings(
     checkpoint: Checkpoint,
     specs: list[ModelSpec],
-    plan: Plan | None,
+    not_parameters: frozenset[str] | None,
     parameters: int | None,
     exact: bool = True,
 ) -> Iterator[IndexFinding]:
-    """DL503: the index's declared total size (or parameter count) is not the real one."""
+    """DL503: the index's declared total size (or parameter count) is not the real one.
+    ``not_parameters``: the stored names that are not parameters (saved buffers, tied copies),
+    None when unknown — the declared parameter count is then not checked."""
     index = checkpoint.index_json
     if index is None:
         return
@@ -141,10 +142,12 @@ def index_findings(
                 f" Set total_size to {computed}.",
                 "/metadata/total_size",
             )
-        # which tensors are buffers (saved, not parameters) is known only with a tensor plan
-        if plan is None or quantization(specs[0]) is not None:
+        # which tensors are buffers (saved, not parameters) is known only from the template
+        if not_parameters is None or quantization(specs[0]) is not None:
             return
-        count = sum(t.numel for t in tensors if not _is_buffer(t.name, plan))
+        count = sum(
+            t.numel for t in tensors if t.name not in not_parameters and not _BUFFERS.search(t.name)
+        )
         if index.total_parameters is not None and index.total_parameters != count:
             yield IndexFinding(
                 "DL503",
@@ -154,13 +157,12 @@ def index_findings(
                 "/metadata/total_parameters",
             )
         return
-    yield from _estimated(index.total_size, specs, plan, parameters, exact)
+    yield from _estimated(index.total_size, specs, parameters, exact)
 
 
 def _estimated(
     total_size: int | None,
     specs: list[ModelSpec],
-    plan: Plan | None,
     parameters: int | None,
     exact: bool = True,
 ) -> Iterator[IndexFinding]:
@@ -170,14 +172,8 @@ def _estimated(
         return
     if quantization(specs[0]) is not None:
         return
-    buffers = 0
-    if plan is not None:
-        env = plan.env
-        for tensor in plan.tensors:
-            if tensor.present and not tensor.parameter:
-                buffers += math.prod(axis.value(env) for axis in tensor.shape)
     dtype = declared[0]
-    expected = (parameters + buffers) * DTYPE_BITS[dtype] // 8
+    expected = parameters * DTYPE_BITS[dtype] // 8
     tolerance = TOLERANCE if exact else ESTIMATE_TOLERANCE
     if expected <= 0 or abs(total_size - expected) <= tolerance * expected:
         return
@@ -191,8 +187,3 @@ def _estimated(
         " config before downloading them.",
         "/metadata/total_size",
     )
-
-
-def _is_buffer(name: str, plan: Plan) -> bool:
-    """A persistent buffer: saved with the weights, not counted in ``total_parameters``."""
-    return plan.ignore.search(name) is not None or name in plan.buffer_names

@@ -1,4 +1,4 @@
-"""DL610/DL611 for model types without a hand-written plan: the checkpoint against the template.
+"""DL610/DL611: the checkpoint against the tensors the model type's shape template implies.
 
 The checkpoint's names are first mapped onto the model's the way ``from_pretrained`` maps them
 (:func:`dimlint.memory.checkpoint.load_names.to_model_names`: VLM prefixes, legacy spellings,
@@ -22,13 +22,18 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from dimlint.checks.checkpoint_shapes import axis_word
 from dimlint.checks.registry import Finding
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 from dimlint.memory.checkpoint.load_names import Mapped, fold, to_model_names
-from dimlint.memory.checkpoint.template_plan import Expected, TemplatePlan, templates_fields
+from dimlint.memory.checkpoint.stored_extras import FP8_SCALES, quantization
+from dimlint.memory.checkpoint.template_plan import (
+    Expected,
+    TemplatePlan,
+    templates_fields,
+)
+from dimlint.records import Record
 from dimlint.sources.checkpoint import Checkpoint
 
 #: Checkpoint tensors that are never parameters: buffers older saves carried, and counters.
@@ -39,6 +44,14 @@ _STALE = re.compile(
 #: tensors are stored but not loaded (DeepSeek-V3's and GLM-4.5's last layer).
 MTP_KEYS = ("num_nextn_predict_layers", "num_mtp_layers", "mtp_num_hidden_layers")
 _LAYER = re.compile(r"\.layers\.(\d+)\.")
+#: A tensor of a layer stack, folded (``model.layers.*.``) and as stored (``model.layers.3.``).
+_STACK = re.compile(r"^(.*?\.layers\.)\*\.")
+_STORED_LAYER = re.compile(r"^(.*?\.layers\.)(\d+)\.")
+#: Tensors only a multi-token-prediction layer has (DeepSeek-V3, GLM-4.5): a layer after the
+#: last one holding none of them is an extra layer, not MTP.
+_MTP_ONLY = re.compile(r"\.(eh_proj|enorm|hnorm|shared_head)\.")
+#: A config field a user can set (dotted into sub-configs), not a derived expression.
+_SETTABLE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 LISTED = 3
 _ties = "loading replaces it with the tied embedding"
 
@@ -51,10 +64,12 @@ def template_findings(
     complete = checkpoint.complete
     if not complete and checkpoint.index_json is None:
         return None
+    scales = quantization(spec) is not None  # the plan is made for shape-keeping FP8 only
+    read = checkpoint.tensors
     stored = {
-        name: (tuple(checkpoint.tensors[name].shape) if complete else ())
+        name: (tuple(read[name].shape) if name in read else ())
         for name in checkpoint.names
-        if not _STALE.search(name)
+        if not _STALE.search(name) and not (scales and FP8_SCALES.search(name))
     }
     _drop_mtp(stored, plan, spec)
     naming = plan.naming
@@ -68,7 +83,12 @@ def template_findings(
     extras = [name for name in mapped.unexpected if ignore is None or ignore.search(name) is None]
     missing = [name for name in dict.fromkeys(t.name for t in plan.tensors) if name not in groups]
     switched = [name for name in extras if fold(name) in plan.switched_off]
-    unknown_extras = [name for name in extras if name not in switched]
+    beyond = _layers_beyond(plan, mapped)
+    unknown_extras = [
+        name
+        for name in extras
+        if name not in switched and not any(name.startswith(prefix) for prefix in beyond)
+    ]
     unexplained_missing = [
         name for name in missing if not _conditions(plan, name) and not _ignored(ignore, name)
     ]
@@ -81,8 +101,13 @@ def template_findings(
     if found * 2 < len(expected_names) or (unknown_extras and (unexplained_missing or short)):
         return None
     findings: list[Finding] = []
-    if complete:
-        shapes = list(_shape_findings(plan, groups, mapped, spec))
+    unread = {
+        name
+        for name, sources in mapped.sources.items()
+        if not all(source in read for source in sources)
+    }
+    if len(unread) < len(mapped.sources):
+        shapes = list(_shape_findings(plan, groups, mapped, spec, unread))
         if not all(explained for _, explained in shapes):
             # A stored shape no single config value explains may as well be a template that
             # is wrong for this config: not an error dimlint can stand behind.
@@ -106,6 +131,23 @@ def template_findings(
     return findings
 
 
+def _layers_beyond(plan: TemplatePlan, mapped: Mapped) -> set[str]:
+    """Prefixes (``model.layers.3.``) of the layers the checkpoint stores past the count the
+    config implies for their stack: their tensors are reported as whole extra layers, not one
+    by one (an extra MoE layer's experts are not merged on load, so they map onto nothing)."""
+    implied: dict[str, int] = {}
+    for tensor in plan.tensors:
+        match = _STACK.match(tensor.name)
+        if match is not None:
+            implied[match[1]] = max(implied.get(match[1], 0), tensor.repeats)
+    found: set[str] = set()
+    for name in mapped.shapes:
+        match = _STORED_LAYER.match(name)
+        if match is not None and match[1] in implied and int(match[2]) >= implied[match[1]]:
+            found.add(f"{match[1]}{match[2]}.")
+    return found
+
+
 def _wanted(plan: TemplatePlan, name: str) -> int:
     return sum(tensor.repeats for tensor in plan.tensors if tensor.name == name)
 
@@ -126,10 +168,15 @@ def _drop_mtp(stored: dict[str, tuple[int, ...]], plan: TemplatePlan, spec: Mode
     layers = plan.value("num_hidden_layers") or plan.value("text_config.num_hidden_layers")
     if not extra or not layers:
         return
-    for name in list(stored):
+    beyond: dict[int, list[str]] = {}
+    for name in stored:
         match = _LAYER.search(name)
         if match is not None and layers <= int(match.group(1)) < layers + extra:
-            del stored[name]
+            beyond.setdefault(int(match.group(1)), []).append(name)
+    for names in beyond.values():
+        if any(_MTP_ONLY.search(name) for name in names):
+            for name in names:
+                del stored[name]
 
 
 def _groups(mapped: Mapped, plan: TemplatePlan) -> dict[str, list[tuple[str, tuple[int, ...]]]]:
@@ -175,15 +222,17 @@ def _shape_findings(
     groups: dict[str, list[tuple[str, tuple[int, ...]]]],
     mapped: Mapped,
     spec: ModelSpec,
+    unread: set[str],
 ) -> Iterator[tuple[Finding, bool]]:
-    """DL610 findings, each with whether a config value explains it."""
+    """DL610 findings, each with whether a config value explains it. ``unread``: tensors whose
+    shard could not be read (their shapes are unknown)."""
     by_name = _by_name(plan)
     for folded, tensors in groups.items():
         entries = by_name[folded]
         wrong = [
             (name, shape)
             for name, shape in tensors
-            if not any(entry.matches(shape) for entry in entries)
+            if name not in unread and not any(entry.matches(shape) for entry in entries)
         ]
         if not wrong:
             continue
@@ -287,9 +336,15 @@ def _describe(
         rank = f"{len(stored)} dimensions where {len(expected)} are expected"
         return f"{head}: {rank}.{load}", None, False
     if len(stored) == 2 and stored == expected[::-1] and stored[0] != stored[1]:
-        return f"{head}: the matrix is stored transposed.{load}", None, False
+        # both sizes are right, in the wrong order: no config value is to blame
+        return f"{head}: the matrix is stored transposed.{load}", None, all(entry.trusted)
+    flipped = _flags_explaining(plan, entry.name, stored, spec)
+    if flipped:
+        settings = " and ".join(f"{_key(spec, field)} {_json(value)}" for field, value in flipped)
+        anchor = next((p for field, _ in flipped if (p := _pointer(spec, field))), None)
+        return f"{head}: {settings} would explain it.{load}", anchor, True
     reasons: list[str] = []
-    anchor: str | None = None
+    anchor = None
     explained = True
     for axis, (want, have) in enumerate(zip(expected, stored, strict=True)):
         if want == have or not entry.trusted[axis]:
@@ -311,6 +366,33 @@ def _describe(
             anchor = anchor or _pointer(spec, field)
         reasons.append(text)
     return f"{head}: {'; and '.join(reasons)}.{load}", anchor, explained
+
+
+def _flags_explaining(
+    plan: TemplatePlan, name: str, stored: tuple[int, ...], spec: ModelSpec
+) -> list[tuple[str, object]]:
+    """The flag settings that select a variant of ``name`` with exactly the stored shape
+    (Falcon's fused QKV is narrower with ``multi_query: true``), or none."""
+    for conditions, dims in plan.alternatives.get(name, []):
+        shape = tuple(plan.evaluate(dim, {}) for dim in dims)
+        if shape != stored:
+            continue
+        flips = [
+            (str(field), wanted)
+            for field, wanted in conditions
+            if _stated_flag(spec, str(field)) != wanted
+        ]
+        if flips:
+            return flips
+    return []
+
+
+def _stated_flag(spec: ModelSpec, field: str) -> object:
+    """A flag's value as the config states it (None: not stated, the class default holds)."""
+    container: Any = spec.raw
+    for part in field.split("."):
+        container = container.get(part) if isinstance(container, dict) else None
+    return container
 
 
 def _simple(expression: list[Any]) -> bool:
@@ -370,6 +452,8 @@ def _explain(
     found: list[tuple[int, str, int]] = []
     by_name = _by_name(plan)
     for field in templates_fields(expression):
+        if not _SETTABLE.match(field):
+            continue  # a derived width (``hidden_size//num_attention_heads``): no key to set
         value = _solve(plan, expression, field, stored)
         if value is None:
             continue
@@ -418,16 +502,21 @@ def _count_findings(
             continue
         covered |= set(names)
         want, have = off[names[0]]
-        stack = names[0].split("*", 1)[0]
-        where = f"{stack}*" if stack else names[0]
-        text = (
-            f"the checkpoint holds {have} of each of the {len(names)} tensors of {where}"
-            f" ({_listing(names)}) but the config implies {want}: "
-        )
-        if have > want:
-            text += "transformers does not load the extra layers, so the model runs without them."
+        layers = _layer_numbers(groups[names[0]], names[0], mapped)
+        if layers is not None and have and (want * len(layers.stored)) % have == 0:
+            text = _layer_text(names, layers, want * len(layers.stored) // have)
         else:
-            text += "transformers initialises the missing layers randomly: garbage out."
+            stack = names[0].split("*", 1)[0]
+            where = f"{stack}*" if stack else names[0]
+            text = (
+                f"the checkpoint holds {have} of each of the {len(names)} tensors of {where}"
+                f" ({_listing(names)}) but the config implies {want}: "
+            )
+            if have > want:
+                text += "transformers does not load the extra layers, so the model runs"
+                text += " without them."
+            else:
+                text += "transformers initialises the missing layers randomly: garbage out."
         text += f" {_key(spec, field)} {value} would explain it."
         yield Finding("DL611", text, _pointer(spec, field) or spec.pointer)
     for folded, (want, have) in off.items():
@@ -459,6 +548,74 @@ def _count_findings(
                 " transformers initialises missing ones randomly and drops extra ones.",
                 spec.pointer,
             )
+
+
+class _Layers(Record):
+    """The layer numbers a stack's tensors are stored under, and how the checkpoint spells
+    one layer's prefix (``model.layers.2.*``, ``h.2.*`` in a base-model save)."""
+
+    stored: frozenset[int]
+    #: The checkpoint name of one stored tensor, split, and where its layer number is.
+    parts: tuple[str, ...]
+    position: int
+
+    def prefix(self, number: int) -> str:
+        return ".".join((*self.parts[: self.position], str(number), "*"))
+
+
+def _layer_numbers(
+    tensors: list[tuple[str, tuple[int, ...]]], folded: str, mapped: Mapped
+) -> _Layers | None:
+    """The layers one group of a whole-layer count mismatch is stored under (the index at the
+    first ``*``); None when its names do not show them plainly (a merged or renamed tensor)."""
+    star = folded.split(".").index("*") if "*" in folded.split(".") else -1
+    if star < 0:
+        return None
+    numbers: set[int] = set()
+    for name, _ in tensors:
+        piece = name.split(".")[star]
+        if not piece.isdigit():
+            return None
+        numbers.add(int(piece))
+    model_name = tensors[0][0]
+    sources = mapped.sources.get(model_name, [model_name])
+    number = model_name.split(".")[star]
+    if len(sources) != 1 or sources[0].split(".").count(number) != 1:
+        return None
+    parts = tuple(sources[0].split("."))
+    return _Layers(frozenset(numbers), parts, parts.index(number))
+
+
+def _layer_text(names: list[str], layers: _Layers, implied: int) -> str:
+    """A whole-layer mismatch in layers: which are absent, or beyond the ``implied`` count."""
+    stack = names[0].split("*", 1)[0]
+    where = f"{stack}*" if stack else names[0]
+    each = f"{len(names)} tensors each: {_listing(names)}"
+    if len(layers.stored) < implied:
+        absent = [n for n in range(implied) if n not in layers.stored]
+        shown = ", ".join(layers.prefix(n) for n in absent[:LISTED])
+        if len(absent) > LISTED:
+            shown += f" and {len(absent) - LISTED} more"
+        return (
+            f"the checkpoint has no tensors for {_count_word(absent, 'layer')}"
+            f" {_numbers(absent)} ({shown}) of the {implied} of {where} the config implies"
+            f" ({each}): transformers initialises the missing layers randomly: garbage out."
+        )
+    extra = [n for n in sorted(layers.stored) if n >= implied]
+    return (
+        f"the checkpoint holds {len(layers.stored)} layers of {where} ({each}) but the config"
+        f" implies {implied}: transformers does not load {_count_word(extra, 'layer')}"
+        f" {_numbers(extra)}, so the model runs without {'it' if len(extra) == 1 else 'them'}."
+    )
+
+
+def _count_word(items: list[int], noun: str) -> str:
+    return noun if len(items) == 1 else f"{noun}s"
+
+
+def _numbers(items: list[int]) -> str:
+    shown = ", ".join(map(str, items[:LISTED]))
+    return shown + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
 
 
 def _absent_and_beyond(
@@ -593,6 +750,15 @@ def _switched_findings(plan: TemplatePlan, names: list[str], spec: ModelSpec) ->
 
 
 # --- wording -------------------------------------------------------------------------------
+
+
+def axis_word(rank: int, axis: int) -> str:
+    """How a message names positions along one axis of a tensor of ``rank`` dimensions."""
+    if rank == 1:
+        return "elements"
+    if rank == 2:
+        return ("rows", "columns")[axis]
+    return f"entries along axis {axis}"
 
 
 def _json(value: object) -> str:

@@ -81,10 +81,10 @@ def _problems(
 
 
 def _parameters(specs: list[ModelSpec]) -> tuple[int, bool] | None:
-    """The config's parameter count and whether it is exact (False: a model type dimlint does
-    not know, estimated as a Llama-like decoder), or None when it cannot be computed."""
+    """The config's parameter count and whether it is exact, or None when it cannot be
+    computed (quantized weights are not stored at one value per parameter)."""
     from dimlint.memory import model_parameters
-    from dimlint.memory.checkpoint.expected_tensors import quantization
+    from dimlint.memory.checkpoint.stored_extras import quantization
 
     top = specs[0]
     if quantization(top) is not None:
@@ -92,7 +92,7 @@ def _parameters(specs: list[ModelSpec]) -> tuple[int, bool] | None:
     try:
         counted = model_parameters(specs)
     except (ArithmeticError, LookupError, TypeError, ValueError):
-        return None  # a config the recipes cannot read; other rules report what is wrong
+        return None  # a config the templates cannot read; other rules report what is wrong
     return (counted.total, counted.exact) if counted.total else None
 
 
@@ -103,22 +103,15 @@ def _checkpoint(
     enabled: frozenset[str],
     others: list[Diagnostic],
 ) -> list[Finding]:
-    from dimlint.checks.checkpoint_shapes import shape_findings, tensor_findings, view
+    """DL610/DL611 tensor by tensor from the model type's template where its names can be
+    read with certainty, else DL611 by the parameter total; DL612 and DL503 either way."""
     from dimlint.checks.checkpoint_sizes import dtype_findings, index_findings, total_findings
-    from dimlint.memory.checkpoint.expected_tensors import checkpoint_plan
 
     top = specs[0]
-    plan = checkpoint_plan(top)
-    counted = (plan.parameters(), True) if plan is not None else _parameters(specs)
+    counted = _parameters(specs)
     parameters, exact = counted if counted is not None else (None, True)
     found: list[Finding] = []
-    if plan is not None:
-        seen = view(plan, checkpoint)
-        if "DL610" in enabled:
-            found.extend(shape_findings(plan, seen, checkpoint, top))
-        if "DL611" in enabled and (checkpoint.index_json is not None or checkpoint.complete):
-            found.extend(tensor_findings(plan, seen, checkpoint, top))
-    elif (compared := _from_template(checkpoint, top, enabled)) is not None:
+    if (compared := _from_template(checkpoint, top, enabled)) is not None:
         found.extend(compared)
     elif (
         parameters is not None
@@ -134,7 +127,8 @@ def _checkpoint(
         found.extend(dtype_findings(specs, checkpoint))
     index = checkpoint.index_json
     if "DL503" in enabled and index is not None:
-        for finding in index_findings(checkpoint, specs, plan, parameters, exact):
+        skip = _not_parameters(top, checkpoint) if _counted_from_template(top) else None
+        for finding in index_findings(checkpoint, specs, skip, parameters, exact):
             others.append(_in_index(index, finding, selection))
     return found
 

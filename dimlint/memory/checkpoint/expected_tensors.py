@@ -1,20 +1,19 @@
-"""The tensors a config implies: names, shapes as formulas, and which config keys switch them.
+"""The tensors of a decoder family, by module name: what LoRA and quantization act on.
 
 This walks a model the way :func:`dimlint.memory.parameters.decoder_params.count_decoder` counts it
 — the same :class:`~dimlint.memory.config_view.Cfg` lookups, the same family traits, the same
 per-layer mixer and MoE plans — and writes down each tensor instead of adding up its size.
 
-Why a hand plan beside the template plan (:mod:`dimlint.memory.checkpoint.template_plan`), which
-covers every model type: for the few decoder families whose checkpoint names it knows
-(:mod:`dimlint.memory.checkpoint.tensor_names`) it says more about a wrong checkpoint — a
-matrix stored transposed, a tied head saved apart, one expert too many or too few, the config
-value that explains each — and it reads FP8 checkpoints, whose scale tensors the template plan
-does not know. Its sizes are never its own word: a plan is made only where the model type's
-template proves the count (:func:`checkpoint_plan`), and a test checks that its parameters
-then sum to :func:`dimlint.memory.count_parameters`, so ``dimlint check`` and ``dimlint mem``
-cannot disagree about a model. For any other config the checkpoint is compared through the
-template plan, or by its parameter total. (:func:`plan_for` itself also lists the linear
-layers LoRA attaches to and the tensors a quantization leaves unquantized.)
+Why it exists beside the shape templates, which count every model type and against which
+``dimlint check`` compares checkpoints (:mod:`dimlint.memory.checkpoint.template_plan`): peft and
+bitsandbytes act on modules by name — LoRA attaches to ``nn.Linear`` modules, 4-bit loading
+replaces them, ``modules_to_not_convert`` keeps some unquantized — and for the few decoder
+families whose module names it knows (:mod:`dimlint.memory.checkpoint.tensor_names`) this plan
+says which tensor belongs to which module (:mod:`dimlint.memory.training.linear_layers`,
+:mod:`dimlint.memory.quantized_layout`). Its sizes are never its own word: a test checks that
+wherever the template proves a count, the plan's parameters sum to it
+(``tests/test_checkpoint_plan.py``), so ``mem --lora`` and ``dimlint mem`` cannot disagree
+about a model.
 """
 
 from __future__ import annotations
@@ -22,6 +21,12 @@ from __future__ import annotations
 import re
 
 from dimlint.config.spec import ModelSpec
+from dimlint.memory.checkpoint.stored_extras import (
+    COMMON_BUFFERS,
+    FP8_SCALES,
+    SHAPE_PRESERVING_QUANTIZATION,
+    quantization,
+)
 from dimlint.memory.checkpoint.tensor_axes import Axis, Var, const, dim, plus, scaled
 from dimlint.memory.checkpoint.tensor_names import (
     FALCON_PARALLEL_NORMS,
@@ -31,8 +36,6 @@ from dimlint.memory.checkpoint.tensor_names import (
     Names,
 )
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.parameters import templates
-from dimlint.memory.parameters.count import architecture_of
 from dimlint.memory.parameters.decoder_families import dense_ffn_for, traits_for
 from dimlint.memory.parameters.decoder_params import (
     ATTENTION_KINDS,
@@ -45,12 +48,6 @@ from dimlint.memory.parameters.family_additions import EXTRA
 from dimlint.memory.parameters.layer_kinds import mixer_kinds, moe_layers
 from dimlint.records import Record
 
-#: Buffers any family's older checkpoints may hold (rotary frequencies were persistent once).
-COMMON_BUFFERS = (r"(^|\.)rotary_emb\.inv_freq$",)
-#: Scales that FP8 block quantization stores beside each quantized weight.
-FP8_SCALES = (r"\.(weight_scale_inv|weight_scale|input_scale)$",)
-#: Quantization methods that keep every weight's shape (adding scale tensors beside them).
-SHAPE_PRESERVING_QUANTIZATION = frozenset({"fp8", "fbgemm_fp8"})
 #: More tensors than any checkpoint has (DeepSeek-V3: 45k, Kimi-K2: 70k): beyond it, no plan.
 #: Building a plan costs tens of microseconds per tensor, so this also bounds its time (a
 #: config stating 32,000 layers beside a one-tensor checkpoint took over 8 s at 2,000,000).
@@ -114,14 +111,6 @@ class Plan(Record):
         return total
 
 
-def quantization(spec: ModelSpec) -> str | None:
-    """The quantization method of the config (``fp8``, ``gptq``…), or None."""
-    config = spec.raw.get("quantization_config")
-    if not isinstance(config, dict):
-        return None
-    return str(config.get("quant_method") or "unknown").lower()
-
-
 def plan_for(spec: ModelSpec) -> Plan | None:
     """The expected tensors of ``spec``; None when its family is not modelled here."""
     cfg = Cfg(spec)
@@ -134,7 +123,7 @@ def plan_for(spec: ModelSpec) -> Plan | None:
         return None
     builder = _Builder(cfg, traits, names)
     builder.build()
-    ignore = [*COMMON_BUFFERS, *names.buffers, *(FP8_SCALES if method else ())]
+    ignore = [*COMMON_BUFFERS, *names.buffers, *((FP8_SCALES.pattern,) if method else ())]
     extra_layers = max((cfg.int(key) for key in MTP_KEYS), default=0)
     return Plan(
         cfg.model_type,
@@ -147,23 +136,6 @@ def plan_for(spec: ModelSpec) -> Plan | None:
         re.compile("|".join(ignore)),
         method is not None,
     )
-
-
-def checkpoint_plan(spec: ModelSpec) -> Plan | None:
-    """The plan a checkpoint is compared with (DL610/DL611): :func:`plan_for`, only where the
-    model type's template proves the count (:func:`_proved_by_template`)."""
-    return plan_for(spec) if _proved_by_template(spec) else None
-
-
-def _proved_by_template(spec: ModelSpec) -> bool:
-    """Whether the model type's template counts this config exactly (its class learned, every
-    field inside the learned domain). The hand plan names tensors for its diagnostics (a matrix
-    stored transposed, a tied head saved apart, experts one by one, FP8 scales beside the
-    weights) but its sizes are the template's: where the template cannot prove the count (a
-    class remote code defines, a field it never learned), neither can the plan, and the
-    checkpoint is compared as the template route or the parameter total allows."""
-    raw = {key: value for key, value in spec.raw.items() if key != "quantization_config"}
-    return templates.template_tensors(raw, architecture_of(spec)) is not None
 
 
 def _supported(cfg: Cfg, traits: Decoder) -> bool:

@@ -12,7 +12,8 @@ the weights with it tensor by tensor (DL610/DL611).
 
 No plan is made — and the checkpoint is compared by its parameter total only — when the
 template does not apply to the config (a field the generator could not learn is changed), when
-the weights are quantized, or when the class's loading renames were not verified against
+the weights are quantized in a way that changes their shapes (FP8 keeps them, and its scale
+tensors are set aside), or when the class's loading renames were not verified against
 transformers when the table was generated.
 """
 
@@ -22,9 +23,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.checkpoint import load_names
-from dimlint.memory.parameters import templates
+from dimlint.memory.checkpoint.stored_extras import keeps_shapes
+from dimlint.memory.parameters import derived_lists, templates
 from dimlint.records import Record
 
 
@@ -76,6 +79,9 @@ class TemplatePlan(Record):
     tensors: list[Expected]
     #: Folded names of the class's tensors that this config's flags switch off → conditions.
     switched_off: dict[str, list[Any]]
+    #: Folded name → (conditions, dimension expressions) of each variant of a tensor that
+    #: this config's flags do not select (Falcon's fused QKV with and without multi-query).
+    alternatives: dict[str, list[tuple[list[Any], list[Any]]]]
     naming: load_names.Naming
     #: A config field's value as transformers would hold it (None: unknown).
     value: Callable[[str], int | None]
@@ -140,14 +146,24 @@ _ATTENTION_KINDS = frozenset({"full_attention", "sliding_attention", "chunked_at
 
 def _unlearned_lists(raw: dict[str, Any], learned: dict[str, Any]) -> bool:
     """Whether the config states a structural list the generator did not learn (its row's
-    ``lists`` guard names the ones it did): the template was fitted without it."""
+    ``lists`` guard names the ones it did): the template was fitted without it. A top-level
+    list at the value its config class declares or derives is the one the default build was
+    fitted with; an empty one has been judged by the template already (outside where the
+    class's default is not empty)."""
     guarded = set(learned.get("lists", {}))
+    model_type = raw.get("model_type")
+    record = architectures.lookup(model_type) if isinstance(model_type, str) else None
+    defaults = dict(record.defaults) if record is not None else {}
+    if isinstance(model_type, str):
+        defaults.update(derived_lists.defaults(model_type))
     sources = [("", raw)] + [
         (f"{key}.", value) for key, value in raw.items() if isinstance(value, dict)
     ]
     for prefix, source in sources:
         for key, value in source.items():
-            if not isinstance(value, list) or f"{prefix}{key}" in guarded:
+            if not isinstance(value, list) or not value or f"{prefix}{key}" in guarded:
+                continue
+            if not prefix and value == defaults.get(key):
                 continue
             if key == "layer_types":
                 if not set(map(str, value)) <= _ATTENTION_KINDS:
@@ -159,9 +175,11 @@ def _unlearned_lists(raw: dict[str, Any], learned: dict[str, Any]) -> bool:
 
 def template_plan(spec: ModelSpec) -> TemplatePlan | None:
     """The plan of ``spec`` from its model type's template; None when there is none usable."""
-    raw = spec.raw
+    if not keeps_shapes(spec):
+        return None
+    raw = {key: value for key, value in spec.raw.items() if key != "quantization_config"}
     model_type = raw.get("model_type")
-    if not isinstance(model_type, str) or raw.get("quantization_config") is not None:
+    if not isinstance(model_type, str):
         return None
     learned = templates.row(model_type)
     if learned is None:
@@ -183,6 +201,7 @@ def template_plan(spec: ModelSpec) -> TemplatePlan | None:
         return None
     expected: list[Expected] = []
     switched_off: dict[str, list[Any]] = {}
+    alternatives: dict[str, list[tuple[list[Any], list[Any]]]] = {}
     position = 0
     for name, count_expression, dims, conditions, *_ in rows:
         if position < len(tensors) and tensors[position].name == name:
@@ -194,28 +213,35 @@ def template_plan(spec: ModelSpec) -> TemplatePlan | None:
                 )
         elif conditions:
             switched_off[name] = conditions
+            alternatives.setdefault(name, []).append((conditions, dims))
     if position != len(tensors):
         return None  # the evaluated tensors do not follow the row: do not guess
     values = templates._Values(templates._as_the_class_reads(raw, model_type), learned)
     defaults = dict(learned.get("defaults", {}))
     return TemplatePlan(
-        model_type, class_name, expected, switched_off, naming, values.get, defaults
+        model_type,
+        class_name,
+        expected,
+        switched_off,
+        alternatives,
+        naming,
+        values.get,
+        defaults,
     )
 
 
 def total_is_exact(spec: ModelSpec) -> bool:
-    """Whether the template gives this config's parameter total as transformers builds it:
-    the template applies, it was confirmed on a second build when the table was generated,
-    and the config states no structural list the template was not fitted with."""
-    raw = spec.raw
+    """Whether the template gives this config's parameter total as transformers builds it —
+    the same test that lets ``dimlint mem`` call a count exact: the class is learned, every
+    field inside what it learned, and no structural list the template was not fitted with.
+    (Whether the names can be compared one by one is :func:`template_plan`'s question.)"""
+    raw = {key: value for key, value in spec.raw.items() if key != "quantization_config"}
     model_type = raw.get("model_type")
     learned = templates.row(model_type) if isinstance(model_type, str) else None
-    if learned is None or not isinstance(model_type, str) or _unlearned_lists(raw, learned):
+    if learned is None or _unlearned_lists(raw, learned):
         return False
     architecture = architecture_of(spec)
-    class_name = templates.class_for(learned, architecture)
     return (
-        class_name is not None
-        and load_names.validated(model_type, class_name)
+        templates.class_for(learned, architecture) is not None
         and templates.template_tensors(raw, architecture) is not None
     )

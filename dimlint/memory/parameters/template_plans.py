@@ -240,6 +240,21 @@ def _list_outside(path: str, key: str, value: list[Any], default: object) -> str
     return f"{path} = {_short(value)} differs from the only value learned ({_short(default)})"
 
 
+def _emptied(
+    path: str, key: str, derived: dict[str, Any], record: architectures.Architecture | None
+) -> str | None:
+    """Why an empty list stated where the class has a non-empty one by default (declared, or
+    derived in ``__post_init__``) is outside, or None. A class may keep it (Llama-4's
+    ``moe_layers: []`` builds no MoE layer) or fill it in as it fills in None: no build
+    learned which."""
+    default = derived.get(path)
+    if not (isinstance(default, list) and default) and record is not None:
+        default = record.defaults.get(key)
+    if isinstance(default, list) and default:
+        return f"{path} = [] where the class has {_short(default)}: no build learned an empty one"
+    return None
+
+
 def _learned_stated(learned: dict[str, Any], path: str, value: object) -> bool:
     """Whether a variant row was learned with ``value`` stated at ``path`` (DeBERTa's
     ``pos_att_type`` ``["p2c", "c2p"]``, learned as ``"c2p|p2c"``)."""
@@ -395,6 +410,8 @@ def unlearned_list(
                 continue  # the value the class derives by default: the one learned
             if _learned_stated(learned, path, value):
                 continue  # the value the variant row was learned with
+            if value == [] and (emptied := _emptied(path, key, derived, record)) is not None:
+                return emptied
             if is_plan(value):
                 why = _other_kinds(path, value, derived.get(path))
                 mixed = len(_plan_counts(value)) > 1
