@@ -551,3 +551,56 @@ def test_a_scaling_float_the_template_saw_at_its_default_only() -> None:
     b0 = {**raw, "width_coefficient": 1.0, "depth_coefficient": 1.0, "hidden_dim": 1280}
     assert not _agrees(b0)
     assert "width_coefficient" in _refusal(b0, "EfficientNetForImageClassification")
+
+
+OPT_SMALL = {"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 64,
+             "ffn_dim": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+             "vocab_size": 256, "max_position_embeddings": 128}  # fmt: skip
+
+
+def test_derived_field_at_its_default_but_off_its_derivation() -> None:
+    # OPT's word_embed_proj_dim is derived from hidden_size, and every build held it there;
+    # stated 768 (its default) beside a hidden size of 64 it is off the derivation, and OPT
+    # then adds project_in/project_out: once counted exact without them
+    assert "not what the class derives from hidden_size" in _refusal(
+        {**OPT_SMALL, "word_embed_proj_dim": 768}, "OPTForCausalLM"
+    )
+    assert not _agrees({**OPT_SMALL, "word_embed_proj_dim": 768})
+    assert _agrees({**OPT_SMALL, "word_embed_proj_dim": 64})  # on the derivation: exact
+
+
+def test_empty_list_where_the_class_derives_a_full_one() -> None:
+    # Llama-4 derives moe_layers (every interleave_moe_layer_step-th layer) when it is None;
+    # stated empty, no layer has experts: once counted with experts everywhere, as exact
+    raw = {"model_type": "llama4_text", "architectures": ["Llama4ForCausalLM"],
+           "num_hidden_layers": 4, "hidden_size": 64, "intermediate_size": 128,
+           "intermediate_size_mlp": 96, "num_attention_heads": 4, "num_key_value_heads": 2,
+           "head_dim": 16, "vocab_size": 100, "num_local_experts": 4}  # fmt: skip
+    assert "moe_layers = [] where the class has" in _refusal(
+        {**raw, "moe_layers": []}, "Llama4ForCausalLM"
+    )
+    assert not _agrees({**raw, "moe_layers": []})
+
+
+def test_one_number_where_the_class_holds_a_list() -> None:
+    # Gemma-3n's intermediate_size is a per-layer list (the template saw 16384 in every
+    # place); a config stating one other number was counted at 16384, as exact
+    raw = {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"],
+           "num_hidden_layers": 4, "hidden_size": 256, "num_attention_heads": 4,
+           "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1000,
+           "vocab_size_per_layer_input": 1000, "hidden_size_per_layer_input": 64,
+           "layer_types": ["sliding_attention", "full_attention"] * 2,
+           "num_kv_shared_layers": 2, "activation_sparsity_pattern": [0.0] * 4}  # fmt: skip
+    assert "the template saw a list of 16384 only" in _refusal(
+        {**raw, "intermediate_size": 8192}, "Gemma3nForCausalLM"
+    )
+    assert not _agrees({**raw, "intermediate_size": 8192})
+    assert _agrees({**raw, "intermediate_size": 16384})
+
+
+def test_one_number_where_the_template_learned_a_list_item_by_item() -> None:
+    # ConvNeXt's hidden_sizes were learned item by item (hidden_sizes[0]…): one number
+    # stated in their place is no list the template can read
+    assert "is one number where the template learned a list" in _refusal(
+        {"model_type": "convnext", "hidden_sizes": 96}, "ConvNextModel"
+    )

@@ -521,6 +521,24 @@ def _derived_flag(raw: dict[str, Any], path: str) -> int | None:
     return int(projection.split("-")[0] == "gated")
 
 
+def _scalar_for_items(raw: dict[str, Any], defaults: dict[str, Any]) -> str | None:
+    """Why one number stated where the template learned a list item by item (Gemma-3n's
+    per-layer ``intermediate_size``) is outside, or None. A class may spread it over every
+    item (Gemma-3n does) or read it otherwise; no build learned which, so only a number equal
+    to every learned item is inside."""
+    items: dict[str, set[object]] = {}
+    for path, value in defaults.items():
+        item = list_items.split(path)
+        if item is not None:
+            items.setdefault(item[0], set()).add(value)
+    for key, learned_items in items.items():
+        stated = stated_at(raw, key)
+        if _number(stated) is None or learned_items == {stated}:
+            continue
+        return f"{key} = {stated} is one number where the template learned a list, item by item"
+    return None
+
+
 def _stated_list(raw: dict[str, Any], path: str) -> object:
     value = stated_at(raw, path)
     return [_plain(item) for item in value] if isinstance(value, list) else value
@@ -1174,6 +1192,9 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
     if stand_in is not None:
         _outside_domain(stand_in)
     defaults: dict[str, Any] = learned.get("defaults", {})
+    scalar = _scalar_for_items(raw, defaults)
+    if scalar is not None:
+        _outside_domain(scalar)
     derivations: dict[str, Any] = learned.get("derived", {})
     for path in learned.get("fixed", []):
         value = values.get(path)
@@ -1236,6 +1257,9 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
             continue  # read item by item: each item is judged as a field
         if is_plan(stated):
             continue  # a per-layer plan: judged by the kinds' weights (unlearned_list, below)
+        if not isinstance(stated, list) and _number(stated) is not None and stated != item:
+            # one number where the class holds a list (Gemma-3n spreads it over every layer)
+            _outside_domain(f"{path} = {stated}; the template saw a list of {item!r} only")
         other = next((x for x in stated if x != item), None) if isinstance(stated, list) else None
         if other is not None:
             why = f"{path} holds {other!r}; the template saw only {item!r} in every place"
