@@ -611,3 +611,22 @@ def test_table_rows_match_transformers(model_type: str) -> None:
     from dimlint.tools.generate_load_names import learn
 
     assert json.loads(json.dumps(learn(model_type))) == load_names.row(model_type)
+
+
+def test_halved_build_unsets_token_ids_past_the_vocabulary() -> None:
+    """Phi-3's pad_token_id (32000) lies past its halved vocabulary (16032): the validating
+    build unsets it instead of failing, so Phi-3 checkpoints are compared tensor by tensor."""
+    import torch
+    import transformers
+
+    from dimlint.memory.parameters import templates
+    from dimlint.tools.generate_load_names import _halved, learn
+
+    config = transformers.AutoConfig.for_model("phi3")
+    halved = _halved(config, templates.row("phi3") or {})
+    assert halved.vocab_size == config.vocab_size // 2
+    assert halved.pad_token_id is None
+    with torch.device("meta"):
+        transformers.Phi3ForCausalLM(halved)
+    assert learn("phi3")["Phi3ForCausalLM"]["validated"] is True
+    assert load_names.validated("phi3", "Phi3ForCausalLM")

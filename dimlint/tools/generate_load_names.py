@@ -206,11 +206,12 @@ def learn(model_type: str) -> dict[str, Any]:
 def _halved(config: Any, learned: dict[str, Any]) -> Any:
     """A config of the same class with every learned even size of 4 or more halved (fields
     the generator could not learn, and derived ones, keep their default; a list learned item
-    by item, wav2vec2's ``conv_dim[0]``, is stated whole with its items halved)."""
+    by item, wav2vec2's ``conv_dim[0]``, is stated whole with its items halved; token ids
+    past the halved vocabulary are unset)."""
     from dimlint.tools.generate_shapes import _derived, _extra_kwargs
 
     skip = set(learned.get("fixed", [])) | set(learned.get("derived", {}))
-    changes = {
+    changes: dict[str, int | None] = {
         path: value // 2
         for path, value in learned.get("defaults", {}).items()
         if isinstance(value, int)
@@ -219,6 +220,13 @@ def _halved(config: Any, learned: dict[str, Any]) -> Any:
         and value % 2 == 0
         and path not in skip
     }
+    vocab = changes.get("vocab_size")
+    if isinstance(vocab, int):
+        # a token id past the halved vocabulary is no size, but nn.Embedding refuses a
+        # padding index outside its table (Phi-3's pad_token_id 32000)
+        for name, value in config.to_dict().items():
+            if name.endswith("_token_id") and isinstance(value, int) and value >= vocab:
+                changes[name] = None
     whole = list_items.as_lists(config, changes)
     return type(config)(**_extra_kwargs(config, whole, _derived(config)))
 
