@@ -111,6 +111,44 @@ def test_float_tuples_are_inert_when_moved_items_and_one_more_build_the_same() -
     assert inert_lists.inert_floats(Clamped, tensors) == ["time_step_limit"]
 
 
+def test_empty_index_lists_are_inert_when_stated_indices_build_the_same() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Blocks:
+        depthwise_padding: list[int] | tuple[int, ...] = ()
+        residual_block_indices: list[int] | tuple[int, ...] = ()
+        hidden_sizes: list[int] | tuple[int, ...] = (8, 16)
+
+    assert inert_lists.index_candidates(Blocks) == ["depthwise_padding", "residual_block_indices"]
+
+    def tensors(changes: Mapping[str, object]) -> object:
+        residual = changes.get("residual_block_indices", ())
+        assert isinstance(residual, tuple | list)
+        return ("blocks", len(residual))  # each named block gains a residual block
+
+    assert inert_lists.inert_index_lists(Blocks, tensors) == ["depthwise_padding"]
+
+
+def test_efficientnet_padding_list_is_inert_on_the_meta_device() -> None:
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    def tensors(changes: Mapping[str, object]) -> object:
+        config = transformers.EfficientNetConfig(
+            num_hidden_layers=8, hidden_dim=64, width_coefficient=0.5, depth_coefficient=0.5,
+            **changes,
+        )  # fmt: skip
+        with torch.device("meta"):
+            model = transformers.EfficientNetModel(config)
+        return sorted((name, tuple(p.shape)) for name, p in model.named_parameters())
+
+    assert inert_lists.inert_index_lists(transformers.EfficientNetConfig, tensors) == [
+        "depthwise_padding"
+    ]
+
+
 def test_scaling_floats_that_build_other_tensors_are_recorded() -> None:
     import dataclasses
 

@@ -604,3 +604,13 @@ def test_one_number_where_the_template_learned_a_list_item_by_item() -> None:
     assert "is one number where the template learned a list" in _refusal(
         {"model_type": "convnext", "hidden_sizes": 96}, "ConvNextModel"
     )
+
+
+def test_private_stage_selection_an_older_save_wrote() -> None:
+    # older save_pretrained wrote a backbone-capable config's stage selection as the private
+    # _out_features / _out_indices: which stages are returned, no tensor's shape
+    stages = ["stem", *(f"stage{index}" for index in range(1, 13))]
+    raw = {"model_type": "dinov2", "architectures": ["Dinov2ForImageClassification"],
+           "_out_features": ["stage12"], "_out_indices": [12], "stage_names": stages,
+           "id2label": _labels(3)}  # fmt: skip
+    assert _agrees(raw)

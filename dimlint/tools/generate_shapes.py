@@ -2833,12 +2833,16 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
     """Set what builds of the primary class show beyond field learning: ``relations``
     (:mod:`~dimlint.tools.relation_regimes`: wav2vec2's ``output_hidden_size`` off its
     derivation with ``add_adapter``) and ``inert_lists`` (:mod:`~dimlint.tools.inert_lists`:
-    Longformer's per-layer ``attention_window``) and ``shaping_floats``
-    (:mod:`~dimlint.tools.shaping_floats`: EfficientNet's ``width_coefficient``). The config is
-    the one learning built."""
+    Longformer's per-layer ``attention_window``, EfficientNet's ``depthwise_padding``) and
+    ``shaping_floats`` (:mod:`~dimlint.tools.shaping_floats`: EfficientNet's
+    ``width_coefficient``). The config is the one learning built."""
     primary = dict(_classes(model_type)).get(str(row.get("primary")))
     relating = relation_regimes.candidates(row)
-    listing = inert_lists.candidates(type(plain)) or inert_lists.float_candidates(type(plain))
+    listing = (
+        inert_lists.candidates(type(plain))
+        or inert_lists.float_candidates(type(plain))
+        or inert_lists.index_candidates(type(plain))
+    )
     floating = shaping_floats.candidates(type(plain))
     found: dict[str, list[Any]] = {"relations": [], "inert_lists": [], "shaping_floats": []}
     if primary is not None and (relating or listing or floating):
@@ -2864,6 +2868,7 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
             found["inert_lists"] = [
                 *inert_lists.inert(type(plain), layers, groups),
                 *inert_lists.inert_floats(type(plain), groups),
+                *inert_lists.inert_index_lists(type(plain), groups),
             ]
         if floating:
             found["shaping_floats"] = shaping_floats.shaping(type(plain), groups)

@@ -12,7 +12,11 @@ proof by meta builds at two values that a legacy key's inertness rests on
 
 A field declared as a tuple of floats (Mamba-2's and Nemotron-H's ``time_step_limit``, ``(0.0,
 inf)``) is probed likewise (:func:`inert_floats`): each item moved, and one item more; a
-released config writes its own bound (``[0.0, 1e+308]``).
+released config writes its own bound (``[0.0, 1e+308]``). So is a list of integers declared
+empty (:func:`inert_index_lists`): EfficientNet's ``depthwise_padding`` names the blocks whose
+depthwise convolution pads "valid", which no weight sees; a released EfficientNet-B7 states
+``[18]``. Stated ``[0]`` and ``[0, 1]``, it is inert where both build the default's tensors
+(Qwen2-MoE's ``mlp_only_layers`` is not: it swaps experts for a dense MLP).
 """
 
 from __future__ import annotations
@@ -59,6 +63,27 @@ def float_candidates(config_class: Any) -> list[tuple[str, list[float]]]:
         if all(isinstance(item, float) for item in default):
             found.append((field.name, [float(item) for item in default]))
     return found
+
+
+def index_candidates(config_class: Any) -> list[str]:
+    """The fields ``config_class`` declares as an empty list or tuple of integers."""
+    if not dataclasses.is_dataclass(config_class):
+        return []
+    return [
+        field.name
+        for field in dataclasses.fields(config_class)
+        if isinstance(field.default, tuple | list)
+        and not field.default
+        and "int" in str(field.type)
+        and not _NOT_PER_LAYER.search(field.name)
+    ]
+
+
+def inert_index_lists(config_class: Any, tensors: Tensors) -> list[str]:
+    """The empty-by-default integer lists that, stated ``[0]`` and ``[0, 1]``, build the
+    default's tensors."""
+    trials = ((name, ([0], [0, 1])) for name in index_candidates(config_class))
+    return [name for name, alike in builds_alike(tensors, trials).items() if alike]
 
 
 def _moved(item: float) -> float:

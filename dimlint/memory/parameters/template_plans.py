@@ -56,8 +56,9 @@ _FFN_KINDS = {"dense": "mlp", "sparse": "moe"}
 _OTHER_MIXER = re.compile(r"^(mamba|ssm|linear_|conv_|lru|recurrent|state_|time_step)")
 #: Names of lists of layer indices (entries select layers; their count is what shapes).
 _INDEX_LIST = re.compile(r"(layers|idx|idxs|indexes|indices)$")
-#: Names that never shape a tensor: token ids, and which stages a backbone returns.
-_INERT_LIST = re.compile(r"(^|_)(ids?|token_ids?|tokens|index)$|^out_(indices|features)$")
+#: Names that never shape a tensor: token ids, and which stages a backbone returns (older
+#: ``save_pretrained`` wrote them as the private ``_out_features`` / ``_out_indices``).
+_INERT_LIST = re.compile(r"(^|_)(ids?|token_ids?|tokens|index)$|^_?out_(indices|features)$")
 
 
 class _Repeated(Protocol):

@@ -609,7 +609,7 @@ def _as_the_class_reads(
 _ROPE_KEYS = frozenset({"rope_scaling", "rope_theta", "rope_type", "partial_rotary_factor"})
 #: Which stages a ``…Backbone`` returns (the other classes build every stage whatever they
 #: say; a backbone's own stage selection is its caller's, rarely a released ``architectures``).
-_STAGE_KEYS = frozenset({"out_indices", "out_features"})
+_STAGE_KEYS = frozenset({"out_indices", "out_features", "_out_indices", "_out_features"})
 
 
 def _numeric(value: object) -> bool:
