@@ -68,8 +68,9 @@ def classes_of(model_type: str) -> tuple[str, ...]:
 
 @functools.cache
 def auto_class(model_type: str, role: str) -> str | None:
-    """The class transformers' ``AutoModel`` (``role`` ``"base"``) or ``AutoModelForCausalLM``
-    (``"causal_lm"``) builds from a config of ``model_type``, or None where it builds none (or
+    """The class transformers' ``AutoModel`` (``role`` ``"base"``), ``AutoModelForCausalLM``
+    (``"causal_lm"``) or ``AutoModelForSeq2SeqLM`` (``"seq2seq_lm"``) builds from a config of
+    ``model_type``, or None where it builds none (or
     chooses among several by the config's ``architectures``). Only the type's own row of the
     ``auto`` table is parsed: it is the one line indented six spaces that starts with the
     quoted type."""

@@ -6,9 +6,11 @@ DL606 needs to know, without importing transformers, whether the class a config 
 built. transformers registers every class under the model types it serves in the
 ``MODEL_*_MAPPING_NAMES`` tables of ``models/auto/modeling_auto.py``; this module inverts them
 and writes ``dimlint/data/classes.json`` (one class per line, read lazily by
-:mod:`dimlint.config.model_classes`). Beside it, per model type, the one class ``AutoModel`` and
-``AutoModelForCausalLM`` build from its config (``auto``): the encoder-decoder composites build
-their towers through those two (see :mod:`dimlint.memory.parameters.composed`).
+:mod:`dimlint.config.model_classes`). Beside it, per model type, the one class ``AutoModel``,
+``AutoModelForCausalLM`` and ``AutoModelForSeq2SeqLM`` build from its config (``auto``): the
+encoder-decoder composites build their towers through the first two (see
+:mod:`dimlint.memory.parameters.composed`), BLIP-2's language model through the last two
+(:mod:`dimlint.memory.parameters.text_towers`).
 
 Usage: ``python -m dimlint.tools.generate_classes [--output PATH] [--check]``
 """
@@ -25,7 +27,11 @@ DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "classes.json
 
 
 #: The ``auto`` roles and the tables transformers' auto classes read them from.
-AUTO_TABLES = {"base": "MODEL_MAPPING_NAMES", "causal_lm": "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"}
+AUTO_TABLES = {
+    "base": "MODEL_MAPPING_NAMES",
+    "causal_lm": "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+    "seq2seq_lm": "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+}
 
 
 def collect() -> tuple[str, dict[str, list[str]], dict[str, dict[str, str]]]:

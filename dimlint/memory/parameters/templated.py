@@ -14,6 +14,7 @@ from typing import Any
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
+from dimlint.memory.parameters import text_towers
 from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
 from dimlint.memory.parameters.templates import Refusal, Tensor, estimated, learned_tensors
 
@@ -55,8 +56,11 @@ def _routing(specs: list[ModelSpec]) -> tuple[int, int] | None:
 def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     """The document's tensors: an encoder-decoder composite's from its two towers' own
     templates (:mod:`~dimlint.memory.parameters.composed`), falling back on the composite's
-    template only where both towers are the types it was learned with; any other model type's
-    from its template."""
+    template only where both towers are the types it was learned with; a BLIP-2-style
+    composite with another text tower's from that tower's template and the composite's
+    (:mod:`~dimlint.memory.parameters.text_towers`); any other model type's from its template."""
+    if text_towers.applies(raw, architecture):
+        return text_towers.tower_tensors(raw)
     if not is_composite(raw, architecture):
         return learned_tensors(raw, architecture)
     composed = composed_tensors(raw)
@@ -81,7 +85,8 @@ def estimated_parameters(
     if isinstance(counted, Refusal):
         return counted
     total, active, embedding, components, notes = counted
-    why = "estimated from the template outside what it learned: " + "; ".join(reasons)
+    outside = "; ".join(dict.fromkeys(reasons))  # a part evaluated twice says so once
+    why = f"estimated from the template outside what it learned: {outside}"
     return total, active, embedding, components, (why, *notes)
 
 
