@@ -14,15 +14,16 @@ pytestmark = pytest.mark.skipif(not templates.row("blip-2"), reason="no shapes t
 T5_TOWER = {"model_type": "t5", "d_model": 64, "d_ff": 160, "d_kv": 16, "num_heads": 4,
             "num_layers": 2, "num_decoder_layers": 2, "vocab_size": 320,
             "feed_forward_proj": "gated-gelu", "tie_word_embeddings": False}  # fmt: skip
-SMALL = {"vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-                           "num_attention_heads": 4, "image_size": 32, "patch_size": 8},
+VISION = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+          "num_attention_heads": 4, "image_size": 32, "patch_size": 8}  # fmt: skip
+SMALL = {"vision_config": VISION,
          "qformer_config": {"hidden_size": 32, "intermediate_size": 64,
                             "num_hidden_layers": 2, "num_attention_heads": 4,
                             "encoder_hidden_size": 32, "vocab_size": 100},
          "num_query_tokens": 4}  # fmt: skip
 
 
-def _counts(raw: dict[str, Any]) -> tuple[int | None, int, bool]:
+def _counts(raw: dict[str, Any]) -> tuple[int, int | None, bool]:
     import released_ground_truth as truth
 
     pytest.importorskip("torch")
@@ -71,3 +72,23 @@ def test_a_text_tower_outside_its_template_is_an_estimate() -> None:
     _, exact, notes = truth.dimlint_count(raw)
     assert not exact
     assert "text_config (T5ForConditionalGeneration): feed_forward_proj = 'gated-silu'" in notes
+
+
+def test_breakdown_names_each_tower() -> None:
+    # the vision tower's width is read through qformer_config.encoder_hidden_size, which the
+    # class copies from vision_config.hidden_size: its tensors belong to vision_config, and
+    # the swapped text tower's to text_config
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.memory import model_parameters
+
+    raw = {"model_type": "blip-2", "architectures": ["Blip2ForConditionalGeneration"], **SMALL,
+           "text_config": T5_TOWER}  # fmt: skip
+    params = model_parameters(specs_for_document("c.json", raw))
+    parts = dict(params.components)
+    assert set(parts) >= {"vision_config", "qformer_config", "text_config"}
+    assert sum(parts.values()) == params.total
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    with torch.device("meta"):
+        vision = transformers.Blip2VisionModel(transformers.Blip2VisionConfig(**VISION))
+    assert parts["vision_config"] == sum(p.numel() for p in vision.parameters())

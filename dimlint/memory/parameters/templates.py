@@ -1265,6 +1265,7 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
             why = f"{path} holds {other!r}; the template saw only {item!r} in every place"
             _outside_domain(why)
     tensors: list[Tensor] = []
+    copied: dict[str, Any] = learned.get("overwritten", {})
     built: dict[str, set[str]] = {}  # tensor name → the flipped flags its row is built under
     refit = set(record.get("refit", []))
     multiple_of: dict[str, Any] = record.get("multiple_of", {})
@@ -1361,7 +1362,10 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
                 f"{name}'s first axis was fitted to {read or 'a constant'} ({shape[0]} here),"
                 f" not to the {labels} labels of {class_name}'s head",
             )
-        tensor = Tensor(name, count, tuple(shape), frozenset(needed))
+        # a field the class copies from another (BLIP-2's qformer_config.encoder_hidden_size,
+        # the vision tower's width) is named by its source: the tower it belongs to
+        shaped_by = frozenset(str(copied.get(field) or field) for field in needed)
+        tensor = Tensor(name, count, tuple(shape), shaped_by)
         flipped = set(toggled)
         if flipped and built.get(name, flipped) != flipped and built[name]:
             # two alternatives of one tensor, each learned under another flipped flag: this

@@ -93,7 +93,11 @@ def tower_tensors(raw: dict[str, Any]) -> list[Tensor] | Refusal:
     if isinstance(rest, Refusal):
         return rest
     outside = [tensor for tensor in rest if not tensor.name.startswith(f"{attribute}.")]
-    return outside + prefixed(tower, attribute)
+    # named where the model holds them, shaped by the text sub-config (``mem``'s breakdown)
+    return outside + [
+        tensor._replace(name=f"{attribute}.{tensor.name[len(key) + 1 :]}")
+        for tensor in prefixed(tower, key)
+    ]
 
 
 def _text_fields_outside(model_type: str, class_name: str, key: str, attribute: str) -> set[str]:
