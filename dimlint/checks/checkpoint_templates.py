@@ -28,11 +28,8 @@ from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
 from dimlint.memory.checkpoint.load_names import Mapped, fold, to_model_names
 from dimlint.memory.checkpoint.stored_extras import FP8_SCALES, quantization
-from dimlint.memory.checkpoint.template_plan import (
-    Expected,
-    TemplatePlan,
-    templates_fields,
-)
+from dimlint.memory.checkpoint.template_plan import Expected, TemplatePlan, templates_fields
+from dimlint.memory.parameters.stated import stated_at
 from dimlint.records import Record
 from dimlint.sources.checkpoint import Checkpoint
 
@@ -43,7 +40,6 @@ _STALE = re.compile(
 #: Keys whose value says how many multi-token-prediction layers follow the last layer: their
 #: tensors are stored but not loaded (DeepSeek-V3's and GLM-4.5's last layer).
 MTP_KEYS = ("num_nextn_predict_layers", "num_mtp_layers", "mtp_num_hidden_layers")
-_LAYER = re.compile(r"\.layers\.(\d+)\.")
 #: A tensor of a layer stack, folded (``model.layers.*.``) and as stored (``model.layers.3.``).
 _STACK = re.compile(r"^(.*?\.layers\.)\*\.")
 _STORED_LAYER = re.compile(r"^(.*?\.layers\.)(\d+)\.")
@@ -170,9 +166,9 @@ def _drop_mtp(stored: dict[str, tuple[int, ...]], plan: TemplatePlan, spec: Mode
         return
     beyond: dict[int, list[str]] = {}
     for name in stored:
-        match = _LAYER.search(name)
-        if match is not None and layers <= int(match.group(1)) < layers + extra:
-            beyond.setdefault(int(match.group(1)), []).append(name)
+        match = _STORED_LAYER.match(name)
+        if match is not None and layers <= int(match[2]) < layers + extra:
+            beyond.setdefault(int(match[2]), []).append(name)
     for names in beyond.values():
         if any(_MTP_ONLY.search(name) for name in names):
             for name in names:
@@ -380,19 +376,11 @@ def _flags_explaining(
         flips = [
             (str(field), wanted)
             for field, wanted in conditions
-            if _stated_flag(spec, str(field)) != wanted
+            if stated_at(spec.raw, str(field)) != wanted
         ]
         if flips:
             return flips
     return []
-
-
-def _stated_flag(spec: ModelSpec, field: str) -> object:
-    """A flag's value as the config states it (None: not stated, the class default holds)."""
-    container: Any = spec.raw
-    for part in field.split("."):
-        container = container.get(part) if isinstance(container, dict) else None
-    return container
 
 
 def _simple(expression: list[Any]) -> bool:
@@ -593,9 +581,7 @@ def _layer_text(names: list[str], layers: _Layers, implied: int) -> str:
     each = f"{len(names)} tensors each: {_listing(names)}"
     if len(layers.stored) < implied:
         absent = [n for n in range(implied) if n not in layers.stored]
-        shown = ", ".join(layers.prefix(n) for n in absent[:LISTED])
-        if len(absent) > LISTED:
-            shown += f" and {len(absent) - LISTED} more"
+        shown = _first_few([layers.prefix(n) for n in absent])
         return (
             f"the checkpoint has no tensors for {_count_word(absent, 'layer')}"
             f" {_numbers(absent)} ({shown}) of the {implied} of {where} the config implies"
@@ -614,8 +600,7 @@ def _count_word(items: list[int], noun: str) -> str:
 
 
 def _numbers(items: list[int]) -> str:
-    shown = ", ".join(map(str, items[:LISTED]))
-    return shown + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
+    return _first_few([str(item) for item in items])
 
 
 def _absent_and_beyond(
@@ -772,9 +757,13 @@ def _flipped(value: object) -> object:
 
 
 def _listing(names: list[str]) -> str:
-    ordered = sorted(dict.fromkeys(names))
-    shown = ", ".join(ordered[:LISTED])
-    return shown + (f" and {len(ordered) - LISTED} more" if len(ordered) > LISTED else "")
+    return _first_few(sorted(dict.fromkeys(names)))
+
+
+def _first_few(items: list[str]) -> str:
+    """The first :data:`LISTED` of ``items``, and how many more there are."""
+    shown = ", ".join(items[:LISTED])
+    return shown + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
 
 
 def _location(spec: ModelSpec, field: str) -> tuple[list[str], str] | None:

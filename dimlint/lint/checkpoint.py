@@ -110,47 +110,42 @@ def _checkpoint(
     top = specs[0]
     counted = _parameters(specs)
     parameters, exact = counted if counted is not None else (None, True)
-    found: list[Finding] = []
-    if (compared := _from_template(checkpoint, top, enabled)) is not None:
-        found.extend(compared)
-    elif (
-        parameters is not None
+    compared = _from_template(checkpoint, top, enabled)
+    by_total = (
+        compared is None
+        and parameters is not None
         and exact
         and "DL611" in enabled
         and checkpoint.complete
-        and _counted_from_template(top)
-    ):
-        found.extend(
-            total_findings(specs, checkpoint, parameters, _not_parameters(top, checkpoint))
-        )
+    )
+    index = checkpoint.index_json
+    indexed = "DL503" in enabled and index is not None
+    skip = _template_not_parameters(top, checkpoint) if by_total or indexed else None
+    found: list[Finding] = []
+    if compared is not None:
+        found.extend(compared)
+    elif by_total and parameters is not None and skip is not None:
+        found.extend(total_findings(specs, checkpoint, parameters, skip))
     if "DL612" in enabled:
         found.extend(dtype_findings(specs, checkpoint))
-    index = checkpoint.index_json
-    if "DL503" in enabled and index is not None:
-        skip = _not_parameters(top, checkpoint) if _counted_from_template(top) else None
+    if indexed and index is not None:
         for finding in index_findings(checkpoint, specs, skip, parameters, exact):
             others.append(_in_index(index, finding, selection))
     return found
 
 
-def _counted_from_template(top: ModelSpec) -> bool:
-    """Whether the parameter count comes from the model type's shape template, exact as
-    transformers builds it (:func:`dimlint.memory.checkpoint.template_plan.total_is_exact`). Counts
-    from the family recipes are not compared with the checkpoint's total: away from the
-    causal LMs they were measured on (wav2vec2, Swin, composite VLMs) they can be off, and a
-    wrong total is a false DL611."""
-    from dimlint.memory.checkpoint.template_plan import total_is_exact
-
-    return total_is_exact(top)
-
-
-def _not_parameters(top: ModelSpec, checkpoint: Checkpoint) -> frozenset[str]:
+def _template_not_parameters(top: ModelSpec, checkpoint: Checkpoint) -> frozenset[str] | None:
     """Stored names the model type's class does not count as parameters (saved buffers, tied
-    copies beside their original)."""
+    copies beside their original); None when the parameter count is not the template's exact
+    one (:func:`dimlint.memory.checkpoint.template_plan.total_is_exact`). Counts from the
+    family recipes are not compared with the checkpoint's total: away from the causal LMs they
+    were measured on they can be off, and a wrong total is a false DL611."""
     from dimlint.memory.checkpoint import load_names
-    from dimlint.memory.checkpoint.template_plan import architecture_of
+    from dimlint.memory.checkpoint.template_plan import architecture_of, total_is_exact
     from dimlint.memory.parameters import templates
 
+    if not total_is_exact(top):
+        return None
     model_type = top.model_type
     learned = templates.row(model_type) if model_type else None
     if model_type is None or learned is None:
@@ -164,8 +159,8 @@ def _not_parameters(top: ModelSpec, checkpoint: Checkpoint) -> frozenset[str]:
 def _from_template(
     checkpoint: Checkpoint, top: ModelSpec, enabled: frozenset[str]
 ) -> list[Finding] | None:
-    """DL610/DL611 from the model type's shape template, for types without a hand plan;
-    None when there is no template or the names cannot be mapped with certainty."""
+    """DL610/DL611 from the model type's shape template; None when there is no template or
+    the names cannot be mapped with certainty."""
     if not enabled & {"DL610", "DL611"}:
         return None
     from dimlint.checks.checkpoint_templates import template_findings

@@ -237,8 +237,9 @@ def tensor_plan(spec: ModelSpec) -> Any:
         return cached[1]
     from dimlint.config.normalize import specs_for_document
     from dimlint.memory.checkpoint.expected_tensors import plan_for
+    from dimlint.memory.checkpoint.stored_extras import unquantized
 
-    plain = {key: value for key, value in spec.raw.items() if key != "quantization_config"}
+    plain = unquantized(spec.raw)
     plan = None
     for candidate in specs_for_document(spec.path, plain):
         if not candidate.pointer:

@@ -10,6 +10,7 @@ each quantized weight, which keeps every weight's shape.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from dimlint.config.spec import ModelSpec
 
@@ -33,3 +34,9 @@ def keeps_shapes(spec: ModelSpec) -> bool:
     """Whether the stored weights have the shapes of the unquantized model (none, or FP8)."""
     method = quantization(spec)
     return method is None or method in SHAPE_PRESERVING_QUANTIZATION
+
+
+def unquantized(raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` as the model it quantizes: names and shapes are the unquantized model's (the
+    templates would read ``quantization_config`` as a field they never learned)."""
+    return {key: value for key, value in raw.items() if key != "quantization_config"}

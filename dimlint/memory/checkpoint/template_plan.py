@@ -26,7 +26,7 @@ from typing import Any
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.checkpoint import load_names
-from dimlint.memory.checkpoint.stored_extras import keeps_shapes
+from dimlint.memory.checkpoint.stored_extras import keeps_shapes, unquantized
 from dimlint.memory.parameters import derived_lists, templates
 from dimlint.records import Record
 
@@ -177,7 +177,7 @@ def template_plan(spec: ModelSpec) -> TemplatePlan | None:
     """The plan of ``spec`` from its model type's template; None when there is none usable."""
     if not keeps_shapes(spec):
         return None
-    raw = {key: value for key, value in spec.raw.items() if key != "quantization_config"}
+    raw = unquantized(spec.raw)
     model_type = raw.get("model_type")
     if not isinstance(model_type, str):
         return None
@@ -235,7 +235,7 @@ def total_is_exact(spec: ModelSpec) -> bool:
     the same test that lets ``dimlint mem`` call a count exact: the class is learned, every
     field inside what it learned, and no structural list the template was not fitted with.
     (Whether the names can be compared one by one is :func:`template_plan`'s question.)"""
-    raw = {key: value for key, value in spec.raw.items() if key != "quantization_config"}
+    raw = unquantized(spec.raw)
     model_type = raw.get("model_type")
     learned = templates.row(model_type) if isinstance(model_type, str) else None
     if learned is None or _unlearned_lists(raw, learned):

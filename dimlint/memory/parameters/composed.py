@@ -70,7 +70,15 @@ def default_towers(raw: dict[str, Any]) -> bool:
     return True
 
 
-def _tower(
+#: The auto class that builds a tower, by its role in the ``auto`` table of ``classes.json``.
+AUTO_CLASSES = {
+    "base": "AutoModel",
+    "causal_lm": "AutoModelForCausalLM",
+    "seq2seq_lm": "AutoModelForSeq2SeqLM",
+}
+
+
+def tower(
     raw: dict[str, Any], key: str, role: str
 ) -> tuple[dict[str, Any], list[Tensor]] | Refusal:
     """The stated sub-config ``key`` (its model type filled in from the composite's default)
@@ -83,10 +91,10 @@ def _tower(
     if not isinstance(model_type, str):
         return Refusal(f"{key} states no model_type", True)
     sub = {**sub, "model_type": model_type}
-    auto = "AutoModel" if role == "base" else "AutoModelForCausalLM"
     class_name = auto_class(model_type, role)
     if class_name is None:
-        return Refusal(f"{auto} builds no single class for the {key}'s {model_type}", True)
+        why = f"{AUTO_CLASSES[role]} builds no single class for the {key}'s {model_type}"
+        return Refusal(why, True)
     with outside_under(f"{key} ({class_name})"):
         tensors = learned_tensors(sub, class_name)
     if isinstance(tensors, Refusal):
@@ -105,7 +113,8 @@ def _attribute(sub: dict[str, Any], name: str) -> tuple[bool, object]:
     return False, None
 
 
-def _width(sub: dict[str, Any], key: str) -> int | Refusal:
+def width(sub: dict[str, Any], key: str) -> int | Refusal:
+    """The hidden size of the tower stated at ``key``, as its config class reads it."""
     value = class_value(sub, "hidden_size")
     if value is None:
         return Refusal(f"the {key}'s hidden size is not known from its config", True)
@@ -131,15 +140,15 @@ def _output_width(raw: dict[str, Any], encoder: dict[str, Any], hidden: int) -> 
 def composed_tensors(raw: dict[str, Any]) -> list[Tensor] | Refusal:
     """The parameter tensors of the composite ``raw`` describes, or why they cannot be known
     exactly (a tower outside its template's domain, a width no row resolves)."""
-    encoder_part = _tower(raw, "encoder", "base")
+    encoder_part = tower(raw, "encoder", "base")
     if isinstance(encoder_part, Refusal):
         return encoder_part
-    decoder_part = _tower(raw, "decoder", "causal_lm")
+    decoder_part = tower(raw, "decoder", "causal_lm")
     if isinstance(decoder_part, Refusal):
         return decoder_part
     (encoder, encoder_tensors), (decoder, decoder_tensors) = encoder_part, decoder_part
-    encoder_hidden = _width(encoder, "encoder")
-    decoder_hidden = _width(decoder, "decoder")
+    encoder_hidden = width(encoder, "encoder")
+    decoder_hidden = width(decoder, "decoder")
     if isinstance(encoder_hidden, Refusal):
         return encoder_hidden
     if isinstance(decoder_hidden, Refusal):

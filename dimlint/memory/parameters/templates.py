@@ -1200,19 +1200,17 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
         value = values.get(path)
         if path not in defaults or stated_as_derived(values.get, learned, path, value):
             continue  # the value the class derives when it is left out
-        if value != defaults[path] or path in derivations:
+        if value != defaults[path]:
+            _outside_domain(_outside(path, value, defaults[path]))
+        elif path in derivations:
             # a derived field moved with its derivation in every build (OPT's
             # word_embed_proj_dim with hidden_size): at its default value but off the
             # derivation, it is as unlearned as any other value (OPT then adds projections)
-            if value == defaults[path]:
-                fields = ", ".join(
-                    sorted({str(name) for term in derivations[path] for name, _ in term[2]})
-                )
-                _outside_domain(
-                    f"{path} = {value} is not what the class derives from {fields} here; every"
-                    " build held it at that derivation"
-                )
-            _outside_domain(_outside(path, value, defaults[path]))
+            fields = sorted({str(name) for term in derivations[path] for name, _ in term[2]})
+            _outside_domain(
+                f"{path} = {value} is not what the class derives from {', '.join(fields)}"
+                " here; every build held it at that derivation"
+            )
     for path in learned.get("counted_lists", {}):
         uncounted = counted_lists.outside(
             learned["counted_lists"], lambda name: stated_at(raw, name), path, values.get(path)

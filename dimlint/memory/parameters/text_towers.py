@@ -27,90 +27,81 @@ from typing import Any
 
 from dimlint.config import architectures
 from dimlint.config.model_classes import auto_class
-from dimlint.memory.parameters.templates import (
-    Refusal,
-    Tensor,
-    class_value,
-    learned_tensors,
-    outside_under,
-    prefixed,
-    row,
-)
+from dimlint.memory.parameters.composed import tower, width
+from dimlint.memory.parameters.templates import Refusal, Tensor, learned_tensors, row
 
-#: Composite model type → (its class that builds the language model this way, the text
-#: sub-config's key, the language model's attribute).
+#: Composite model type → its class that builds the language model this way.
 TEXT_TOWERS = {
-    "blip-2": ("Blip2ForConditionalGeneration", "text_config", "language_model"),
-    "instructblip": ("InstructBlipForConditionalGeneration", "text_config", "language_model"),
-    "instructblipvideo": (
-        "InstructBlipVideoForConditionalGeneration",
-        "text_config",
-        "language_model",
-    ),
+    "blip-2": "Blip2ForConditionalGeneration",
+    "instructblip": "InstructBlipForConditionalGeneration",
+    "instructblipvideo": "InstructBlipVideoForConditionalGeneration",
 }
+#: The text sub-config's key, and the attribute holding the language model built from it.
+_KEY = "text_config"
+_ATTRIBUTE = "language_model"
 
 
 def applies(raw: dict[str, Any], architecture: str) -> bool:
     """Whether ``raw`` is such a composite, built as that class, with a text tower of another
     model type than its template was learned with."""
     model_type = raw.get("model_type")
-    tower = TEXT_TOWERS.get(model_type) if isinstance(model_type, str) else None
-    if tower is None or architecture not in ("", tower[0]):
+    class_name = TEXT_TOWERS.get(model_type) if isinstance(model_type, str) else None
+    if class_name is None or architecture not in ("", class_name):
         return False
     record = architectures.lookup(str(model_type))
-    sub = raw.get(tower[1])
+    sub = raw.get(_KEY)
     stated = sub.get("model_type") if isinstance(sub, dict) else None
-    return record is not None and stated not in (None, record.sub_configs.get(tower[1]))
+    return record is not None and stated not in (None, record.sub_configs.get(_KEY))
 
 
 def tower_tensors(raw: dict[str, Any]) -> list[Tensor] | Refusal:
     """The parameter tensors of the composite ``raw`` describes (see the module doc), or why
     they cannot be known exactly."""
     model_type = str(raw.get("model_type"))
-    class_name, key, attribute = TEXT_TOWERS[model_type]
-    sub = dict(raw[key])
-    text_type = str(sub["model_type"])
-    causal = auto_class(text_type, "causal_lm")
-    tower_class = causal or auto_class(text_type, "seq2seq_lm")
-    if tower_class is None:
-        return Refusal(f"transformers builds no language model for a {text_type} {key}", True)
-    with outside_under(f"{key} ({tower_class})"):
-        tower = learned_tensors(sub, tower_class)
-    if isinstance(tower, Refusal):
-        return Refusal(f"{key} ({tower_class}): {tower.reason}", True)
-    width = class_value(sub, "hidden_size")
-    if width is None:
-        return Refusal(f"the {key}'s hidden size is not known from its config", True)
-    read = _text_fields_outside(model_type, class_name, key, attribute)
+    class_name = TEXT_TOWERS[model_type]
+    text_type = str(raw[_KEY]["model_type"])
+    role = "causal_lm" if auto_class(text_type, "causal_lm") else "seq2seq_lm"
+    built = tower(raw, _KEY, role)
+    if isinstance(built, Refusal):
+        return built
+    sub, language_model = built
+    text_width = width(sub, _KEY)
+    if isinstance(text_width, Refusal):
+        return text_width
+    read = _text_fields_outside(model_type, class_name)
     if read - {"hidden_size"}:
-        return Refusal(
-            f"{class_name} reads {key}.{sorted(read)[0]} outside its language model", True
-        )
+        why = f"{class_name} reads {_KEY}.{sorted(read)[0]} outside its language model"
+        return Refusal(why, True)
     record = architectures.lookup(model_type)
-    default_type = record.sub_configs.get(key) if record is not None else None
-    stand_in = {**raw, key: {"model_type": default_type, "hidden_size": width}}
+    default_type = record.sub_configs.get(_KEY) if record is not None else None
+    stand_in = {**raw, _KEY: {"model_type": default_type, "hidden_size": text_width}}
     rest = learned_tensors(stand_in, class_name)
     if isinstance(rest, Refusal):
         return rest
-    outside = [tensor for tensor in rest if not tensor.name.startswith(f"{attribute}.")]
+    outside = [tensor for tensor in rest if not tensor.name.startswith(f"{_ATTRIBUTE}.")]
     # named where the model holds them, shaped by the text sub-config (``mem``'s breakdown)
     return outside + [
-        tensor._replace(name=f"{attribute}.{tensor.name[len(key) + 1 :]}")
-        for tensor in prefixed(tower, key)
+        Tensor(
+            f"{_ATTRIBUTE}.{tensor.name}",
+            tensor.repeats,
+            tensor.shape,
+            frozenset(f"{_KEY}.{field}" for field in tensor.fields),
+        )
+        for tensor in language_model
     ]
 
 
-def _text_fields_outside(model_type: str, class_name: str, key: str, attribute: str) -> set[str]:
-    """The ``key`` fields the class's tensors outside ``attribute`` read (its learned row)."""
+def _text_fields_outside(model_type: str, class_name: str) -> set[str]:
+    """The text fields the class's tensors outside the language model read (its learned row)."""
     learned = row(model_type) or {}
     entry = learned.get("classes", {}).get(class_name, {})
     fields: set[str] = set()
     for name, count, dims, *_ in entry.get("tensors", []) or []:
-        if str(name).startswith(f"{attribute}."):
+        if str(name).startswith(f"{_ATTRIBUTE}."):
             continue
         for expression in [count, *dims]:
             for _, _, factors in expression:
                 for field, _ in factors:
-                    if str(field).startswith(f"{key}."):
-                        fields.add(str(field)[len(key) + 1 :])
+                    if str(field).startswith(f"{_KEY}."):
+                        fields.add(str(field)[len(_KEY) + 1 :])
     return fields
