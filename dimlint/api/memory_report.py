@@ -38,9 +38,17 @@ def load_model(path: Source, args: argparse.Namespace) -> ModelInput:
         getattr(args, "no_config", False),
         force=bool(getattr(args, "force", False)),
     )
-    if not any(spec.hidden is not None for spec in model.specs):
+    if not any(spec.hidden is not None or _templated(spec) for spec in model.specs):
         raise UsageError(f"{model.path}: no hidden size found: is this a model config?")
     return model
+
+
+def _templated(spec: ModelSpec) -> bool:
+    """Whether the shape templates count ``spec``'s model type: a convolutional network
+    (EfficientNet, ResNet) states no hidden size, yet its parameters are known exactly."""
+    from dimlint.memory.parameters.templates import row
+
+    return bool(spec.known_type and (row(spec.model_type) or {}).get("classes"))
 
 
 def label_invalid(result: dict[str, Any], model: ModelInput) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.parameters import text_towers
+from dimlint.memory.parameters import efficientnet_blocks, text_towers
 from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
 from dimlint.memory.parameters.templates import Refusal, Tensor, estimated, learned_tensors
 
@@ -58,7 +58,11 @@ def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     templates (:mod:`~dimlint.memory.parameters.composed`), falling back on the composite's
     template only where both towers are the types it was learned with; a BLIP-2-style
     composite with another text tower's from that tower's template and the composite's
-    (:mod:`~dimlint.memory.parameters.text_towers`); any other model type's from its template."""
+    (:mod:`~dimlint.memory.parameters.text_towers`); EfficientNet's computed, its scaling not
+    being a product of fields (:mod:`~dimlint.memory.parameters.efficientnet_blocks`); any other
+    model type's from its template."""
+    if efficientnet_blocks.applies(raw, architecture):
+        return efficientnet_blocks.block_tensors(raw, architecture)
     if text_towers.applies(raw, architecture):
         return text_towers.tower_tensors(raw)
     if not is_composite(raw, architecture):
