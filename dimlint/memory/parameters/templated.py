@@ -14,7 +14,7 @@ from typing import Any
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.parameters import efficientnet_blocks, text_towers
+from dimlint.memory.parameters import deberta_conv, efficientnet_blocks, text_towers
 from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
 from dimlint.memory.parameters.templates import Refusal, Tensor, estimated, learned_tensors
 
@@ -60,7 +60,10 @@ def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     composite with another text tower's from that tower's template and the composite's
     (:mod:`~dimlint.memory.parameters.text_towers`); EfficientNet's computed, its scaling not
     being a product of fields (:mod:`~dimlint.memory.parameters.efficientnet_blocks`); any other
-    model type's from its template."""
+    model type's from its template, DeBERTa-v2's optional convolution added to it
+    (:mod:`~dimlint.memory.parameters.deberta_conv`)."""
+    if deberta_conv.applies(raw):
+        return deberta_conv.conv_tensors(raw, architecture)
     if efficientnet_blocks.applies(raw, architecture):
         return efficientnet_blocks.block_tensors(raw, architecture)
     if text_towers.applies(raw, architecture):
