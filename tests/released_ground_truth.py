@@ -18,7 +18,9 @@ while the hand recipes were being retired, committed before anything measured it
 after every fix of that stop was committed (``released_configs/UNSEEN7.md``); and ``unseen8`` an
 eighth, gathered at the start of stop 37 and committed before anything measured it
 (``released_configs/UNSEEN8.md``); and ``unseen9`` a ninth, gathered at the start of stop 38
-and committed before anything measured it (``released_configs/UNSEEN9.md``). The test suite
+and committed before anything measured it (``released_configs/UNSEEN9.md``); and ``unseen10``
+a tenth, gathered after ``unseen9`` as a probe to tune on while ``unseen9`` stays unmeasured
+(``released_configs/UNSEEN10.md``). The test suite
 measures only ``tune`` and ``held_out``.
 """
 
@@ -63,7 +65,7 @@ class Outcome(NamedTuple):
 #: The halves ``SOURCES.tsv`` may name (see the module docstring).
 HALVES = (
     "tune", "held_out", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7",
-    "unseen8", "unseen9",
+    "unseen8", "unseen9", "unseen10",
 )  # fmt: skip
 
 
