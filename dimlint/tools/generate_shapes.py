@@ -87,7 +87,8 @@ Builds of the primary class also record what field learning cannot show, for cac
 flipped flag's regime that builds other tensors (wav2vec2's ``output_hidden_size`` with
 ``add_adapter``, :mod:`dimlint.tools.relation_regimes`), and ``inert_lists``, number fields
 whose per-layer lists build the default's tensors (Longformer's ``attention_window``,
-:mod:`dimlint.tools.inert_lists`).
+:mod:`dimlint.tools.inert_lists`), and ``zero_counts``, expert counts whose zero drops the
+expert tensors and nothing else (the dense Granite-4.0, :mod:`dimlint.tools.zero_counts`).
 
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
@@ -145,6 +146,7 @@ from dimlint.tools import (
     stand_ins,
     undeclared_reads,
     unset_numbers,
+    zero_counts,
 )
 from dimlint.tools.field_budget import field_budget
 from dimlint.tools.overwritten_fields import overwritten
@@ -571,6 +573,9 @@ def _unaligned_series(
 #: CPU seconds a type spends probing its list items at the other numbers' values
 #: (:mod:`item_equalities`).
 _EQUALITY_BUDGET_S = 30.0
+#: CPU seconds every non-primary class gets to flip the flags its primary ignores, however
+#: much of the shared budget the classes before it spent (:func:`_class_flags`).
+_CLASS_FLAGS_FLOOR_S = 15.0
 #: Of those pairs, how many are learned as regimes of their own (each a learning run).
 _EQUALITY_REGIMES = 2
 
@@ -1753,10 +1758,15 @@ def learn(
             _refit_guessed(
                 model_class, config, learned, derived, groups, class_rows, guessed, preferred, cache
             )
+        # a class reached after the shared time is spent still gets a few seconds: checking
+        # that a flag is inert costs one build, and a head left unchecked refuses every config
+        # that flips it (VideoMAE's classifier and ``norm_pix_loss``)
+        floor = time.process_time() + _CLASS_FLAGS_FLOOR_S
+        class_by = (max(flags_by[0], floor), flags_by[1], flags_by[2])
         checked = (
             None
             if class_name == primary
-            else _class_flags(model_class, config, learned, derived, groups, class_rows, flags_by)
+            else _class_flags(model_class, config, learned, derived, groups, class_rows, class_by)
         )
         record: dict[str, object] = {"total": total}
         if checked is not None:
@@ -2835,7 +2845,8 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
     derivation with ``add_adapter``) and ``inert_lists`` (:mod:`~dimlint.tools.inert_lists`:
     Longformer's per-layer ``attention_window``, EfficientNet's ``depthwise_padding``) and
     ``shaping_floats`` (:mod:`~dimlint.tools.shaping_floats`: EfficientNet's
-    ``width_coefficient``). The config is the one learning built."""
+    ``width_coefficient``) and ``zero_counts`` (:mod:`~dimlint.tools.zero_counts`: Granite-4.0's
+    ``num_local_experts: 0``, no mixture of experts). The config is the one learning built."""
     primary = dict(_classes(model_type)).get(str(row.get("primary")))
     relating = relation_regimes.candidates(row)
     listing = (
@@ -2844,8 +2855,11 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
         or inert_lists.index_candidates(type(plain))
     )
     floating = shaping_floats.candidates(type(plain))
-    found: dict[str, list[Any]] = {"relations": [], "inert_lists": [], "shaping_floats": []}
-    if primary is not None and (relating or listing or floating):
+    zeroing = zero_counts.candidates(row)
+    found: dict[str, list[Any]] = {
+        "relations": [], "inert_lists": [], "shaping_floats": [], "zero_counts": []
+    }  # fmt: skip
+    if primary is not None and (relating or listing or floating or zeroing):
         config, stated = _as_learned(row, plain)
         derived = _derived(config) - set(stated)
 
@@ -2872,6 +2886,8 @@ def learn_built_structures(row: dict[str, Any], model_type: str, plain: Any) -> 
             ]
         if floating:
             found["shaping_floats"] = shaping_floats.shaping(type(plain), groups)
+        if zeroing:
+            found["zero_counts"] = zero_counts.zero_counts(row, groups)
     for key, value in found.items():
         if value:
             row[key] = value

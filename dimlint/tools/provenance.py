@@ -49,6 +49,7 @@ SHAPES_GENERATOR = (
     "memory/parameters/counted_lists.py",
     "tools/companion_flags.py",
     "tools/item_equalities.py",
+    "tools/zero_counts.py",
 )
 
 

@@ -41,7 +41,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -131,6 +131,15 @@ def _terms(expression: Any) -> list[Term] | None:
         parsed = tuple((str(name), int(exponent)) for name, exponent in factors)
         terms.append((Fraction(numerator, denominator), parsed))
     return terms
+
+
+def sized_by_any(dims: Any, fields: Collection[str]) -> bool:
+    """Whether one of ``dims`` has one of ``fields`` as a factor of every term (the tensors
+    :mod:`dimlint.tools.zero_counts` saw a zero of that field drop)."""
+    return any(
+        dim and all(any(f in fields and p > 0 for f, p in factors) for _, _, factors in dim)
+        for dim in dims
+    )
 
 
 def evaluate_expression(
@@ -1267,7 +1276,10 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
     built: dict[str, set[str]] = {}  # tensor name → the flipped flags its row is built under
     refit = set(record.get("refit", []))
     multiple_of: dict[str, Any] = record.get("multiple_of", {})
+    zeroed = [path for path in base.get("zero_counts", []) if values.get(path) == 0]
     for row_index, (name, count_expression, dims, conditions, *pinned) in enumerate(tensors_json):
+        if zeroed and sized_by_any(dims, zeroed):
+            continue  # an expert count of zero: the class builds no experts (``zero_counts``)
         if any(values.get(path) != wanted for path, wanted in conditions):
             missing = [path for path, _ in conditions if values.get(path) is None]
             if missing:
