@@ -14,7 +14,12 @@ from typing import Any
 
 from dimlint.config.spec import ModelSpec
 from dimlint.memory.config_view import Cfg
-from dimlint.memory.parameters import deberta_conv, efficientnet_blocks, text_towers
+from dimlint.memory.parameters import (
+    deberta_conv,
+    efficientnet_blocks,
+    gemma4_layers,
+    text_towers,
+)
 from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
 from dimlint.memory.parameters.templates import Refusal, Tensor, estimated, learned_tensors
 
@@ -61,7 +66,10 @@ def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     (:mod:`~dimlint.memory.parameters.text_towers`); EfficientNet's computed, its scaling not
     being a product of fields (:mod:`~dimlint.memory.parameters.efficientnet_blocks`); any other
     model type's from its template, DeBERTa-v2's optional convolution added to it
-    (:mod:`~dimlint.memory.parameters.deberta_conv`)."""
+    (:mod:`~dimlint.memory.parameters.deberta_conv`); Gemma 4's language model computed layer
+    by layer (:mod:`~dimlint.memory.parameters.gemma4_layers`)."""
+    if gemma4_layers.applies(raw, architecture):
+        return gemma4_layers.gemma4_tensors(raw, architecture)
     if deberta_conv.applies(raw):
         return deberta_conv.conv_tensors(raw, architecture)
     if efficientnet_blocks.applies(raw, architecture):
