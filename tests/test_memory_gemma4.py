@@ -83,6 +83,7 @@ def test_a_composite_without_towers_is_its_language_model_and_head() -> None:
         ({"num_kv_shared_layers": 2}, "no earlier layer to share"),
         ({"layer_types": ["sliding_attention"] * 5}, "5 entries for 6 layers"),
         ({"hidden_size": 1 << 40}, "not a positive integer"),
+        ({"num_hidden_layers": 1 << 20, "layer_types": None}, "more than dimlint lays out"),
         ({"enable_moe_block": True}, "enable_moe_block with num_experts"),
         ({"per_layer_config": {"x": {}}}, "not layer numbers"),
     ],

@@ -44,6 +44,8 @@ _FLAGS = ("attention_bias", "attention_k_eq_v", "enable_moe_block", "use_double_
           "tie_word_embeddings")  # fmt: skip
 #: Values past this are refused rather than multiplied out (hostile input).
 _MAX = 1 << 24
+#: Layers past this are refused rather than laid out one by one.
+_MAX_LAYERS = 10_000
 
 
 def applies(raw: dict[str, Any], architecture: str) -> bool:
@@ -219,6 +221,8 @@ def _text_tensors(raw: dict[str, Any], prefix: str, scope: str) -> list[Tensor] 
     if isinstance(values, Refusal):
         return values
     layers = values["num_hidden_layers"]
+    if layers > _MAX_LAYERS:
+        return Refusal(f"{layers:,} layers: more than dimlint lays out one by one", True)
     kinds = _layer_types(raw, layers)
     if isinstance(kinds, Refusal):
         return kinds
