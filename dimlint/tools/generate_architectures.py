@@ -86,6 +86,20 @@ def _set_fraction(config_class: Any) -> float | None:
     return fraction if 0 < fraction <= 1 else None
 
 
+def _honours_stated_type(config_class: Any, key: str, default_type: str | None) -> bool:
+    """Whether ``config_class`` builds the sub-config ``key`` as the type a config states:
+    its spec may say ``AutoConfig`` while ``__post_init__`` converts every dict to one class
+    (Cosmos3-Omni's ``vision_config`` is a Qwen3-VL vision config whatever it states). Probed
+    with another registered type stated: only a build that succeeds and holds another type
+    says no (a class that needs its other sub-configs stated too keeps its spec's word)."""
+    stated = "mistral" if default_type == "llama" else "llama"
+    try:
+        built = getattr(config_class(**{key: {"model_type": stated}}), key, None)
+    except Exception:  # the class refuses the probe: its spec says AutoConfig, as recorded
+        return True
+    return getattr(built, "model_type", stated) == stated
+
+
 def _describe(
     config_class: Any,
     base_fields: frozenset[str],
@@ -136,6 +150,7 @@ def _describe(
             key
             for key, sub_class in config_class.sub_configs.items()
             if not getattr(sub_class, "model_type", "")
+            and _honours_stated_type(config_class, key, sub_configs[key])
         ),
         "causal_lm": causal_lm,
     }

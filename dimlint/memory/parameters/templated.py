@@ -18,6 +18,7 @@ from dimlint.memory.parameters import (
     deberta_conv,
     efficientnet_blocks,
     gemma4_layers,
+    swapped_towers,
     text_towers,
 )
 from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
@@ -76,6 +77,8 @@ def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
         return efficientnet_blocks.block_tensors(raw, architecture)
     if text_towers.applies(raw, architecture):
         return text_towers.tower_tensors(raw)
+    if swapped_towers.applies(raw, architecture):
+        return swapped_towers.swapped_tensors(raw, architecture)
     if not is_composite(raw, architecture):
         return learned_tensors(raw, architecture)
     composed = composed_tensors(raw)
