@@ -20,7 +20,8 @@ eighth, gathered at the start of stop 37 and committed before anything measured 
 (``released_configs/UNSEEN8.md``); and ``unseen9`` a ninth, gathered at the start of stop 38
 and committed before anything measured it (``released_configs/UNSEEN9.md``); and ``unseen10``
 a tenth, gathered after ``unseen9`` as a probe to tune on while ``unseen9`` stays unmeasured
-(``released_configs/UNSEEN10.md``). The test suite
+(``released_configs/UNSEEN10.md``); and ``unseen11`` an eleventh, gathered at the start of stop
+39 and committed before anything measured it (``released_configs/UNSEEN11.md``). The test suite
 measures only ``tune`` and ``held_out``.
 """
 
@@ -65,7 +66,7 @@ class Outcome(NamedTuple):
 #: The halves ``SOURCES.tsv`` may name (see the module docstring).
 HALVES = (
     "tune", "held_out", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7",
-    "unseen8", "unseen9", "unseen10",
+    "unseen8", "unseen9", "unseen10", "unseen11",
 )  # fmt: skip
 
 
@@ -132,6 +133,19 @@ def dimlint_count(raw: dict[str, Any]) -> tuple[int | None, bool, str]:
     except Exception as error:  # reported as uncounted, never hidden
         return None, False, f"{type(error).__name__}: {error}"
     return counted.total, counted.exact, "; ".join(counted.notes)
+
+
+def compared(raw: dict[str, Any]) -> tuple[int, int | None, bool]:
+    """``(transformers' count, dimlint's count, its exact label)`` for one config built on the
+    meta device, as the tests compare them; skipped where torch or transformers is absent."""
+    import pytest
+
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    expected, why = transformers_count(raw)
+    assert expected is not None, why
+    ours, exact, _ = dimlint_count(raw)
+    return expected, ours, exact
 
 
 def outcome(row: dict[str, str]) -> Outcome:

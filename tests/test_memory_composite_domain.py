@@ -2,7 +2,9 @@
 
 - A sub-config of another registered model type than the one the composite's template was
   learned with is another model (LLaVA with a Qwen2 language model has q/k/v biases the Llama
-  one lacks): never exact from that template, and the reason names the type.
+  one lacks): never exact from that template. Where the composite builds that tower with an
+  auto class, the tower is counted by its own type's template (:mod:`swapped_towers`) and the
+  total is exact; otherwise it is an estimate whose reason names the type.
 - A top-level key the composite's config class does not declare (older releases wrote
   ``vocab_size`` beside ``text_config``) is inert when it repeats the language model's value:
   Voxtral-Mini-3B's released config is exact; at another value it stays an estimate. The
@@ -74,12 +76,17 @@ def _truth(raw: dict[str, Any]) -> int:
         ("mistral3_qwen3.json", "text_config.model_type = qwen3"),
     ],
 )
-def test_other_sub_model_type_is_an_estimate(name: str, reason: str) -> None:
+def test_other_sub_model_type_is_counted_by_its_own_template(name: str, reason: str) -> None:
     raw = _load(COMPOSITES / name)
     ours, exact, notes = dimlint_count(raw)
     truth = _truth(raw)
-    assert not exact, f"{ours} labelled exact (transformers: {truth})"
-    assert reason in notes
+    assert (ours, exact) == (truth, True), notes
+    # the composite's own template alone refuses it, naming the type
+    from dimlint.memory.parameters.templates import Refusal, learned_tensors
+
+    alone = learned_tensors(raw, raw["architectures"][0])
+    assert isinstance(alone, Refusal)
+    assert reason in alone.reason
 
 
 def test_top_level_mirror_of_the_language_model_is_inert() -> None:
@@ -148,3 +155,20 @@ def test_sub_config_leaving_out_a_field_the_composite_defaults_otherwise() -> No
         ours, exact, notes = dimlint_count(raw)
         assert not exact or ours == built, notes
     assert not dimlint_count(empty)[1]  # counted at the class's 768 before
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # ShieldGemma-2 ties its head whatever a top-level tie_word_embeddings says
+        {"model_type": "shieldgemma2", "architectures": ["ShieldGemma2ForImageClassification"],
+         "tie_word_embeddings": False},
+        # LLaVA builds its text_config from defaults: a flat vocab_size is not the text tower's
+        {"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+         "vocab_size": 32064},
+    ],
+)  # fmt: skip
+def test_flat_text_keys_are_read_only_where_the_class_reads_them(raw: dict[str, Any]) -> None:
+    ours, exact, notes = dimlint_count(raw)
+    truth = _truth(raw)
+    assert ours == truth or not exact, notes

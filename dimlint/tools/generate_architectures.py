@@ -100,6 +100,24 @@ def _honours_stated_type(config_class: Any, key: str, default_type: str | None) 
     return getattr(built, "model_type", stated) == stated
 
 
+def _built_sub_types(config_class: Any) -> dict[str, str]:
+    """The model type of each sub-config the default config builds, where it builds: the
+    declared default may not be what ``__post_init__`` builds (RF-DETR declares an
+    ``rf_detr_vit`` backbone and builds ``rf_detr_dinov2``). A timm backbone is left out:
+    no build has one (timm is not installed), and the rows of the types that default to it
+    (DETR) are learned where a keyword gives them their declared type instead."""
+    try:
+        instance = config_class()
+    except Exception:  # a default that does not build: the declared types stand
+        return {}
+    found: dict[str, str] = {}
+    for key in config_class.sub_configs:
+        model_type = getattr(getattr(instance, key, None), "model_type", None)
+        if isinstance(model_type, str) and model_type and model_type != "timm_backbone":
+            found[key] = model_type
+    return found
+
+
 def _describe(
     config_class: Any,
     base_fields: frozenset[str],
@@ -116,8 +134,10 @@ def _describe(
     """
     # AutoConfig has no model_type of its own; the default it builds is in sub_configs_defaults.
     spec_defaults = getattr(config_class, "sub_configs_defaults", None) or {}
+    built = _built_sub_types(config_class)
     sub_configs = {
-        key: getattr(sub_class, "model_type", "")
+        key: built.get(key)
+        or getattr(sub_class, "model_type", "")
         or getattr(spec_defaults.get(key), "model_type", "")
         or None
         for key, sub_class in config_class.sub_configs.items()

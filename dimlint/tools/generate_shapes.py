@@ -90,6 +90,18 @@ whose per-layer lists build the default's tensors (Longformer's ``attention_wind
 :mod:`dimlint.tools.inert_lists`), and ``zero_counts``, expert counts whose zero drops the
 expert tensors and nothing else (the dense Granite-4.0, :mod:`dimlint.tools.zero_counts`).
 
+A type no class of which builds at the default because a keyword its config class pops (DETR's
+``use_timm_backbone``: timm is not installed) is learned in the regime of that keyword flipped
+(:mod:`dimlint.tools.popped_flags`); a default the class declares as a tuple and extends with a
+list (VitMatte's ``fusion_hidden_sizes``) is built as the list a saved config reads back. A
+field whose first trial lands on another number's value and builds other tensors (MusicGen's
+text width at the decoder's: no projection) is learned from a later trial where the values on
+either side of the collision build the default's tensors, the pair recorded ``unequal``. The
+list items' equality probes go cheapest first, within a budget scaled to a build's cost; pairs
+left unprobed are recorded (``unprobed_equalities``) and refused equal at run time. A backbone
+sub-config's returned stages are recorded (``stages``): the composite's projection follows the
+last one's width.
+
 The run-time side (:mod:`dimlint.memory.parameters.templates`) evaluates the result without
 transformers.
 
@@ -138,6 +150,7 @@ from dimlint.tools import (
     null_regimes,
     numbered_modules,
     plan_kinds,
+    popped_flags,
     provenance,
     rederived,
     regime_points,
@@ -399,7 +412,28 @@ def _build(model_class: Any, config: Any) -> Any:
     import torch
 
     with torch.device("meta"):
-        return model_class(copy.deepcopy(config))
+        try:
+            return model_class(copy.deepcopy(config))
+        except TypeError:
+            # a default the class declares as a tuple that its code extends with a list
+            # (VitMatte's ``[hidden_size] + fusion_hidden_sizes``): a saved config reads back
+            # lists, so the build is retried as ``from_pretrained`` would have it
+            listed = _tuples_as_lists(copy.deepcopy(config))
+            if listed is None:
+                raise
+            return model_class(listed)
+
+
+def _tuples_as_lists(config: Any) -> Any | None:
+    """``config`` with every tuple value (its own and its direct sub-configs') made a list, as
+    JSON holds it; None where it holds no tuple."""
+    changed = False
+    for holder in (config, *_sub_configs(config).values()):
+        for name, value in list(vars(holder).items()):
+            if isinstance(value, tuple):
+                setattr(holder, name, list(value))
+                changed = True
+    return config if changed else None
 
 
 class _Learned:
@@ -420,6 +454,10 @@ class _Learned:
         #: A field moved with the lists that count what it counts: ``{path: [default,
         #: {list: default list}]}`` (:mod:`~dimlint.memory.parameters.counted_lists`).
         self.counted: dict[str, list[Any]] = {}
+        #: ``[field, other]`` pairs whose equality alone builds other tensors, seen where a
+        #: trial landed on the other's value (:func:`_past_collision`): the run-time refuses
+        #: a config stating them equal (the row's ``unequal``).
+        self.unequal: list[list[str]] = []
 
 
 def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: float) -> None:
@@ -471,6 +509,10 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
                 # a stage's new width may equal another's (two shapes merge): try the next
                 outcome = None
                 continue
+            if not isinstance(value, bool) and set(outcome[1]) != set(base_groups):
+                past = _past_collision(model_class, config, path, trial, tried, numbers, learned)
+                if past is not None:
+                    outcome = past
             break
         if outcome is None and not isinstance(value, bool):
             outcome = _with_counted_lists(model_class, config, path, value, tried, derived, learned)
@@ -501,6 +543,56 @@ def _learn_fields(model_class: Any, config: Any, learned: _Learned, deadline: fl
                 learned.fixed.add(path)
         else:
             learned.fixed.add(path)
+
+
+def _past_collision(
+    model_class: Any,
+    config: Any,
+    path: str,
+    trial: int,
+    tried: Sequence[int],
+    numbers: Mapping[str, int],
+    learned: _Learned,
+) -> tuple[dict[str, int], Groups] | None:
+    """The build of a later trial where ``trial`` landed on another number's value and built
+    other tensors than the default: MusicGen projects its T5 text encoder's states to the
+    decoder's width only where the two differ (``text_encoder.d_model`` 512, doubled to the
+    decoder's 1024, drops ``enc_to_dec_proj``), so the field was ``fixed`` though any other
+    width is linear. Taken only where the value on either side of the collision builds the
+    default's tensors (an equality, not a threshold); the pair is then recorded ``unequal``."""
+    colliding = sorted(
+        other for other, number in numbers.items() if other != path and number == trial
+    )
+    if not colliding:
+        return None
+    base_names = set(learned.observations[0][2])
+    derived = _derived(config) - set(learned.extras)
+
+    def names(value: int) -> set[tuple[str, int]] | None:
+        try:
+            return set(
+                _groups(
+                    _build(model_class, _perturbed(config, path, value, derived, learned.extras))
+                )
+            )
+        except Exception:  # the class rejects the value: no evidence either way
+            return None
+
+    if any(names(value) != base_names for value in (trial - 1, trial + 1)):
+        return None
+    for later in tried:
+        if later == trial or later in numbers.values():
+            continue
+        try:
+            changed = _perturbed(config, path, later, derived, learned.extras)
+            groups = _groups(_build(model_class, changed))
+        except Exception:  # a value the class rejects: try the next one
+            continue
+        if set(groups) != base_names:
+            return None
+        learned.unequal.extend([path, other] for other in colliding)
+        return _values(changed), groups
+    return None
 
 
 def _with_counted_lists(
@@ -573,6 +665,39 @@ def _unaligned_series(
 #: CPU seconds a type spends probing its list items at the other numbers' values
 #: (:mod:`item_equalities`).
 _EQUALITY_BUDGET_S = 30.0
+#: CPU seconds those probes may take at most, where one build is slow (DETR's ResNet).
+_EQUALITY_BUDGET_MAX_S = 300.0
+
+
+def _backbone_stages(config: Any) -> dict[str, list[int]]:
+    """Per sub-config that is a backbone, the stages it returns (``out_indices``): the
+    composite sizes its input projection by the last one's width (DETR's ResNet returns
+    stage 4, 2048 wide), so the row holds only for that selection (run-time ``stages``)."""
+    found: dict[str, list[int]] = {}
+    for key, sub in _sub_configs(config).items():
+        indices = getattr(sub, "out_indices", None)
+        if isinstance(indices, list | tuple) and all(isinstance(i, int) for i in indices):
+            found[key] = list(indices)
+    return found
+
+
+def _no_equality(path: str) -> bool:
+    """Fields :mod:`item_equalities` leaves out: inert names and ids."""
+    return path.rsplit(".", 1)[-1] in _INERT or bool(_ID_FIELD.search(path))
+
+
+def _equality_budget(base_values: Mapping[str, int], build: Callable[[], object]) -> float:
+    """CPU seconds for :func:`item_equalities.found`: :data:`_EQUALITY_BUDGET_S`, or what its
+    probes take at the cost of one build (with a margin), up to :data:`_EQUALITY_BUDGET_MAX_S`."""
+    count = item_equalities.count(_numbers(base_values), _no_equality)
+    if not count:
+        return _EQUALITY_BUDGET_S
+    start = time.process_time()
+    build()
+    cost = time.process_time() - start
+    return min(max(_EQUALITY_BUDGET_S, 1.5 * count * cost), _EQUALITY_BUDGET_MAX_S)
+
+
 #: CPU seconds every non-primary class gets to flip the flags its primary ignores, however
 #: much of the shared budget the classes before it spent (:func:`_class_flags`).
 _CLASS_FLAGS_FLOOR_S = 15.0
@@ -775,7 +900,7 @@ def refit_toggled(
     preferred: frozenset[str],
     cache: dict[tuple[object, ...], object],
 ) -> None:
-    """Fit the tensors only a flipped flag builds whose sizes that one build alone showed
+    """Fit the tensors only a flipped flag builds, whose sizes that one build alone showed
     (DINOv2's ``use_swiglu_ffn`` gated projections, DeBERTa's ``relative_attention``
     embeddings of ``2 · max_position_embeddings`` rows): the class is built with the flag
     flipped and each field learning changed, changed again, and each such tensor fitted from
@@ -784,13 +909,11 @@ def refit_toggled(
     trials (-2, 0) said nothing. A refitted row is marked (``row[8]``): its sizes, constant
     ones included, held in every build, so the run-time trusts them away from the defaults."""
     for path, (value, flipped) in sorted(learned.toggled.items()):
-        targets = [
-            row
-            for row in rows
-            if row[6]
-            and row[3][0][0] == path
-            and any(not fields_of_json(dim) for dim in [row[1], *row[2]])
-        ]
+        # every size of a tensor only the flipped flag builds was matched to a default
+        # tensor's expression of the same value (``_near``): a guess where two fields are
+        # equal at the default (MOSS's untied head took the audio tower's width), so each is
+        # fitted from builds in the regime, not only those whose sizes matched nothing
+        targets = [row for row in rows if row[6] and row[3][0][0] == path]
         if not targets:
             continue
         try:
@@ -1656,6 +1779,12 @@ def learn(
         # learned only in the regimes of the numbers that make them build
         held0: dict[str, object] = dict(strings or {})
         unset = _unset_regimes(classes, config, row, held0) if len(held0) < _REGIME_DEPTH else []
+        if not held0:
+            # a keyword the class pops whose default no class builds (DETR's timm backbone)
+            unset += [
+                (name, "=", not default, not default)
+                for name, default in popped_flags.popped_flags(type(config)).items()
+            ]
         _ROOTS.update(path for path, _, _, _ in unset)
         unset_variants = _regime_variants(model_type, budget_s, unset, held0)
         if unset_variants:
@@ -1722,12 +1851,14 @@ def learn(
     _learn_fields(built[primary][0], config, learned, time.process_time() + budget)
     learned.sentinels.update(_sentinels_in_flipped(built[primary][0], config, learned))
     build_primary = _builder(built[primary][0], config, _derived(config), learned.extras)
+    unprobed: list[list[str]] = []
     unequal = item_equalities.found(
         _numbers(base_values),
         built[primary][1],
         lambda changes: build_primary(changes)[1],
-        lambda path: path.rsplit(".", 1)[-1] in _INERT or bool(_ID_FIELD.search(path)),
-        time.process_time() + _EQUALITY_BUDGET_S,
+        _no_equality,
+        time.process_time() + _equality_budget(base_values, lambda: build_primary({})),
+        unprobed,
     )
     # names read with a constant fallback may stay fixed (a config stating another value is
     # outside); a shape name the code derives must be learned, or the type is learned without
@@ -1823,6 +1954,9 @@ def learn(
         return learn(model_type, budget_s, undeclared=False, strings=strings)
     row["classes"] = templates
     row["primary"] = primary
+    stages = _backbone_stages(config)
+    if stages:
+        row["stages"] = stages
     row["fixed"] = sorted(learned.fixed)
     if learned.counted:
         row["counted_lists"] = learned.counted
@@ -1885,8 +2019,11 @@ def learn(
     )
     if joint:
         row["joint"] = joint
+    unequal += [pair for pair in learned.unequal if pair not in unequal]
     if unequal:
         row["unequal"] = unequal
+    if unprobed:
+        row["unprobed_equalities"] = unprobed
     if extras:
         row["undeclared"] = extras
     if rebased:

@@ -36,28 +36,54 @@ def found(
     build: Build,
     skip: Callable[[str], bool],
     deadline: float,
+    unprobed: list[list[str]] | None = None,
 ) -> list[list[str]]:
     """``[item, other]`` pairs, unequal in ``numbers``, where the item stated at the other's
     value builds other tensor names than ``base`` (a tensor dropped or added, not only resized
     or repeated). ``numbers`` are the config's integer fields by path (items as ``depths[2]``);
-    ``skip`` leaves out fields no tensor follows (ids, switches)."""
+    ``skip`` leaves out fields no tensor follows (ids, switches). The cheapest probes go first
+    (an item moved least above its own value: a ResNet stage's depth at a width of 2048 builds
+    2048 blocks); past the ``deadline`` the pairs not probed are added to ``unprobed``, whose
+    equality the run-time refuses too (a partial answer must not read as "none")."""
     names = _names(base)
-    pairs: list[list[str]] = []
-    for item, value in sorted(numbers.items()):
+    probes: dict[tuple[str, int], list[str]] = {}
+    for item, value in numbers.items():
         if item_of(item) is None or skip(item):
             continue
-        # by value: fields of one value are one build, and one answer
-        moves: dict[int, bool] = {}
-        for other, target in sorted(numbers.items()):
-            if other == item or skip(other) or target <= 0 or target == value:
-                continue
-            if target not in moves:
-                if time.process_time() > deadline:
-                    return pairs
-                try:
-                    moves[target] = _names(build({item: target})) != names
-                except Exception:  # the class refuses the value: no build to compare
-                    moves[target] = False
-            if moves[target]:
-                pairs.append([item, other])
-    return pairs
+        for other, target in numbers.items():
+            if other != item and not skip(other) and target > 0 and target != value:
+                # by value: fields of one value are one build, and one answer
+                probes.setdefault((item, target), []).append(other)
+    pairs: list[list[str]] = []
+    for item, target in sorted(probes, key=lambda key: (_growth(numbers[key[0]], key[1]), key)):
+        others = probes[item, target]
+        if time.process_time() > deadline:
+            if unprobed is not None:
+                unprobed.extend([item, other] for other in others)
+            continue
+        try:
+            moved = _names(build({item: target})) != names
+        except Exception:  # the class refuses the value: no build to compare
+            moved = False
+        if moved:
+            pairs.extend([item, other] for other in others)
+    if unprobed is not None:
+        unprobed.sort()
+    return sorted(pairs)
+
+
+def count(numbers: Mapping[str, int], skip: Callable[[str], bool]) -> int:
+    """How many builds :func:`found` makes at most: per item, one per distinct other value."""
+    total = 0
+    for item, value in numbers.items():
+        if item_of(item) is None or skip(item):
+            continue
+        total += len(
+            {t for o, t in numbers.items() if o != item and not skip(o) and t > 0 and t != value}
+        )
+    return total
+
+
+def _growth(value: int, target: int) -> float:
+    """How much larger the item becomes (a build's cost grows with it); 1 where it shrinks."""
+    return max(1.0, target / value) if value > 0 else float(target)

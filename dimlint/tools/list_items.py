@@ -325,11 +325,7 @@ def unsound_lists(
     # lists the class derives from others (LeViT's ``down_ops`` from ``hidden_sizes``): a
     # config states them as saved, at the value its own items derived, which no build with
     # one item moved had; a list whose items feed one is not read item by item
-    followers = {
-        name: held
-        for name, held in config.to_dict().items()
-        if isinstance(held, list | tuple | dict) and name not in lists and name not in _LABELS
-    }
+    followers = _followers(config.to_dict(), lists)
     unsound: list[str] = []
     pairs = divisions(lists)
     # an item a regime states (``hidden_sizes[0]`` at the stem's width) stays where it is: a
@@ -346,8 +342,8 @@ def unsound_lists(
                 groups = shapes._groups(shapes._build(model_class, changed))
             except Exception:  # a value the class rejects: nothing to check
                 continue
-            moved_dict = changed.to_dict()
-            if any(moved_dict.get(name) != held for name, held in followers.items()):
+            saved = _followers(changed.to_dict(), lists)
+            if any(saved.get(name) != held for name, held in followers.items()):
                 unsound.append(path)
                 break
             values = {**shapes._values(changed), "num_labels": changed.num_labels}
@@ -356,6 +352,29 @@ def unsound_lists(
                 unsound.append(path)
                 break
     return unsound
+
+
+def _followers(saved: Mapping[str, Any], lists: Mapping[str, object]) -> dict[str, object]:
+    """The lists and mappings of a saved config other than the ``lists`` read item by item,
+    by path: a sub-config holding such a list (DETR's ResNet ``backbone_config``) is looked
+    into, its other lists and mappings compared one by one (the whole of it moves with the
+    item itself)."""
+    found: dict[str, object] = {}
+    for name, held in saved.items():
+        if name in lists or name in _LABELS:
+            continue
+        if isinstance(held, dict) and any(path.startswith(f"{name}.") for path in lists):
+            for inner, value in held.items():
+                path = f"{name}.{inner}"
+                if (
+                    isinstance(value, list | tuple | dict)
+                    and path not in lists
+                    and inner not in _LABELS
+                ):
+                    found[path] = value
+        elif isinstance(held, list | tuple | dict):
+            found[name] = held
+    return found
 
 
 def _product(shape: tuple[int, ...]) -> int:

@@ -50,6 +50,7 @@ SHAPES_GENERATOR = (
     "tools/companion_flags.py",
     "tools/item_equalities.py",
     "tools/zero_counts.py",
+    "tools/popped_flags.py",
 )
 
 

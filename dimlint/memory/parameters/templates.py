@@ -240,9 +240,16 @@ class _Values:
         if "." in path:
             key, name = path.split(".", 1)
             sub = self.raw.get(key)
-            if sub is None and key == "text_config" and name in self.raw:
+            if (
+                sub is None
+                and key == "text_config"
+                and name in self.raw
+                and self.learned.get("flat_text")
+            ):
                 # Older composite configs state the language model's fields at the top level;
-                # the config class builds its text_config from them.
+                # a class that builds its text_config from them (``flat_text``) reads them there.
+                # Another ignores them: ShieldGemma-2 ties its head whatever a top-level
+                # ``tie_word_embeddings`` says.
                 return _number(self.raw[name])
             if sub is None:
                 # the composite's default sub-config: the values the row was learned at, but
@@ -458,6 +465,92 @@ def _unlearned_equality(raw: dict[str, Any], base: dict[str, Any]) -> str | None
                 f"{path} equals {value}, where the class builds other tensors; no build learned it"
             )
     return None
+
+
+def _other_stages(raw: dict[str, Any], learned: dict[str, Any]) -> str | None:
+    """Why a stated backbone lies outside: it returns other stages than the one the row was
+    learned with (``stages``), and the composite sizes its projection by the last returned
+    stage's width (DETR with ``out_features: ["stage3"]`` projects 1024 channels, not 2048).
+    A stated backbone that names no stages returns its class's default selection, the last
+    stage: inside only where the row learned one stage."""
+    for key, learned_indices in learned.get("stages", {}).items():
+        sub = raw.get(key)
+        if not isinstance(sub, dict):
+            continue  # the composite's own default backbone: what the row learned
+        stated = _stage_indices(sub)
+        if stated is None and len(learned_indices) == 1:
+            continue
+        if stated != learned_indices:
+            return (
+                f"{key} returns stages {stated if stated is not None else 'by default'};"
+                f" the template learned {learned_indices} only"
+            )
+    return None
+
+
+def _stage_indices(sub: dict[str, Any]) -> list[int] | None:
+    """The stages a stated backbone returns, by index (``out_indices``, else ``out_features``
+    read as ``stageN``; ``stem`` is 0), or None where it names none."""
+    for key in ("out_indices", "_out_indices"):
+        value = sub.get(key)
+        if isinstance(value, list) and all(isinstance(i, int) for i in value):
+            return list(value)
+    for key in ("out_features", "_out_features"):
+        value = sub.get(key)
+        if isinstance(value, list) and all(isinstance(name, str) for name in value):
+            found = [0 if name == "stem" else _stage_number(name) for name in value]
+            # a name that is no stage of the known form selects what no build learned
+            return [-1] if None in found else [i for i in found if i is not None]
+    return None
+
+
+def _stage_number(name: str) -> int | None:
+    match = re.fullmatch(r"stage(\d+)", name)
+    return int(match.group(1)) if match else None
+
+
+def _unverified_match(
+    dims: list[Any], rows: list[Any], values: _Values, defaults: dict[str, Any]
+) -> str | None:
+    """Why the sizes of a tensor seen in one flipped build only are not vouched for here: the
+    generator matched each of its sizes to the expression of another tensor of the same size
+    at the defaults (``_near``), and some other tensor's expression of that size at the
+    defaults has another size for these values, so which one it follows was never told apart.
+    MOSS-transcribe-diarize's untied ``lm_head`` was matched to the audio tower's width, equal
+    to the text width at the defaults, and labelled exact with an audio tower twice as wide."""
+    known = {field: value for field, value in defaults.items() if isinstance(value, int)}
+    for dim in dims:
+        if not any(factors for _, _, factors in dim):
+            continue  # a constant axis: judged by the caller
+        at_default = _evaluated(dim, known)
+        here = _evaluated(dim, values.get)
+        if at_default is None or here is None:
+            continue
+        for other in rows:
+            if other[3]:
+                continue  # another flag's tensor: no fitted size to match against
+            for other_dim in other[2]:
+                if not any(factors for _, _, factors in other_dim):
+                    continue
+                if _evaluated(other_dim, known) != at_default:
+                    continue
+                there = _evaluated(other_dim, values.get)
+                if there is not None and there != here:
+                    return (
+                        f"its size {at_default} at the defaults is also {other[0]}'s, which is"
+                        f" {there} here (this one: {here}); no build told them apart"
+                    )
+    return None
+
+
+def _evaluated(expression: Any, get: Any) -> int | None:
+    """``expression`` at the values ``get`` reads (a mapping or a getter), None if one lacks."""
+    lookup = get.get if isinstance(get, dict) else get
+    fields = {field for _, _, factors in expression for field, _ in factors}
+    resolved = {field: lookup(field) for field in fields}
+    if any(not isinstance(value, int) for value in resolved.values()):
+        return None
+    return evaluate_expression(expression, resolved)
 
 
 def _constant(expression: object) -> bool:
@@ -1233,6 +1326,15 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
         if value is not None and value == values.get(other):
             why = f"{item} equals {other} ({value}), where the class builds other tensors"
             _outside_domain(f"{why}; the template learned them unequal")
+    stages = _other_stages(raw, learned)
+    if stages is not None:
+        _outside_domain(stages)
+    for item, other in learned.get("unprobed_equalities", []):
+        # a pair the generator ran out of time to probe: whether it builds other tensors
+        # equal is unknown (a ResNet stage as wide as its stem has no shortcut)
+        value = values.get(item)
+        if value is not None and value == values.get(other):
+            _outside_domain(f"{item} equals {other} ({value}); no build probed that equality")
     broken = list_items.broken_division(learned, values.get)
     if broken is not None:
         _outside_domain(broken)
@@ -1317,6 +1419,10 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
                 f"{name} exists only under {toggled[0]} = {values.get(toggled[0])} and one of"
                 " its sizes was seen in that one build only",
             )
+        if toggled and name not in refit and not _all_defaults(values, defaults):
+            matched = _unverified_match(dims, tensors_json, values, defaults)
+            if matched is not None:
+                _outside_domain(f"{name} exists only under {toggled[0]}; {matched}")
         linearized = _linearized(values, defaults, count_expression, dims, learned.get("joint", []))
         if linearized is not None:
             _outside_domain(f"{name}'s learned shape {linearized}")
