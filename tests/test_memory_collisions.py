@@ -84,3 +84,34 @@ def test_a_head_seen_once_is_not_matched_by_guess(change: dict[str, Any]) -> Non
         pytest.skip("no row")
     expected, ours, exact = _counts({**MOSS, **change})
     assert ours == expected or not exact
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"head_dim": 128}, {"head_dim": 64}, {"hidden_size": 3072, "num_attention_heads": 24,
+     "head_dim": 128, "num_key_value_heads": 8}],
+)  # fmt: skip
+def test_a_head_dim_declared_none_is_learned(change: dict[str, Any]) -> None:
+    # Mixtral declares head_dim None and its attention falls back to hidden // heads
+    raw = {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], **change}
+    expected, ours, exact = _counts(raw)
+    assert (ours, exact) == (expected, True)
+
+
+def test_a_token_id_is_no_legacy_shape_key() -> None:
+    raw = {"model_type": "idefics3", "architectures": ["Idefics3ForConditionalGeneration"],
+           "pad_token_id": 128002}  # fmt: skip
+    expected, ours, exact = _counts(raw)
+    assert (ours, exact) == (expected, True)
+
+
+def test_an_estimate_reads_a_list_it_did_not_learn_as_stated() -> None:
+    # GLPN-NYU's stage widths: outside the template (its second stage left the decoder's
+    # width), yet an estimate near the model, not the zero an unread list gave
+    raw = {"model_type": "glpn", "architectures": ["GLPNForDepthEstimation"],
+           "depths": [3, 8, 27, 3], "hidden_sizes": [64, 128, 320, 512],
+           "num_attention_heads": [1, 2, 5, 8], "decoder_hidden_size": 64}  # fmt: skip
+    expected, ours, exact = _counts(raw)
+    assert not exact
+    assert ours is not None
+    assert abs(ours - expected) < 0.1 * expected

@@ -170,15 +170,20 @@ def _type_fallbacks(config_module: str) -> dict[str, list[ast.expr | None]]:
 
 def candidates(config: Any, sub_configs: Mapping[str, Any]) -> dict[str, int]:
     """Paths (``head_dim``, ``text_config.head_dim``) the type's code reads although the
-    config (or sub-config) there holds no such field, each with the value the code falls back
-    to at ``config``: stating it at that value builds the same model."""
+    config (or sub-config) there holds no such field, or holds it at ``None`` (Mixtral
+    declares ``head_dim = None`` and its attention reads ``getattr(config, "head_dim", None)
+    or hidden_size // num_attention_heads``), each with the value the code falls back to at
+    ``config``: the caller keeps it only where stating it at that value builds the same
+    model."""
     found = _type_fallbacks(type(config).__module__)
     result: dict[str, int] = {}
     for prefix, obj in [("", config), *((f"{key}.", sub) for key, sub in sub_configs.items())]:
         held = set(obj.to_dict()) | set(getattr(obj, "attribute_map", {}) or {})
         for name, expressions in sorted(found.items()):
-            if name in held or hasattr(type(obj), name):
-                continue
+            if getattr(obj, name, None) is not None:
+                continue  # held at a value: a field like any other
+            if name not in held and hasattr(type(obj), name):
+                continue  # a method or property of the class, not a field
             value = absent_value(expressions, obj)
             if value is not None:
                 result[prefix + name] = value

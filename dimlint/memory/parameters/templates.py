@@ -235,8 +235,11 @@ class _Values:
             stated_item = list_items.item_value(stated_list, item[1])
             if list_items.within(self.learned, item[0], stated_list):
                 return stated_item
-            # a list whose items did not check out: only its learned value is inside
-            return stated_item if stated_item == defaults.get(path) else None
+            # a list whose items did not check out: only its learned value is inside, but an
+            # estimate (the reason gathered where the list is judged) reads it as stated
+            if stated_item == defaults.get(path) or _OUTSIDE.get() is not None:
+                return stated_item
+            return None
         if "." in path:
             key, name = path.split(".", 1)
             sub = self.raw.get(key)
@@ -752,6 +755,7 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
             and key not in record.sub_configs
             and key not in _ROPE_KEYS
             and key not in _STAGE_KEYS
+            and not _SIZES_NOTHING.search(key)  # a token id, a window: no tensor's size
             and not (key.endswith("_dict") and key[: -len("_dict")] in record.sub_configs)
         ):
             return key
