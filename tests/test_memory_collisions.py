@@ -115,3 +115,39 @@ def test_an_estimate_reads_a_list_it_did_not_learn_as_stated() -> None:
     assert not exact
     assert ours is not None
     assert abs(ours - expected) < 0.1 * expected
+
+
+@pytest.mark.parametrize("qkv_bias", [True, False])
+def test_an_old_flag_is_read_as_its_field(qkv_bias: bool) -> None:
+    # VideoMAE's config class reads the old ``qkv_bias`` into ``qv_bias``: exact where the
+    # row's probe found the alias (legacy_keys), else an estimate, never the biases miscounted
+    raw = {"model_type": "videomae", "architectures": ["VideoMAEForVideoClassification"],
+           "qkv_bias": qkv_bias}  # fmt: skip
+    expected, ours, exact = _counts(raw)
+    aliased = "qkv_bias" in ((templates.row("videomae") or {}).get("legacy_keys") or {}).get(
+        "alias", {}
+    )
+    assert ours == expected or not exact
+    assert exact == aliased
+
+
+def test_a_flag_alias_is_found_by_probing() -> None:
+    transformers = pytest.importorskip("transformers")
+    from dimlint.tools import generate_shapes, legacy_keys
+
+    config = transformers.AutoConfig.for_model("videomae")
+    depths = legacy_keys.depths(config, generate_shapes._derived(config))
+    models = [transformers.VideoMAEForVideoClassification]
+    found = legacy_keys.flag_alias(
+        type(config), models, "qkv_bias", depths, generate_shapes._meta_shapes
+    )
+    assert found == {"alias": "qv_bias", "wins": True}
+
+
+def test_a_flag_left_none_turned_on_is_outside() -> None:
+    # ESM's emb_layer_norm_before is None by default; True adds a norm no build had
+    raw = {"model_type": "esm", "architectures": ["EsmForMaskedLM"], "vocab_size": 33,
+           "emb_layer_norm_before": True}  # fmt: skip
+    expected, ours, exact = _counts(raw)
+    assert ours == expected or not exact
+    assert not exact

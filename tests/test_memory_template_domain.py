@@ -615,3 +615,19 @@ def test_private_stage_selection_an_older_save_wrote() -> None:
            "_out_features": ["stage12"], "_out_indices": [12], "stage_names": stages,
            "id2label": _labels(3)}  # fmt: skip
     assert _agrees(raw)
+
+
+def test_a_nested_dump_of_old_base_keys_at_their_defaults_is_inside() -> None:
+    """transformers 4 wrote its generation and output keys into every sub-config; restated at
+    their defaults they are the config the row was built with, at another value they are not."""
+    from dimlint.memory.parameters.nested_configs import unlearned_nested
+
+    recorded = {"hidden_size": 64, "num_hidden_layers": 2}
+    dump = {"hidden_size": 64, "num_hidden_layers": 2, "add_cross_attention": False,
+            "num_beams": 1, "is_decoder": False}  # fmt: skip
+    raw = {"outer": {"inner": dump}}
+    assert unlearned_nested(raw, "outer", "inner", recorded) is None
+    moved = {"outer": {"inner": {**dump, "is_decoder": True}}}
+    assert "is_decoder" in (unlearned_nested(moved, "outer", "inner", recorded) or "")
+    counted = {"outer": {"inner": {**dump, "num_beams": True}}}  # a flag is no count
+    assert unlearned_nested(counted, "outer", "inner", recorded) is not None

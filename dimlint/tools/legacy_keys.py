@@ -134,6 +134,62 @@ def alias(
     return {"alias": target, "wins": both == TRIALS[0]}
 
 
+def flag_alias(
+    config_class: Any,
+    models: Sequence[Any],
+    key: str,
+    depths: Sequence[Mapping[str, object]],
+    shapes: Shapes,
+) -> dict[str, object] | None:
+    """:func:`alias` for a flag: stating ``key`` True and False at every depth gives the config
+    stating one declared top-level flag ``F`` so (VideoMAE reads the old ``qkv_bias`` into
+    ``qv_bias``), and every class builds from it what stating ``F`` builds, else None."""
+    target: str | None = None
+    for base in depths:
+        for trial in (True, False):
+            try:
+                stated = flat(config_class(**base, **{key: trial}).to_dict())
+                plain = flat(config_class(**base).to_dict())
+            except Exception:  # the class rejects the key or value
+                return None
+            fields = [
+                p
+                for p, v in sorted(stated.items())
+                if "." not in p and p != key and p not in base and v is trial
+                and (plain.get(p) is not trial or target == p)
+            ]  # fmt: skip
+            if target is None and len(fields) == 1 and isinstance(plain.get(fields[0]), bool):
+                target = fields[0]
+            if target is None or stated.get(target) is not trial:
+                continue
+            try:
+                direct = flat(config_class(**base, **{target: trial}).to_dict())
+            except Exception:  # the class rejects the field at the value
+                return None
+            if {p: v for p, v in stated.items() if p != key} != {
+                p: v for p, v in direct.items() if p != key
+            }:
+                return None
+            if not _same_builds(
+                models, config_class, {**base, key: trial}, {**base, target: trial}, shapes
+            ):
+                return None
+    if target is None:
+        return None
+    for trial in (True, False):  # the key moves the flag both ways, at every depth
+        for base in depths:
+            try:
+                if flat(config_class(**base, **{key: trial}).to_dict()).get(target) is not trial:
+                    return None
+            except Exception:  # the class rejects the value
+                return None
+    try:
+        both = _value(config_class, {**depths[0], key: True, target: False}, target)
+    except Exception:  # the class rejects both stated: which wins cannot be said
+        return None
+    return {"alias": target, "wins": both is True}
+
+
 def inert(
     config_class: Any,
     models: Sequence[Any],
@@ -214,6 +270,8 @@ def probe(
     aliases: dict[str, object] = {}
     for key in sorted(set(legacy)):
         mapped = alias(config_class, models, key, probed, shapes)
+        if mapped is None:
+            mapped = flag_alias(config_class, models, key, probed, shapes)
         if mapped is not None and mapped["alias"] in used:
             # one that sets a field no tensor reads is judged inert or not below
             aliases[key] = {"field": mapped["alias"], "wins": mapped["wins"]}

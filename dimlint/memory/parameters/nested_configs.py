@@ -17,6 +17,19 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+#: The numbers and flags transformers 4's ``PretrainedConfig`` wrote into every dump, at its
+#: defaults (generation settings, output switches, the decoder flags a tower never turns on):
+#: a nested sub-config restating one at that value is the one the template was built with,
+#: though transformers 5's ``to_dict``, which the row recorded, leaves them out.
+LEGACY_BASE_DEFAULTS: dict[str, object] = {
+    "add_cross_attention": False, "chunk_size_feed_forward": 0, "do_sample": False,
+    "early_stopping": False, "encoder_no_repeat_ngram_size": 0, "is_decoder": False,
+    "is_encoder_decoder": False, "max_length": 20, "min_length": 0, "no_repeat_ngram_size": 0,
+    "num_beam_groups": 1, "num_beams": 1, "num_return_sequences": 1, "output_attentions": False,
+    "output_hidden_states": False, "output_scores": False, "remove_invalid_values": False,
+    "return_dict": True, "return_dict_in_generate": False, "tie_encoder_decoder": False,
+    "top_k": 50, "torchscript": False, "use_bfloat16": False,
+}  # fmt: skip
 #: Token ids and indices size nothing (the generator's ``_ID_FIELD``).
 _ID_FIELD = re.compile(r"(^|_)(id|ids|token_id|index)$")
 
@@ -58,6 +71,8 @@ def unlearned_nested(
     if not isinstance(nested, dict):
         return None
     for path, value in flat_numbers(nested):
+        if (recorded is None or path not in recorded) and _legacy_base_default(path, value):
+            continue
         if recorded is None or path not in recorded or recorded[path] != value:
             where = f"{sub_key}.{inner_key}.{path}"
             default = (
@@ -68,3 +83,14 @@ def unlearned_nested(
                 f"{default}"
             )
     return None
+
+
+def _legacy_base_default(path: str, value: object) -> bool:
+    """Whether ``path`` (in the nested sub-config or one of its own) is a key transformers 4
+    dumped into every config, stated at its default (``value == default`` with the type too:
+    ``True`` is no ``1``)."""
+    default = LEGACY_BASE_DEFAULTS.get(path.rsplit(".", 1)[-1], _MISSING)
+    return type(default) is type(value) and default == value
+
+
+_MISSING = object()

@@ -737,21 +737,26 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
     dicts (``text_config_dict``) are mapped by :func:`_as_the_class_reads` instead. A string
     is judged too: Nemotron-H's ``hybrid_override_pattern`` spells out its layers (and, the
     stated ``num_hidden_layers`` being ignored, was once the only key saying the depth); keys
-    the generator probed inert or an alias (``legacy_keys``) are inside at any value."""
+    the generator probed inert or an alias (``legacy_keys``) are inside at any value. A flag
+    is judged too: VideoMAE reads an old ``qkv_bias`` into ``qv_bias``, whose biases a
+    template that ignored the key counted with the flag off."""
     record = architectures.lookup(model_type)
     if record is None:
         return None
     examined: list[str] = learned.get("examined", [])
     neutral: dict[str, list[object]] = learned.get("legacy", {})
     probed = accepted(learned)  # aliases and keys meta builds proved inert
+    regime = learned.get("stated", {})  # a variant row's own keys (DETR's use_timm_backbone)
     for key, value in raw.items():
         if key in probed or (value in neutral.get(key, ()) and not isinstance(value, bool)):
+            continue
+        if key in regime and regime[key] == value:
             continue
         if (
             key in record.fields
             and key not in record.defaults
             and key not in examined
-            and (_numeric(value) or isinstance(value, str))
+            and (_numeric(value) or isinstance(value, str | bool))
             and key not in record.sub_configs
             and key not in _ROPE_KEYS
             and key not in _STAGE_KEYS
@@ -856,7 +861,15 @@ def _stated_unset_number(
     learned_paths |= set(learned.get("declared", {})) | set(learned.get("derived", {}))
     learned_paths |= set(learned.get("fixed", [])) | set(learned.get("stand_ins", {}))
     learned_paths |= {str(regime[0]) for regime in learned.get("regimes", [])}
+    learned_paths |= accepted(learned)
     for key, value in raw.items():
+        if value is True and record.defaults.get(key, False) is None and key not in learned_paths:
+            # a flag the class leaves None (off, to a truth test) turned on: ESM's
+            # ``emb_layer_norm_before`` adds a norm no build had
+            return (
+                f"{key} = True is stated where the class default is None, which no build of"
+                f" {model_type}'s template turned on"
+            )
         if (
             _number(value) is not None
             and key in record.defaults
