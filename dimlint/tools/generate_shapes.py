@@ -566,15 +566,11 @@ def _past_collision(
     if not colliding:
         return None
     base_names = set(learned.observations[0][2])
-    derived = _derived(config) - set(learned.extras)
+    build = _builder(model_class, config, _derived(config) - set(learned.extras), learned.extras)
 
     def names(value: int) -> set[tuple[str, int]] | None:
         try:
-            return set(
-                _groups(
-                    _build(model_class, _perturbed(config, path, value, derived, learned.extras))
-                )
-            )
+            return set(build({path: value})[1])
         except Exception:  # the class rejects the value: no evidence either way
             return None
 
@@ -584,14 +580,13 @@ def _past_collision(
         if later == trial or later in numbers.values():
             continue
         try:
-            changed = _perturbed(config, path, later, derived, learned.extras)
-            groups = _groups(_build(model_class, changed))
+            outcome = build({path: later})
         except Exception:  # a value the class rejects: try the next one
             continue
-        if set(groups) != base_names:
+        if set(outcome[1]) != base_names:
             return None
         learned.unequal.extend([path, other] for other in colliding)
-        return _values(changed), groups
+        return outcome
     return None
 
 

@@ -46,14 +46,7 @@ def found(
     2048 blocks); past the ``deadline`` the pairs not probed are added to ``unprobed``, whose
     equality the run-time refuses too (a partial answer must not read as "none")."""
     names = _names(base)
-    probes: dict[tuple[str, int], list[str]] = {}
-    for item, value in numbers.items():
-        if item_of(item) is None or skip(item):
-            continue
-        for other, target in numbers.items():
-            if other != item and not skip(other) and target > 0 and target != value:
-                # by value: fields of one value are one build, and one answer
-                probes.setdefault((item, target), []).append(other)
+    probes = _probes(numbers, skip)
     pairs: list[list[str]] = []
     for item, target in sorted(probes, key=lambda key: (_growth(numbers[key[0]], key[1]), key)):
         others = probes[item, target]
@@ -74,14 +67,22 @@ def found(
 
 def count(numbers: Mapping[str, int], skip: Callable[[str], bool]) -> int:
     """How many builds :func:`found` makes at most: per item, one per distinct other value."""
-    total = 0
+    return len(_probes(numbers, skip))
+
+
+def _probes(
+    numbers: Mapping[str, int], skip: Callable[[str], bool]
+) -> dict[tuple[str, int], list[str]]:
+    """``(item, value) → the other fields at that value``: one build per item and value
+    (fields of one value are one build, and one answer)."""
+    probes: dict[tuple[str, int], list[str]] = {}
     for item, value in numbers.items():
         if item_of(item) is None or skip(item):
             continue
-        total += len(
-            {t for o, t in numbers.items() if o != item and not skip(o) and t > 0 and t != value}
-        )
-    return total
+        for other, target in numbers.items():
+            if other != item and not skip(other) and target > 0 and target != value:
+                probes.setdefault((item, target), []).append(other)
+    return probes
 
 
 def _growth(value: int, target: int) -> float:

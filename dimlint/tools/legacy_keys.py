@@ -104,13 +104,7 @@ def alias(
             if len(fields) != 1 or target not in (None, fields[0]):
                 return None
             target = fields[0]
-            try:
-                direct = flat(config_class(**base, **{target: trial}).to_dict())
-            except Exception:  # the class rejects the field at the value
-                return None
-            if {p: v for p, v in stated.items() if p != key} != {
-                p: v for p, v in direct.items() if p != key
-            } or direct.get(key) not in (None, trial):
+            if not _states_alike(config_class, base, stated, key, target, trial):
                 return None  # another config, or stating the field moves the key otherwise
         # built at multiples of the field's value, which keep what it divides (heads)
         if target is None:
@@ -144,7 +138,33 @@ def flag_alias(
     """:func:`alias` for a flag: stating ``key`` True and False at every depth gives the config
     stating one declared top-level flag ``F`` so (VideoMAE reads the old ``qkv_bias`` into
     ``qv_bias``), and every class builds from it what stating ``F`` builds, else None."""
-    target: str | None = None
+    target = _moved_flag(config_class, key, depths)
+    if target is None:
+        return None
+    for base in depths:
+        for trial in (True, False):
+            try:
+                stated = flat(config_class(**base, **{key: trial}).to_dict())
+            except Exception:  # the class rejects the key or value
+                return None
+            if stated.get(target) is not trial or not _states_alike(
+                config_class, base, stated, key, target, trial
+            ):
+                return None
+            if not _same_builds(
+                models, config_class, {**base, key: trial}, {**base, target: trial}, shapes
+            ):
+                return None
+    try:
+        both = _value(config_class, {**depths[0], key: True, target: False}, target)
+    except Exception:  # the class rejects both stated: which wins cannot be said
+        return None
+    return {"alias": target, "wins": both is True}
+
+
+def _moved_flag(config_class: Any, key: str, depths: Sequence[Mapping[str, object]]) -> str | None:
+    """The one declared top-level flag that stating ``key`` True or False moves off its value
+    to the stated one, at the first depth and value where exactly one moves, else None."""
     for base in depths:
         for trial in (True, False):
             try:
@@ -152,42 +172,34 @@ def flag_alias(
                 plain = flat(config_class(**base).to_dict())
             except Exception:  # the class rejects the key or value
                 return None
-            fields = [
+            moved = [
                 p
                 for p, v in sorted(stated.items())
                 if "." not in p and p != key and p not in base and v is trial
-                and (plain.get(p) is not trial or target == p)
+                and isinstance(plain.get(p), bool) and plain.get(p) is not trial
             ]  # fmt: skip
-            if target is None and len(fields) == 1 and isinstance(plain.get(fields[0]), bool):
-                target = fields[0]
-            if target is None or stated.get(target) is not trial:
-                continue
-            try:
-                direct = flat(config_class(**base, **{target: trial}).to_dict())
-            except Exception:  # the class rejects the field at the value
-                return None
-            if {p: v for p, v in stated.items() if p != key} != {
-                p: v for p, v in direct.items() if p != key
-            }:
-                return None
-            if not _same_builds(
-                models, config_class, {**base, key: trial}, {**base, target: trial}, shapes
-            ):
-                return None
-    if target is None:
-        return None
-    for trial in (True, False):  # the key moves the flag both ways, at every depth
-        for base in depths:
-            try:
-                if flat(config_class(**base, **{key: trial}).to_dict()).get(target) is not trial:
-                    return None
-            except Exception:  # the class rejects the value
-                return None
+            if len(moved) == 1:
+                return moved[0]
+    return None
+
+
+def _states_alike(
+    config_class: Any,
+    base: Mapping[str, object],
+    stated: Mapping[str, object],
+    key: str,
+    target: str,
+    trial: object,
+) -> bool:
+    """Whether the config ``stated`` (``key`` at ``trial``) is the one stating ``target`` at
+    ``trial`` instead, ``key`` aside, and stating ``target`` leaves ``key`` unset or equal."""
     try:
-        both = _value(config_class, {**depths[0], key: True, target: False}, target)
-    except Exception:  # the class rejects both stated: which wins cannot be said
-        return None
-    return {"alias": target, "wins": both is True}
+        direct = flat(config_class(**base, **{target: trial}).to_dict())
+    except Exception:  # the class rejects the field at the value
+        return False
+    return {p: v for p, v in stated.items() if p != key} == {
+        p: v for p, v in direct.items() if p != key
+    } and direct.get(key) in (None, trial)
 
 
 def inert(

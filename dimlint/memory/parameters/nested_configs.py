@@ -85,12 +85,12 @@ def unlearned_nested(
     return None
 
 
+_MISSING = object()
+
+
 def _legacy_base_default(path: str, value: object) -> bool:
     """Whether ``path`` (in the nested sub-config or one of its own) is a key transformers 4
     dumped into every config, stated at its default (``value == default`` with the type too:
     ``True`` is no ``1``)."""
     default = LEGACY_BASE_DEFAULTS.get(path.rsplit(".", 1)[-1], _MISSING)
     return type(default) is type(value) and default == value
-
-
-_MISSING = object()

@@ -41,7 +41,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -521,7 +521,7 @@ def _unverified_match(
     defaults has another size for these values, so which one it follows was never told apart.
     MOSS-transcribe-diarize's untied ``lm_head`` was matched to the audio tower's width, equal
     to the text width at the defaults, and labelled exact with an audio tower twice as wide."""
-    known = {field: value for field, value in defaults.items() if isinstance(value, int)}
+    known = {field: value for field, value in defaults.items() if isinstance(value, int)}.get
     for dim in dims:
         if not any(factors for _, _, factors in dim):
             continue  # a constant axis: judged by the caller
@@ -546,13 +546,14 @@ def _unverified_match(
     return None
 
 
-def _evaluated(expression: Any, get: Any) -> int | None:
-    """``expression`` at the values ``get`` reads (a mapping or a getter), None if one lacks."""
-    lookup = get.get if isinstance(get, dict) else get
-    fields = {field for _, _, factors in expression for field, _ in factors}
-    resolved = {field: lookup(field) for field in fields}
-    if any(not isinstance(value, int) for value in resolved.values()):
-        return None
+def _evaluated(expression: Any, get: Callable[[str], object]) -> int | None:
+    """``expression`` at the values ``get`` reads, None if one lacks."""
+    resolved: dict[str, int | None] = {}
+    for field in {field for _, _, factors in expression for field, _ in factors}:
+        value = get(field)
+        if not isinstance(value, int):
+            return None
+        resolved[field] = value
     return evaluate_expression(expression, resolved)
 
 
@@ -1336,22 +1337,20 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
         )
         if uncounted is not None:
             _outside_domain(uncounted)
-    for item, other in learned.get("unequal", []):
-        # a stage width equal to another number drops or adds a tensor (ResNet-18's first
-        # stage, as wide as its stem, has no shortcut): seen in a probe, never learned
-        value = values.get(item)
-        if value is not None and value == values.get(other):
-            why = f"{item} equals {other} ({value}), where the class builds other tensors"
-            _outside_domain(f"{why}; the template learned them unequal")
+    # a stage width equal to another number drops or adds a tensor (ResNet-18's first stage,
+    # as wide as its stem, has no shortcut): seen in a probe (``unequal``), or not known for a
+    # pair the generator ran out of time to probe (``unprobed_equalities``); never learned
+    for key, why in (
+        ("unequal", "where the class builds other tensors; the template learned them unequal"),
+        ("unprobed_equalities", "no build probed that equality"),
+    ):
+        for item, other in learned.get(key, []):
+            value = values.get(item)
+            if value is not None and value == values.get(other):
+                _outside_domain(f"{item} equals {other} ({value}), {why}")
     stages = _other_stages(raw, learned)
     if stages is not None:
         _outside_domain(stages)
-    for item, other in learned.get("unprobed_equalities", []):
-        # a pair the generator ran out of time to probe: whether it builds other tensors
-        # equal is unknown (a ResNet stage as wide as its stem has no shortcut)
-        value = values.get(item)
-        if value is not None and value == values.get(other):
-            _outside_domain(f"{item} equals {other} ({value}); no build probed that equality")
     broken = list_items.broken_division(learned, values.get)
     if broken is not None:
         _outside_domain(broken)
