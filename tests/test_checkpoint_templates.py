@@ -115,6 +115,23 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
             "vocab_size": 256,
         },
     ),
+    # Switch keeps its experts in a ModuleDict (expert_0 … expert_3): numbered modules the
+    # template folds to expert_*
+    "switch_transformers": (
+        "SwitchTransformersForConditionalGeneration",
+        {
+            "d_model": 64,
+            "d_ff": 128,
+            "d_kv": 16,
+            "num_layers": 2,
+            "num_decoder_layers": 2,
+            "num_heads": 4,
+            "vocab_size": 256,
+            "num_experts": 4,
+            "encoder_sparse_step": 1,
+            "decoder_sparse_step": 1,
+        },
+    ),
     # ViT at its default image and patch sizes: its position-embedding template is a fit that
     # holds only while one of the two moves (see templates._linearized)
     "vit": (
@@ -236,8 +253,8 @@ TINY: dict[str, tuple[str, dict[str, Any]]] = {
 #: The types above whose checkpoints are compared tensor by tensor from the template.
 TEMPLATED = (
     "olmo2", "starcoder2", "cohere", "exaone4", "helium", "stablelm", "bloom", "gptj",
-    "codegen", "olmoe", "granitemoe", "phimoe", "bert", "t5", "mt5", "vit", "git", "unispeech",
-    "gemma3", "wav2vec2", "electra", "bart",
+    "codegen", "olmoe", "granitemoe", "phimoe", "bert", "t5", "mt5", "switch_transformers",
+    "vit", "git", "unispeech", "gemma3", "wav2vec2", "electra", "bart",
 )  # fmt: skip
 TENSOR_CODES = ("DL610", "DL611")
 
@@ -371,6 +388,28 @@ def test_expert_deleted(fresh: Any) -> None:
     assert all(f["code"] == "DL611" for f in found)
     assert "lacks 1 expert (3) of the 4" in found[0]["message"]
     assert "model.layers.0.mlp.experts.0." in found[0]["message"]
+
+
+def test_numbered_expert_deleted(fresh: Any) -> None:
+    """Switch's experts are numbered modules (``expert_3``): the one missing is named."""
+    folder = fresh("switch_transformers")
+    tensor = "encoder.block.1.layer.1.mlp.experts.expert_3.wi.weight"
+    _resave(folder, lambda tensors: tensors.pop(tensor))
+    (finding,) = _tensor_findings(folder)
+    assert finding["code"] == "DL611"
+    assert f"lacks {tensor} (7 of the 8 tensors" in finding["message"]
+
+
+def test_more_numbered_experts_declared_than_stored(fresh: Any) -> None:
+    folder = fresh("switch_transformers")
+    edit_config(folder, num_experts=8)
+    found = _tensor_findings(folder)
+    counted = [f for f in _only(found, "DL611") if "expert_*" in f["message"]]
+    assert counted, [f["message"] for f in found]
+    assert "holds 8 of each of the 4 tensors" in counted[0]["message"]
+    assert "implies 16" in counted[0]["message"]
+    assert "num_experts 4 would explain it" in counted[0]["message"]
+    assert counted[0]["pointer"] == "/num_experts"
 
 
 @pytest.mark.parametrize(

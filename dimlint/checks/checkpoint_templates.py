@@ -26,7 +26,7 @@ from dimlint.checks.registry import Finding
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.memory.checkpoint.load_names import Mapped, fold, to_model_names
+from dimlint.memory.checkpoint.load_names import Mapped, fold_into, to_model_names
 from dimlint.memory.checkpoint.stored_extras import FP8_SCALES, quantization
 from dimlint.memory.checkpoint.template_plan import Expected, TemplatePlan, templates_fields
 from dimlint.memory.parameters.stated import stated_at
@@ -78,7 +78,7 @@ def template_findings(
     ignore = naming.ignore
     extras = [name for name in mapped.unexpected if ignore is None or ignore.search(name) is None]
     missing = [name for name in dict.fromkeys(t.name for t in plan.tensors) if name not in groups]
-    switched = [name for name in extras if fold(name) in plan.switched_off]
+    switched = [name for name in extras if fold_into(name, plan.switched_off) in plan.switched_off]
     beyond = _layers_beyond(plan, mapped)
     unknown_extras = [
         name
@@ -182,7 +182,7 @@ def _groups(mapped: Mapped, plan: TemplatePlan) -> dict[str, list[tuple[str, tup
     groups: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
     copies: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
     for name, shape in mapped.shapes.items():
-        folded = fold(name)
+        folded = fold_into(name, expected_names)
         original = naming.tied.get(name)
         if original is not None and original in mapped.shapes:
             continue  # a tied copy stored beside its original: loading ties it again
@@ -494,17 +494,18 @@ def _count_findings(
         if layers is not None and have and (want * len(layers.stored)) % have == 0:
             text = _layer_text(names, layers, want * len(layers.stored) // have)
         else:
-            stack = names[0].split("*", 1)[0]
-            where = f"{stack}*" if stack else names[0]
+            stacks = {name.split("*", 1)[0] for name in names}
+            stack = stacks.pop() if len(stacks) == 1 else ""
+            where = f" of {stack}*" if stack else ""
             text = (
-                f"the checkpoint holds {have} of each of the {len(names)} tensors of {where}"
+                f"the checkpoint holds {have} of each of the {len(names)} tensors{where}"
                 f" ({_listing(names)}) but the config implies {want}: "
             )
             if have > want:
-                text += "transformers does not load the extra layers, so the model runs"
+                text += "transformers does not load the extra ones, so the model runs"
                 text += " without them."
             else:
-                text += "transformers initialises the missing layers randomly: garbage out."
+                text += "transformers initialises the missing ones randomly: garbage out."
         text += f" {_key(spec, field)} {value} would explain it."
         yield Finding("DL611", text, _pointer(spec, field) or spec.pointer)
     for folded, (want, have) in off.items():
@@ -555,9 +556,12 @@ def _layer_numbers(
     tensors: list[tuple[str, tuple[int, ...]]], folded: str, mapped: Mapped
 ) -> _Layers | None:
     """The layers one group of a whole-layer count mismatch is stored under (the index at the
-    first ``*``); None when its names do not show them plainly (a merged or renamed tensor)."""
-    star = folded.split(".").index("*") if "*" in folded.split(".") else -1
-    if star < 0:
+    first ``*``); None when its names do not show them plainly (a merged or renamed tensor),
+    or when a numbered module repeats inside the layer (Switch's ``expert_*``: the count the
+    config changes may be that one's)."""
+    folded_parts = folded.split(".")
+    star = folded_parts.index("*") if "*" in folded_parts else -1
+    if star < 0 or any(part != "*" and _STAR.fullmatch(part) for part in folded_parts):
         return None
     numbers: set[int] = set()
     for name, _ in tensors:
@@ -608,19 +612,25 @@ def _absent_and_beyond(
 ) -> tuple[list[str], list[str]] | None:
     """Which tensors of a group are missing, or stored beyond the count the config implies,
     in the checkpoint's spelling. The index at the first ``*`` is the one counted; the other
-    ``*`` take the values the stored names have (T5's ``block.*.layer.2``). None when the
-    names do not follow that pattern."""
+    ``*`` (numbered modules' ``expert_*`` among them) take the values the stored names have
+    (T5's ``block.*.layer.2``, Switch's ``expert_3``). None when the names do not follow that
+    pattern."""
     parts = folded.split(".")
-    stars = [position for position, part in enumerate(parts) if part == "*"]
+    stars = [position for position, part in enumerate(parts) if _STAR.fullmatch(part)]
     if not stars:
         return None
-    combos: dict[tuple[str, ...], dict[int, str]] = {}
+    combos: dict[tuple[int, ...], dict[int, str]] = {}
     for name in names:
         pieces = name.split(".")
-        if len(pieces) != len(parts) or not all(pieces[p].isdigit() for p in stars):
+        if len(pieces) != len(parts):
             return None
-        others = tuple(pieces[p] for p in stars[1:])
-        combos.setdefault(others, {})[int(pieces[stars[0]])] = name
+        numbers = [_number(pieces[p], parts[p]) for p in stars]
+        if None in numbers:
+            return None
+        others = tuple(number for number in numbers[1:] if number is not None)
+        first = numbers[0]
+        assert first is not None
+        combos.setdefault(others, {})[first] = name
     if want % len(combos):
         return None
     per = want // len(combos)
@@ -635,16 +645,28 @@ def _absent_and_beyond(
     return absent, beyond
 
 
+#: A folded part: a layer index (``*``) or a numbered module (``expert_*``).
+_STAR = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*_)?\*")
+
+
+def _number(piece: str, part: str) -> int | None:
+    """The index a stored name's ``piece`` holds where the template's ``part`` is folded."""
+    stem = part[:-1]
+    number = piece[len(stem) :] if piece.startswith(stem) else ""
+    return int(number) if number.isdecimal() else None
+
+
 def _spelled(sibling: str, position: int, number: int, mapped: Mapped) -> str:
     """The checkpoint name a missing tensor would have: its stored sibling's, with the index
     changed (the model's name when the sibling's spelling does not show the index once)."""
-    index = sibling.split(".")[position]
     pieces = sibling.split(".")
-    pieces[position] = str(number)
+    index = pieces[position]
+    stem = index.rstrip("0123456789")
+    pieces[position] = f"{stem}{number}"
     model_name = ".".join(pieces)
     sources = mapped.sources.get(sibling, [])
     if len(sources) == 1 and sources[0].count(f".{index}.") == 1:
-        return sources[0].replace(f".{index}.", f".{number}.")
+        return sources[0].replace(f".{index}.", f".{stem}{number}.")
     return model_name
 
 
@@ -715,7 +737,7 @@ def _missing_findings(
 def _switched_findings(plan: TemplatePlan, names: list[str], spec: ModelSpec) -> Iterator[Finding]:
     by_condition: dict[tuple[str, object], list[str]] = {}
     for name in names:
-        field, wanted = plan.switched_off[fold(name)][0]
+        field, wanted = plan.switched_off[fold_into(name, plan.switched_off)][0]
         by_condition.setdefault((str(field), wanted), []).append(name)
     for (field, wanted), listed in by_condition.items():
         tied = "tie" in field

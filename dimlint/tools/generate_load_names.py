@@ -255,8 +255,9 @@ def validate(
     predicted: Counter[tuple[str, tuple[int, ...]]] = Counter()
     for tensor in tensors:  # a stage list's index stays in a template's name (conv_layers.0)
         predicted[(load_names.fold(tensor.name), tensor.shape)] += tensor.repeats
+    names = {name for name, _ in predicted}
     built: Counter[tuple[str, tuple[int, ...]]] = Counter(
-        (load_names.fold(name), tuple(int(d) for d in parameter.shape))
+        (load_names.fold_into(name, names), tuple(int(d) for d in parameter.shape))
         for name, parameter in model.named_parameters()
     )
     wrong = sorted(set(predicted.items()) ^ set(built.items()))

@@ -19,7 +19,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-_NUMBERED = re.compile(r"(?:^|(?<=\.))([A-Za-z][A-Za-z0-9]*?)_(\d+)(?=\.)")
+from dimlint.memory.checkpoint.load_names import NUMBERED_MODULE as _NUMBERED
 
 
 def folded(parameters: Iterable[tuple[str, tuple[int, ...]]]) -> dict[str, str]:

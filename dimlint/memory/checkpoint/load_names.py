@@ -30,7 +30,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from dimlint.config.rowtable import RowTable
@@ -42,6 +42,10 @@ DATA_FILE = os.path.join(_PACKAGE_DIR, "data", "load_names.json")
 _TABLE = RowTable(DATA_FILE)
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
 _NATURAL = re.compile(r"(\d+)")
+#: A module numbered by its name rather than by an index (Switch's ``expert_3.``, gated T5's
+#: ``wi_1.``): the generator folds those whose numbered siblings are identical
+#: (:mod:`dimlint.tools.numbered_modules`).
+NUMBERED_MODULE = re.compile(r"(?:^|(?<=\.))([A-Za-z][A-Za-z0-9]*?)_(\d+)(?=\.)")
 #: Operations of a converter whose effect on shapes is replayed: stacking one tensor per
 #: expert along a new axis, and concatenating the stacks (gate and up) along an axis.
 REPLAYED_OPERATIONS = frozenset({"MergeModulelist", "Concatenate"})
@@ -50,6 +54,22 @@ REPLAYED_OPERATIONS = frozenset({"MergeModulelist", "Concatenate"})
 def fold(name: str) -> str:
     """``name`` with its layer and expert indices as ``*`` (how templates name tensors)."""
     return _INDEX.sub("*", name)
+
+
+def fold_into(name: str, known: Collection[str]) -> str:
+    """``name`` folded the way the template that ``known`` comes from names it.
+
+    Layer indices always fold. Numbered modules fold only where ``known`` holds them folded:
+    the generator folds a numbered module when its siblings are identical (Switch's
+    ``expert_0`` … ``expert_7``, gated T5's ``wi_0``/``wi_1``), so a checkpoint's ``wi_1``
+    must find the template's ``wi_*``, while modules that merely carry a number (``conv_1``
+    beside a differently sized ``conv_2``) keep it. A name's numbered modules fold all
+    together or not at all, as the generator folds every repeated one it finds."""
+    folded = fold(name)
+    if folded in known or NUMBERED_MODULE.search(folded) is None:
+        return folded
+    every = NUMBERED_MODULE.sub(r"\1_*", folded)
+    return every if every in known else folded
 
 
 def transformers_version() -> str:
@@ -235,9 +255,9 @@ def to_model_names(
         if any(t.touches(key) for t in opaque):
             return None
         renamed, source, converter = _rename(key, renamings, converters, base, known)
-        if fold(renamed) not in known and fold(key) in known:
+        if fold_into(renamed, known) not in known and fold_into(key, known) in known:
             renamed, source, converter = _prefixed(key, base, known), None, None
-        if fold(renamed) not in known:
+        if fold_into(renamed, known) not in known:
             unexpected.append(key)
             continue
         if converter is None or source is None:
@@ -279,9 +299,9 @@ def _prefixed(key: str, base: str, known: frozenset[str]) -> str:
     """The base-model prefix stripped or added, as the loader does to fit the model."""
     if not base:
         return key
-    if key.startswith(base + ".") and fold(key[len(base) + 1 :]) in known:
+    if key.startswith(base + ".") and fold_into(key[len(base) + 1 :], known) in known:
         return key[len(base) + 1 :]
-    if fold(f"{base}.{key}") in known:
+    if fold_into(f"{base}.{key}", known) in known:
         return f"{base}.{key}"
     return key
 
