@@ -157,3 +157,27 @@ def test_activation_names_are_tried_from_the_registry() -> None:
     assert generate_shapes._registry_values("conv_act", "conv_act", learned) == sorted(ACT2FN)
     assert generate_shapes._registry_values("hidden_act", "hidden_act", learned) == []
     assert generate_shapes._registry_values("norm_rel_ebd", "norm_rel_ebd", learned) == []
+
+
+def test_a_suffix_under_an_unrelated_module_is_refitted() -> None:
+    """DeBERTa's pooler.dense matched the masked-LM head's cls.predictions.transform.dense by
+    its suffix (both 1536 wide at the default); the pooler is ``pooler_hidden_size`` wide, so
+    the match is only a guess, refitted from the class's own builds. A base-model prefix
+    added or stripped (``deberta.encoder`` and ``encoder``) is the same stack."""
+    width = [[1, 1, [["hidden_size", 1]]]]
+    primary = [
+        ["cls.predictions.transform.dense.weight", [[1, 1, []]], [width, width], [], [8, 8], 1]
+        + [False, []],
+        ["deberta.encoder.layer.*.output.dense.weight", [[2, 1, []]], [width, width], []]
+        + [[8, 8], 2, False, []],
+    ]
+    groups = {
+        ("pooler.dense.weight", 0): ((8, 8), 1),
+        ("encoder.layer.*.output.dense.weight", 0): ((8, 8), 2),
+    }
+    guessed: set[tuple[str, tuple[int, ...]]] = set()
+    rows, failed = generate_shapes._secondary_rows(groups, primary, {}, guessed)
+    assert not failed
+    assert {row[0] for row in rows} == {name for name, _ in groups}
+    assert guessed == {("pooler.dense.weight", (8, 8))}
+    assert generate_shapes._elsewhere("bert.pooler.dense.weight", "pooler.dense.weight") is False

@@ -48,3 +48,17 @@ def test_switch_experts_are_one_group_whatever_their_number() -> None:
     }
     assert counts
     assert set(counts.values()) == {2.0}
+
+
+def test_a_checkpoint_name_folds_into_the_template_that_folded_it() -> None:
+    """``fold_into`` folds a numbered module only where the template holds it folded."""
+    from dimlint.memory.checkpoint.load_names import fold_into
+
+    known = {"encoder.block.*.layer.*.DenseReluDense.wi_*.weight", "conv_1.weight"}
+    assert (
+        fold_into("encoder.block.3.layer.1.DenseReluDense.wi_1.weight", known)
+        == "encoder.block.*.layer.*.DenseReluDense.wi_*.weight"
+    )
+    assert fold_into("conv_1.weight", known) == "conv_1.weight"
+    assert fold_into("conv_2.weight", known) == "conv_2.weight"  # unknown either way
+    assert fold_into("layers.2.conv_1.weight", set()) == "layers.*.conv_1.weight"
