@@ -165,11 +165,11 @@ def test_a_suffix_under_an_unrelated_module_is_refitted() -> None:
     the match is only a guess, refitted from the class's own builds. A base-model prefix
     added or stripped (``deberta.encoder`` and ``encoder``) is the same stack."""
     width = [[1, 1, [["hidden_size", 1]]]]
+    head = "cls.predictions.transform.dense.weight"
+    body = "deberta.encoder.layer.*.output.dense.weight"
     primary = [
-        ["cls.predictions.transform.dense.weight", [[1, 1, []]], [width, width], [], [8, 8], 1]
-        + [False, []],
-        ["deberta.encoder.layer.*.output.dense.weight", [[2, 1, []]], [width, width], []]
-        + [[8, 8], 2, False, []],
+        [head, [[1, 1, []]], [width, width], [], [8, 8], 1, False, []],
+        [body, [[2, 1, []]], [width, width], [], [8, 8], 2, False, []],
     ]
     groups = {
         ("pooler.dense.weight", 0): ((8, 8), 1),
