@@ -23,7 +23,9 @@ a tenth, gathered after ``unseen9`` as a probe to tune on while ``unseen9`` stay
 (``released_configs/UNSEEN10.md``); and ``unseen11`` an eleventh, gathered at the start of stop
 39 and committed before anything measured it (``released_configs/UNSEEN11.md``); and ``unseen12``
 a twelfth, gathered after ``unseen11`` had been measured and its misses fixed, committed before
-anything measured it (``released_configs/UNSEEN12.md``). The test suite
+anything measured it (``released_configs/UNSEEN12.md``); and ``unseen13`` a thirteenth, gathered
+at the start of stop 40 and committed before anything measured it
+(``released_configs/UNSEEN13.md``). The test suite
 measures only ``tune`` and ``held_out``.
 """
 
@@ -68,7 +70,7 @@ class Outcome(NamedTuple):
 #: The halves ``SOURCES.tsv`` may name (see the module docstring).
 HALVES = (
     "tune", "held_out", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7",
-    "unseen8", "unseen9", "unseen10", "unseen11", "unseen12",
+    "unseen8", "unseen9", "unseen10", "unseen11", "unseen12", "unseen13",
 )  # fmt: skip
 
 
