@@ -631,3 +631,25 @@ def test_a_nested_dump_of_old_base_keys_at_their_defaults_is_inside() -> None:
     assert "is_decoder" in (unlearned_nested(moved, "outer", "inner", recorded) or "")
     counted = {"outer": {"inner": {**dump, "num_beams": True}}}  # a flag is no count
     assert unlearned_nested(counted, "outer", "inner", recorded) is not None
+
+
+def test_a_width_its_heads_do_not_divide_is_an_estimate() -> None:
+    """ELECTRA builds attention 255 wide for a width of 256 over 5 heads (int(256 / 5) · 5);
+    every template build divided whole, so the count is an estimate (a perturbation probe
+    found it labelled exact), while 4 heads stay exact."""
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.memory import model_parameters
+
+    raw = {
+        "model_type": "electra",
+        "architectures": ["ElectraForTokenClassification"],
+        "embedding_size": 128,
+        "hidden_size": 256,
+        "intermediate_size": 1024,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+    }
+    assert model_parameters(specs_for_document("config.json", raw)).exact
+    counted = model_parameters(specs_for_document("config.json", {**raw, "num_attention_heads": 5}))
+    assert not counted.exact
+    assert "hidden_size 256 is not a multiple of num_attention_heads 5" in counted.notes[0]

@@ -22,7 +22,13 @@ from dimlint.memory.parameters import (
     text_towers,
 )
 from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
-from dimlint.memory.parameters.templates import Refusal, Tensor, estimated, learned_tensors
+from dimlint.memory.parameters.templates import (
+    Refusal,
+    Tensor,
+    estimated,
+    learned_tensors,
+    refused_outside,
+)
 
 _EMBEDDING = re.compile(
     r"(^|\.)(embed_tokens|wte|wpe|word_embeddings|position_embeddings|shared|embed_positions"
@@ -88,6 +94,27 @@ def _tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | Refusal:
     return composed
 
 
+def _unsplit_heads(specs: list[ModelSpec]) -> str | None:
+    """Why no template is exact for a document with a width its heads do not divide and no
+    head dim stated (DL101): every build a template was learned from divided it whole, so a
+    projection fitted as ``hidden_size`` wide cannot tell that width from ``heads ·
+    (hidden_size // heads)``, which is what the classes that accept it build (ELECTRA's
+    attention, 255 wide for a width of 256 over 5 heads). None where every width divides."""
+    for spec in specs:
+        hidden, heads = spec.hidden, spec.heads
+        if spec.recurrent or spec.is_mla or spec.head_dim is not None:
+            continue
+        if hidden is None or heads is None or heads.value <= 0 or hidden.value % heads.value == 0:
+            continue
+        where = spec.pointer.lstrip("/").replace("/", ".")
+        prefix = f"{where}." if where else ""
+        return (
+            f"{prefix}{hidden.key} {hidden.value} is not a multiple of {prefix}{heads.key}"
+            f" {heads.value} (DL101), which no build the template learned from had"
+        )
+    return None
+
+
 #: ``(total, active, embedding, components, notes)`` of a document.
 Counted = tuple[int, int, int, tuple[tuple[str, int], ...], tuple[str, ...]]
 
@@ -118,6 +145,10 @@ def templated_parameters(
     tensors = _tensors(top.raw if raw is None else raw, architecture)
     if isinstance(tensors, Refusal):
         return tensors
+    unsplit = _unsplit_heads(specs)
+    refused = refused_outside(unsplit) if unsplit is not None else None
+    if refused is not None:
+        return refused
     total = sum(tensor.numel for tensor in tensors)
     embedding = sum(tensor.numel for tensor in tensors if _EMBEDDING.search(tensor.name))
     routing = _routing(specs)

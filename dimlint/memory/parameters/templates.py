@@ -1164,6 +1164,17 @@ def _outside_domain(why: str) -> None:
     gathered.append(why)
 
 
+def refused_outside(why: str) -> Refusal | None:
+    """A refusal for a config outside what its template learned, found beside the template
+    rather than inside it (a check over the whole document); None while an estimate is made,
+    which notes ``why`` instead (see :func:`estimated`)."""
+    try:
+        _outside_domain(why)
+    except _Outside:
+        return Refusal(why, True)
+    return None
+
+
 @contextlib.contextmanager
 def estimated() -> Iterator[list[str]]:
     """Within it, :func:`learned_tensors` answers outside the learned domain too, wherever the
