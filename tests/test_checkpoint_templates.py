@@ -419,6 +419,7 @@ def test_more_numbered_experts_declared_than_stored(fresh: Any) -> None:
         ("bert", "bert.encoder.layer.1.output.dense.weight"),
         ("t5", "decoder.block.1.layer.2.DenseReluDense.wo.weight"),
         ("t5", "decoder.block.1.layer.1.layer_norm.weight"),
+        ("mt5", "encoder.block.1.layer.1.DenseReluDense.wi_1.weight"),  # gated: wi_* folded
         ("granitemoe", "model.layers.1.self_attn.k_proj.weight"),
     ],
 )
