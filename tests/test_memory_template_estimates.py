@@ -162,12 +162,17 @@ def test_flags_whose_alternatives_were_never_built_together_are_outside() -> Non
 
 
 def test_a_string_never_learned_is_estimated_at_its_default() -> None:
-    raw = {**BERT, "model_type": "deberta-v2", "conv_act": "gelu"}
+    # the activations transformers registers were built and learned inside (conv_act
+    # "gelu"); a name no registry holds was never built
+    raw = {**BERT, "model_type": "deberta-v2", "conv_act": "tanhshrink"}
+    assert not isinstance(
+        templates.learned_tensors({**raw, "conv_act": "gelu"}, ""), templates.Refusal
+    )
     refused = templates.learned_tensors(raw, "")
     assert isinstance(refused, templates.Refusal)
     counted = _count(raw)
     assert not counted.exact
-    assert "conv_act = 'gelu'" in counted.notes[0]
+    assert "conv_act = 'tanhshrink'" in counted.notes[0]
     assert counted.total == _count({**raw, "conv_act": "tanh"}).total
 
 

@@ -19,6 +19,7 @@ from dimlint.memory.parameters import (
     efficientnet_blocks,
     gemma4_layers,
     swapped_towers,
+    templates,
     text_towers,
 )
 from dimlint.memory.parameters.composed import composed_tensors, default_towers, is_composite
@@ -99,12 +100,19 @@ def _unsplit_heads(specs: list[ModelSpec]) -> str | None:
     head dim stated (DL101): every build a template was learned from divided it whole, so a
     projection fitted as ``hidden_size`` wide cannot tell that width from ``heads ·
     (hidden_size // heads)``, which is what the classes that accept it build (ELECTRA's
-    attention, 255 wide for a width of 256 over 5 heads). None where every width divides."""
+    attention, 255 wide for a width of 256 over 5 heads). A type whose default itself has a
+    remainder (GLM-4-MoE: 4096 over 96 heads, its head dim floor-divided) was learned with one,
+    and stays inside. None where every width divides."""
     for spec in specs:
         hidden, heads = spec.hidden, spec.heads
         if spec.recurrent or spec.is_mla or spec.head_dim is not None:
             continue
         if hidden is None or heads is None or heads.value <= 0 or hidden.value % heads.value == 0:
+            continue
+        learned = templates.row(spec.model_type) if spec.model_type else None
+        defaults = learned.get("defaults", {}) if learned is not None else {}
+        width, count = defaults.get(hidden.key), defaults.get(heads.key)
+        if isinstance(width, int) and isinstance(count, int) and count > 0 and width % count:
             continue
         where = spec.pointer.lstrip("/").replace("/", ".")
         prefix = f"{where}." if where else ""
