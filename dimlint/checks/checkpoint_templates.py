@@ -26,7 +26,7 @@ from dimlint.checks.registry import Finding
 from dimlint.config import architectures
 from dimlint.config.spec import ModelSpec
 from dimlint.diagnostics import Severity
-from dimlint.memory.checkpoint.load_names import Mapped, fold_into, to_model_names
+from dimlint.memory.checkpoint.load_names import FOLDED_PART, Mapped, fold_into, to_model_names
 from dimlint.memory.checkpoint.stored_extras import FP8_SCALES, quantization
 from dimlint.memory.checkpoint.template_plan import Expected, TemplatePlan, templates_fields
 from dimlint.memory.parameters.stated import stated_at
@@ -561,7 +561,7 @@ def _layer_numbers(
     config changes may be that one's)."""
     folded_parts = folded.split(".")
     star = folded_parts.index("*") if "*" in folded_parts else -1
-    if star < 0 or any(part != "*" and _STAR.fullmatch(part) for part in folded_parts):
+    if star < 0 or any(part != "*" and FOLDED_PART.fullmatch(part) for part in folded_parts):
         return None
     numbers: set[int] = set()
     for name, _ in tensors:
@@ -616,7 +616,7 @@ def _absent_and_beyond(
     (T5's ``block.*.layer.2``, Switch's ``expert_3``). None when the names do not follow that
     pattern."""
     parts = folded.split(".")
-    stars = [position for position, part in enumerate(parts) if _STAR.fullmatch(part)]
+    stars = [position for position, part in enumerate(parts) if FOLDED_PART.fullmatch(part)]
     if not stars:
         return None
     combos: dict[tuple[int, ...], dict[int, str]] = {}
@@ -624,13 +624,10 @@ def _absent_and_beyond(
         pieces = name.split(".")
         if len(pieces) != len(parts):
             return None
-        numbers = [_number(pieces[p], parts[p]) for p in stars]
-        if None in numbers:
+        numbers = [n for p in stars if (n := _number(pieces[p], parts[p])) is not None]
+        if len(numbers) != len(stars):
             return None
-        others = tuple(number for number in numbers[1:] if number is not None)
-        first = numbers[0]
-        assert first is not None
-        combos.setdefault(others, {})[first] = name
+        combos.setdefault(tuple(numbers[1:]), {})[numbers[0]] = name
     if want % len(combos):
         return None
     per = want // len(combos)
@@ -643,10 +640,6 @@ def _absent_and_beyond(
                 absent.append(_spelled(sibling, stars[0], number, mapped))
         beyond.extend(mapped.sources.get(stored[n], [stored[n]])[0] for n in stored if n >= per)
     return absent, beyond
-
-
-#: A folded part: a layer index (``*``) or a numbered module (``expert_*``).
-_STAR = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*_)?\*")
 
 
 def _number(piece: str, part: str) -> int | None:

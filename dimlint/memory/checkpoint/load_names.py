@@ -46,6 +46,9 @@ _NATURAL = re.compile(r"(\d+)")
 #: ``wi_1.``): the generator folds those whose numbered siblings are identical
 #: (:mod:`dimlint.tools.numbered_modules`).
 NUMBERED_MODULE = re.compile(r"(?:^|(?<=\.))([A-Za-z][A-Za-z0-9]*?)_(\d+)(?=\.)")
+#: One part of a folded name that stands for an index: a layer's (``*``) or a numbered
+#: module's (``expert_*``).
+FOLDED_PART = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*_)?\*")
 #: Operations of a converter whose effect on shapes is replayed: stacking one tensor per
 #: expert along a new axis, and concatenating the stacks (gate and up) along an axis.
 REPLAYED_OPERATIONS = frozenset({"MergeModulelist", "Concatenate"})

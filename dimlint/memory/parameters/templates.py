@@ -1158,20 +1158,18 @@ def _outside_domain(why: str) -> None:
     """Refuse a config the template did not learn (raises :class:`_Outside`), or, while an
     estimate is made from the template anyway, note ``why`` and go on: the sizes it learned
     stand where the config leaves them, and ``why`` says what the estimate does not know."""
-    gathered = _OUTSIDE.get()
-    if gathered is None:
+    if refused_outside(why) is not None:
         raise _Outside(why)
-    gathered.append(why)
 
 
 def refused_outside(why: str) -> Refusal | None:
-    """A refusal for a config outside what its template learned, found beside the template
-    rather than inside it (a check over the whole document); None while an estimate is made,
-    which notes ``why`` instead (see :func:`estimated`)."""
-    try:
-        _outside_domain(why)
-    except _Outside:
+    """A refusal for a config outside what its template learned (also for a check made beside
+    the template, over the whole document); None while an estimate is made, which notes
+    ``why`` instead (see :func:`estimated`)."""
+    gathered = _OUTSIDE.get()
+    if gathered is None:
         return Refusal(why, True)
+    gathered.append(why)
     return None
 
 
