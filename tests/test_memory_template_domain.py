@@ -438,6 +438,46 @@ def test_gated_t5_stacks(architecture: str) -> None:
     assert "feed_forward_proj = 'gated-swish' lies outside" in _refusal(other, architecture)
 
 
+@pytest.mark.parametrize("model_type", ["t5", "longt5", "mt5", "umt5", "pop2piano", "udop"])
+@pytest.mark.parametrize(("projection", "gated"), [("gated-gelu", False), ("relu", True)])
+def test_a_stated_flag_beats_the_string_that_derives_it(
+    model_type: str, projection: str, gated: bool
+) -> None:
+    # T5's __post_init__ derives is_gated_act from feed_forward_proj, then the leftover
+    # kwargs are set: a stated is_gated_act wins (a BLIP-2 with a FLAN-T5 tower stating
+    # is_gated_act: false was 15% high, labelled exact)
+    _agrees({"model_type": model_type, "feed_forward_proj": projection, "is_gated_act": gated})
+
+
+@pytest.mark.parametrize("layers", [6, 11, 12, 32])
+@pytest.mark.parametrize("indexes", [None, [2, 5, 8, 11], [7, 15, 23, 31], [2, 2, 5, 8]])
+def test_layer_indices_beyond_the_layers(layers: int, indexes: list[int] | None) -> None:
+    # SAM's template repeats its global-attention tensors once per global_attn_indexes entry
+    # (four, learned at 12 layers and more); an index past the last layer, or a repeated one,
+    # names no layer of its own (SAM-huge's [7, 15, 23, 31] over 16 layers names two)
+    vision: dict[str, Any] = {"num_hidden_layers": layers}
+    if indexes is not None:
+        vision["global_attn_indexes"] = indexes
+    selected = indexes or [2, 5, 8, 11]
+    exact = _agrees({"model_type": "sam", "architectures": ["SamModel"], "vision_config": vision})
+    assert exact == (len({index for index in selected if index < layers}) == len(selected))
+
+
+def test_towers_saved_with_an_empty_model_type() -> None:
+    # transformers 4.2x saved SAM's towers with "model_type": "": they are still SAM's towers,
+    # judged against their own class's defaults
+    import json
+    from pathlib import Path
+
+    released = Path(__file__).parent / "data" / "released_configs" / "tune"
+    path = released / "incroyable229__sam-vit-huge__config.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert raw["vision_config"]["model_type"] == ""
+    assert _agrees(raw)
+    raw["vision_config"]["num_hidden_layers"] = 16
+    assert not _agrees(raw)
+
+
 def test_classifier_with_a_thousand_labels() -> None:
     raw = {"model_type": "vit", "architectures": ["ViTForImageClassification"]}
     assert _agrees({**raw, "id2label": _labels(1000)})

@@ -65,7 +65,7 @@ def default_towers(raw: dict[str, Any]) -> bool:
     for key, default in record.sub_configs.items():
         sub = raw.get(key)
         stated = sub.get("model_type") if isinstance(sub, dict) else None
-        if stated not in (None, default):
+        if stated not in (None, "", default):  # older saves wrote a tower's type as ""
             return False
     return True
 

@@ -72,7 +72,7 @@ def swapped(raw: dict[str, Any]) -> list[str]:
             continue  # the class builds its own sub-config class whatever type is stated
         sub = raw.get(key)
         stated = sub.get("model_type") if isinstance(sub, dict) else None
-        if isinstance(stated, str) and default is not None and stated != default:
+        if isinstance(stated, str) and stated and default is not None and stated != default:
             keys.append(key)
     return keys
 

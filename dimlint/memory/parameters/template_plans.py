@@ -116,7 +116,8 @@ def _objects(
         sub = raw.get(key)
         if isinstance(sub, dict):
             stated = sub.get("model_type")
-            sub_type = stated if isinstance(stated, str) else default_type
+            # older saves wrote a sub-config's model_type as "" (SAM's towers)
+            sub_type = stated if isinstance(stated, str) and stated else default_type
             if sub_type:
                 found += _objects(sub, sub_type, f"{prefix}{key}.", depth + 1)
     return found
@@ -235,10 +236,75 @@ def _list_outside(path: str, key: str, value: list[Any], default: object) -> str
     # An empty declared list, like None, is one the class fills in ``__post_init__``.
     if not isinstance(default, list) or not default or value == default:
         return None
-    indices = all(isinstance(item, int) and not isinstance(item, bool) for item in value)
-    if indices and _INDEX_LIST.search(key) is not None and len(default) == len(value):
+    if _is_index_list(key, value) and len(default) == len(value):
         return None  # which layers, not how many (Reformer's local/LSH kinds are no indices)
     return f"{path} = {_short(value)} differs from the only value learned ({_short(default)})"
+
+
+def _is_index_list(key: str, value: object) -> bool:
+    """Whether ``value`` stated at ``key`` is a list of layer indices: integers under an index
+    name, and not per-layer 0/1 flags (0/1 entries beyond two are flags: SmolLM3's
+    ``no_rope_layers``)."""
+    if not isinstance(value, list) or not value or _INDEX_LIST.search(key) is None:
+        return False
+    if not all(isinstance(item, int) and not isinstance(item, bool) for item in value):
+        return False
+    return not (all(item in (0, 1) for item in value) and len(value) > 2)
+
+
+def _default_indices_outside(
+    prefix: str,
+    obj: dict[str, Any],
+    record: architectures.Architecture | None,
+    guarded: set[str],
+) -> str | None:
+    """Why a list of layer indices the object leaves at its class default no longer names one
+    layer per entry, or None: SAM's default ``global_attn_indexes`` [2, 5, 8, 11] over a
+    stated 6 layers names two global layers, where the template (learned at 12 layers and
+    more) repeats four."""
+    if record is None:
+        return None
+    layers = _layer_count(obj, record)
+    for key, default in record.defaults.items():
+        path = f"{prefix}{key}"
+        if key in obj or path in guarded or _inert(key):
+            continue
+        if _is_index_list(key, default):
+            why = _unselected(path, default, default, layers)
+            if why is not None:
+                return f"{why} (the class default, left unstated)"
+    return None
+
+
+def _layer_count(obj: dict[str, Any], record: architectures.Architecture | None) -> int | None:
+    """How many layers the config object at hand has (stated, else its class's default), or
+    None where neither says."""
+    if record is None:
+        return None
+    key = record.attribute("num_hidden_layers")
+    count = obj.get(key, record.defaults.get(key))
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+
+def _unselected(
+    path: str, value: list[int], learned: list[Any] | None, layers: int | None
+) -> str | None:
+    """Why a list of layer indices does not select one layer per entry, or None. A template
+    learned such a list at its default, where each index names a layer of its own: SAM's
+    ``global_attn_indexes`` [7, 15, 23, 31] over 16 layers names two (the model tests
+    ``layer_idx in global_attn_indexes``), and a repeated index names its layer once. Negative
+    indices count from the end only where the learned list held one."""
+    if layers is None:
+        return None  # no layer count to read: judged by how many the list selects
+    negatives = learned is not None and any(isinstance(item, int) and item < 0 for item in learned)
+    low = -layers if negatives else 0
+    named = {item % layers for item in value if low <= item < layers}
+    if len(named) == len(value):
+        return None
+    return (
+        f"{path} = {_short(value)} names {len(named)} distinct layers of {layers}, not one per"
+        " entry: no build learned an index beyond the layers or a repeated one"
+    )
 
 
 def _emptied(
@@ -269,12 +335,7 @@ def _derived_outside(path: str, key: str, value: list[Any], repeats: set[int]) -
     """Why a stated list the class declares with no default (it derives one, or the model
     reads it only when given) is not shown learned by the template's tensors, or None."""
     seen = ", ".join(str(count) for count in sorted(repeats)) or "none"
-    # 0/1 entries beyond two are per-layer flags (SmolLM3's no_rope_layers), not indices
-    flags = all(item in (0, 1) for item in value) and (
-        len(value) > 2 or any(isinstance(item, bool) for item in value)
-    )
-    index = _INDEX_LIST.search(key) is not None and not flags
-    if index and all(isinstance(item, int) and not isinstance(item, bool) for item in value):
+    if _is_index_list(key, value):
         selected = len(set(value))  # a repeated index selects its layer once
         if selected in repeats:
             return None
@@ -399,10 +460,22 @@ def unlearned_list(
         ):
             other_mixer = None
         record = architectures.lookup(obj_type)
+        # A stated per-layer plan is what the class builds from; index lists it would derive
+        # one from are then only read for it (LFM2's full_attn_idxs beside its layer_types).
+        planned = any(is_plan(value) for value in obj.values())
+        if not planned and (why := _default_indices_outside(prefix, obj, record, guarded)):
+            return why
+        layers = None if planned else _layer_count(obj, record)
         for key, value in obj.items():
             path = f"{prefix}{key}"
             if path in guarded or key in base or _inert(key):
                 continue
+            if _is_index_list(key, value):
+                declared = record.defaults.get(key) if record is not None else None
+                learned_list = declared if isinstance(declared, list) else None
+                unselected = _unselected(path, value, learned_list, layers)
+                if unselected is not None:
+                    return unselected
             if path in learned.get("inert_lists", ()) and _is_list(value):
                 continue  # per-layer lists built the default's tensors (attention_window)
             if list_items.within(learned, path, value):

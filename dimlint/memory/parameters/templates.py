@@ -590,7 +590,10 @@ def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, in
     the row's ``strings`` lists each string field the generator saw switch the structure, with
     the values inside (those that kept the tensors, or only moved fields the template learned);
     any other value was never learned, or builds another model (an estimate evaluates the
-    template at the string's default)."""
+    template at the string's default). A flag the config states itself is not forced: the
+    class sets the keys it declares no field for after ``__post_init__`` derived them, so a
+    stated ``is_gated_act: false`` builds T5's plain MLP whatever ``feed_forward_proj`` says
+    (meta builds of every T5-like type, transformers 5.24)."""
     forced: dict[str, int] = {}
     for path, learned_string in learned.get("strings", {}).items():
         stated = stated_at(raw, path)
@@ -601,7 +604,11 @@ def _string_fields(raw: dict[str, Any], learned: dict[str, Any]) -> dict[str, in
         if stated is None or stated == default:
             continue
         if isinstance(stated, str) and stated in inside:
-            forced.update(inside[stated])
+            forced.update(
+                (field, value)
+                for field, value in inside[stated].items()
+                if not isinstance(stated_at(raw, field), bool)
+            )
             continue
         seen = ", ".join(repr(value) for value in [default, *inside])
         _outside_domain(f"{path} = {stated!r} lies outside what the template learned (only {seen})")
