@@ -25,7 +25,8 @@ a tenth, gathered after ``unseen9`` as a probe to tune on while ``unseen9`` stay
 a twelfth, gathered after ``unseen11`` had been measured and its misses fixed, committed before
 anything measured it (``released_configs/UNSEEN12.md``); and ``unseen13`` a thirteenth, gathered
 at the start of stop 40 and committed before anything measured it
-(``released_configs/UNSEEN13.md``). The test suite
+(``released_configs/UNSEEN13.md``); and ``unseen14`` a fourteenth, gathered at the start of stop
+41 with the per-type cap raised to 8 (``released_configs/UNSEEN14.md``). The test suite
 measures only ``tune`` and ``held_out``.
 """
 
@@ -70,7 +71,7 @@ class Outcome(NamedTuple):
 #: The halves ``SOURCES.tsv`` may name (see the module docstring).
 HALVES = (
     "tune", "held_out", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7",
-    "unseen8", "unseen9", "unseen10", "unseen11", "unseen12", "unseen13",
+    "unseen8", "unseen9", "unseen10", "unseen11", "unseen12", "unseen13", "unseen14",
 )  # fmt: skip
 
 
