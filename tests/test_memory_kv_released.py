@@ -47,6 +47,38 @@ SCOUT: dict[str, Any] = {
 
 _FIVE_TO_ONE = ["sliding_attention"] * 5 + ["full_attention"]
 
+#: XiaomiMiMo/MiMo-V2-Flash shrunk with its keys as released: no ``layer_types`` (the class makes
+#: the first and every sixth layer full), ``swa_*`` keys no code of transformers reads (its
+#: sliding layers have twice ``num_key_value_heads``), ``sliding_window_size`` (the class attends
+#: one token more), a ``v_head_dim`` below ``head_dim``, a legacy ``hybrid_layer_pattern``.
+MIMO_V2_FLASH: dict[str, Any] = {
+    "model_type": "mimo_v2_flash",
+    "architectures": ["MiMoV2FlashForCausalLM"],
+    "num_hidden_layers": 7,
+    "hidden_size": 128,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 1,
+    "head_dim": 24,
+    "v_head_dim": 16,
+    "intermediate_size": 256,
+    "vocab_size": 512,
+    "sliding_window": 4,
+    "sliding_window_size": 4,
+    "attention_chunk_size": 4,
+    "swa_num_attention_heads": 8,
+    "swa_num_key_value_heads": 2,
+    "swa_head_dim": 24,
+    "swa_v_head_dim": 16,
+    "hybrid_layer_pattern": [0, 1, 1, 1, 1, 0, 1],
+    "moe_layer_freq": [0, 1, 1, 1, 1, 1, 1],
+    "moe_intermediate_size": 64,
+    "n_routed_experts": 4,
+    "num_experts_per_tok": 2,
+    "n_group": 1,
+    "topk_group": 1,
+    "add_swa_attention_sink_bias": True,
+}
+
 #: Gemma-4-31B's text config (google/gemma-4-31B, text_config) shrunk with its ratios: 32 query
 #: heads, 16 KV heads of 256 on sliding layers and ``num_global_key_value_heads`` 4 of
 #: ``global_head_dim`` 512 on the global ones (``attention_k_eq_v``: keys double as values'
@@ -171,6 +203,12 @@ CASES = {
         "hidden_size_per_layer_input": 16,
         "vocab_size_per_layer_input": 512,
         "use_double_wide_mlp": True,
+    },
+    "mimo-v2-flash": MIMO_V2_FLASH,
+    "mimo-v2-flash-no-swa-keys": {
+        k: v
+        for k, v in MIMO_V2_FLASH.items()
+        if not k.startswith("swa_") and k != "hybrid_layer_pattern"
     },
     "llama4-scout-chunked": SCOUT,
     "llama4-no-rope-interval": {

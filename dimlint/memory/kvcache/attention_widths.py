@@ -41,11 +41,14 @@ def kv_width(cfg: Cfg, tp: int, sliding: bool = False) -> int:
     head_dim = cfg.head_dim
     v_head_dim = cfg.int("v_head_dim") or head_dim
     kv_heads = cfg.kv_heads
-    if sliding:
+    if sliding and cfg.model_type in SLIDING_KV_HEADS:
+        # the code's own rule; the swa_* keys MiMo-V2's released configs carry are read by no
+        # code of transformers' (double counting them put its sliding layers at 16 KV heads)
+        kv_heads *= SLIDING_KV_HEADS[cfg.model_type]
+    elif sliding:
         head_dim = cfg.int("swa_head_dim") or head_dim
         v_head_dim = cfg.int("swa_v_head_dim") or (cfg.int("swa_head_dim") or v_head_dim)
         kv_heads = cfg.int("swa_num_key_value_heads") or kv_heads
-        kv_heads *= SLIDING_KV_HEADS.get(cfg.model_type, 1)
     if cfg.model_type in SHARED_KV:
         return kv_heads_per_gpu(kv_heads, tp) * head_dim
     return kv_heads_per_gpu(kv_heads, tp) * (head_dim + v_head_dim)

@@ -122,6 +122,9 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
             _around(last),
             sliding,
         )
+    derived = _derived_rule(cfg.model_type, layers)
+    if derived is not None:
+        return derived
     if _window(cfg) and _declares(cfg.model_type, "max_window_layers"):
         # Qwen2, Qwen2-MoE, Qwen3: sliding from layer max_window_layers on. Qwen3-MoE's class
         # has no such field (a stated one is ignored): every layer slides there.
@@ -130,6 +133,29 @@ def mixer_rule(cfg: Cfg) -> LayerRule:
     if _window(cfg):
         return LayerRule(lambda index: "sliding")  # Mistral-7B-v0.1, Phi-3: every layer
     return LayerRule(lambda index: "full")
+
+
+def _derived_rule(model_type: str, layers: int) -> LayerRule | None:
+    """The plan a config class derives for ``layers`` layers when a config states none: one
+    repeating period, with the first or last layer set apart where the class does so (OLMo-3:
+    three sliding layers, then a full one; MiMo-V2: the first layer full too), as
+    :func:`dimlint.tools.generate_derived_lists.layer_period` recorded it after checking that
+    the class derives it so at several depths; None where it does not."""
+    from dimlint.memory.parameters import derived_lists
+
+    rule = derived_lists.defaults(model_type).get("rule:layer_types")
+    period = rule.get("period") if isinstance(rule, dict) else None
+    if not isinstance(rule, dict) or not isinstance(period, list) or not period:
+        return None
+    kinds = [MIXER_KINDS.get(str(name).lower(), str(name).lower()) for name in period]
+    apart = {}
+    if "first" in rule:
+        apart[0] = MIXER_KINDS.get(str(rule["first"]).lower(), str(rule["first"]).lower())
+    if "last" in rule:
+        apart[layers - 1] = MIXER_KINDS.get(str(rule["last"]).lower(), str(rule["last"]).lower())
+    return LayerRule(
+        lambda index: apart.get(index, kinds[index % len(kinds)]), _around(apart), len(kinds)
+    )
 
 
 def _chunked_rule(cfg: Cfg) -> LayerRule | None:
@@ -253,7 +279,15 @@ def _window(cfg: Cfg) -> int:
     """
     if cfg.get("use_sliding_window") is False:
         return 0
+    if cfg.model_type in WINDOW_PLUS_QUERY and cfg.int("sliding_window_size") > 0:
+        return cfg.int("sliding_window_size") + 1
     return cfg.first_int("sliding_window", "attention_window_size", "sliding_window_size")
+
+
+#: Families whose class sets ``sliding_window`` one past a stated ``sliding_window_size``, over
+#: a stated ``sliding_window`` (MiMo-V2-Flash: its reference implementation attends that many
+#: previous tokens plus the query).
+WINDOW_PLUS_QUERY = frozenset({"mimo_v2_flash"})
 
 
 class CacheLayer(Record):
