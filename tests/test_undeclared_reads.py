@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dimlint.tools.undeclared_reads import absent_value, fallbacks
+from dimlint.tools.undeclared_reads import absent_value, config_reads, fallbacks
 
 QWEN3_MOE = """
 class Qwen3MoeAttention(nn.Module):
@@ -126,3 +126,18 @@ def test_deberta_v2_reads_undeclared_names_with_constant_fallbacks() -> None:
     assert "relative_attention" not in found  # declared by the config class
     stated = transformers.AutoConfig.for_model("deberta-v2", position_buckets=256)
     assert "position_buckets" not in constant_candidates(stated, {})  # held: not undeclared
+
+
+def test_every_name_read_off_a_config_is_collected() -> None:
+    # DeBERTa-v2 sizes its embeddings by an undeclared embedding_size; BERT only tests for it
+    # (a width its heads do not divide is allowed beside one); module state is no config
+    source = """
+class Embeddings(nn.Module):
+    def __init__(self, config):
+        self.embedding_size = getattr(config, "embedding_size", config.hidden_size)
+        if config.hidden_size % config.heads and not hasattr(config, "embedding_size"):
+            raise ValueError
+        self.bias = getattr(self.config, "conv_bias")
+        self.other = getattr(self, "image_size", 3)
+"""
+    assert config_reads([source]) == {"embedding_size", "conv_bias"}

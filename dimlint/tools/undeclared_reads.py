@@ -31,6 +31,9 @@ from dimlint.memory.parameters.templates import SHAPE_KEY
 
 #: Names that may size a tensor: the run-time's pattern, so the generator learns what it judges.
 SHAPE_NAME = SHAPE_KEY
+#: Further words of a size (``embedding_size``, GPT-2's ``n_inner``, ``*_embed_dim``): too common
+#: in code to take every mention for a read, so only names the code reads off a config count.
+SIZE_NAME = re.compile(r"(size|inner|embed)")
 #: Operators a fallback may use: what ``hidden_size // num_attention_heads`` needs.
 _OPERATORS: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.FloorDiv: operator.floordiv,
@@ -93,6 +96,33 @@ def fallbacks(sources: Sequence[str]) -> dict[str, list[ast.expr | None]]:
                     else None
                 )
             found.setdefault(name, []).append(fallback)
+    return found
+
+
+def config_reads(sources: Sequence[str]) -> set[str]:
+    """Every name the code reads off a config by ``getattr(<…config>, "name"[, fallback])`` or
+    tests with ``hasattr(<…config>, "name")``: the only ways code reads a key its config class
+    does not declare (DeBERTa-v2's ``getattr(config, "embedding_size", config.hidden_size)``)."""
+    found: set[str] = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            ):
+                continue
+            target = node.args[0]
+            last = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if str(last).endswith("config"):
+                found.add(node.args[1].value)
     return found
 
 

@@ -796,7 +796,9 @@ def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any
     with ``getattr`` (Qwen3-MoE's ``head_dim``), which no build exercised, so its effect on the
     shapes is unknown. A key no code of the type mentions (the row's ``mentioned``, beside the
     generic code's) shapes nothing, and a language-model key stated at the top level is the
-    text config's where the class builds that from flat keys (``flat_text``)."""
+    text config's where the class builds that from flat keys (``flat_text``). Any other name
+    the row lists as mentioned is one the code reads off its config (DeBERTa-v2's
+    ``embedding_size``): outside too, unless probed inert."""
     record = architectures.lookup(model_type)
     if record is None:
         return "model_type"
@@ -806,13 +808,15 @@ def _unknown_number(raw: dict[str, Any], model_type: str, learned: dict[str, Any
     text = _flat_text_fields(raw, record, learned)
     known |= accepted(learned)  # keys meta builds proved inert
     for key, value in raw.items():
+        shape_like = SHAPE_KEY.search(key) is not None and (
+            not isinstance(mentions, list) or key in mentions or key in generic_mentions()
+        )
         if (
             isinstance(value, int)
             and not isinstance(value, bool)
             and key not in known
             and key not in text
-            and SHAPE_KEY.search(key) is not None
-            and (not isinstance(mentions, list) or key in mentions or key in generic_mentions())
+            and (shape_like or (isinstance(mentions, list) and key in mentions))
             and not _mirrors_a_sub_config(raw, key, value, record, learned)
         ):
             return key
