@@ -210,6 +210,18 @@ CASES = {
         for k, v in MIMO_V2_FLASH.items()
         if not k.startswith("swa_") and k != "hybrid_layer_pattern"
     },
+    # keys the class declares but its code never reads (DeepSeek-V4: one shared KV head), or
+    # does not declare at all (GPT-BigCode: multi_query decides)
+    "deepseek-v4-kv-heads-stated": {**DEEPSEEK_V4_FLASH, "num_key_value_heads": 2},
+    "gpt-bigcode-stray-kv-heads": {
+        "model_type": "gpt_bigcode",
+        "architectures": ["GPTBigCodeForCausalLM"],
+        "n_embd": 128,
+        "n_head": 8,
+        "n_layer": 2,
+        "vocab_size": 512,
+        "num_key_value_heads": 4,
+    },
     "llama4-scout-chunked": SCOUT,
     "llama4-no-rope-interval": {
         **{k: v for k, v in SCOUT.items() if k != "no_rope_layers"},

@@ -504,6 +504,19 @@ def _note_unusable(spec: ModelSpec, name: str, value: Any) -> None:
 def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
     """Spellings whose meaning depends on another key (multi-query flags, gpt2's n_inner)."""
     obj = spec.raw
+    if (
+        arch is not None
+        and "multi_query" in arch.fields
+        and spec.kv_heads is not None
+        and spec.kv_heads.origin == "config"
+        and spec.kv_heads.key not in arch.fields
+        and spec.kv_heads.key not in arch.aliases
+    ):
+        # GPT-BigCode's class has no KV-head field: a stated num_key_value_heads is an
+        # attribute no code reads, and its multi_query flag decides (one KV head, or all)
+        spec.kv_heads = None
+    # stated, else the class's default (GPT-BigCode's is True: one KV head)
+    multi_query = obj.get("multi_query", arch.defaults.get("multi_query") if arch else None)
     if spec.kv_heads is None and "kv_heads" not in spec.invalid:
         group_num = obj.get("multi_query_group_num")
         if obj.get("multi_query_attention") and is_dimension(group_num) and group_num > 0:
@@ -511,7 +524,7 @@ def _resolve_special_cases(spec: ModelSpec, arch: Architecture | None) -> None:
             spec.kv_heads = Located(
                 group_num, "multi_query_group_num", _child(spec.pointer, "multi_query_group_num")
             )
-        elif obj.get("multi_query") is True and not obj.get("new_decoder_architecture"):
+        elif multi_query is True and not obj.get("new_decoder_architecture"):
             # falcon-7b: one shared KV head
             spec.kv_heads = Located(
                 1, "multi_query", _child(spec.pointer, "multi_query"), "derived"

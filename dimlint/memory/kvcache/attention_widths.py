@@ -26,7 +26,7 @@ ATTENTION_BLOCKS = {"longcat_flash": 2}
 SLIDING_KV_HEADS = {"mimo_v2_flash": 2}
 
 #: Families whose single KV tensor is read as both keys and values (DeepSeek-V4's shared-KV
-#: MQA): an engine stores it once.
+#: MQA, one head): an engine stores it once, on every rank.
 SHARED_KV = frozenset({"deepseek_v4"})
 
 
@@ -50,7 +50,9 @@ def kv_width(cfg: Cfg, tp: int, sliding: bool = False) -> int:
         v_head_dim = cfg.int("swa_v_head_dim") or (cfg.int("swa_head_dim") or v_head_dim)
         kv_heads = cfg.int("swa_num_key_value_heads") or kv_heads
     if cfg.model_type in SHARED_KV:
-        return kv_heads_per_gpu(kv_heads, tp) * head_dim
+        # one shared KV head whatever num_key_value_heads says (DeepSeek-V4's kv_proj projects
+        # to head_dim alone; its class declares the field, its code never reads it)
+        return head_dim
     return kv_heads_per_gpu(kv_heads, tp) * (head_dim + v_head_dim)
 
 
