@@ -205,6 +205,12 @@ CASES = {
         "use_double_wide_mlp": True,
     },
     "mimo-v2-flash": MIMO_V2_FLASH,
+    "mimo-v2-flash-other-swa-keys": {
+        **MIMO_V2_FLASH,
+        "swa_num_key_value_heads": 3,
+        "swa_head_dim": 8,
+        "swa_v_head_dim": 40,
+    },
     "mimo-v2-flash-no-swa-keys": {
         k: v
         for k, v in MIMO_V2_FLASH.items()
