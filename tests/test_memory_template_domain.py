@@ -487,6 +487,22 @@ def test_a_size_the_code_reads_off_the_config(model_type: str, learned: bool) ->
     assert _agrees({**raw, "embedding_size": 128}) == learned
 
 
+@pytest.mark.parametrize(
+    ("extra", "learned"),
+    [
+        ({}, True),
+        ({"true_hidden_size": 128}, True),  # what the class derives: every release states it
+        ({"true_hidden_size": 129}, False),
+        ({"use_bottleneck": False, "true_hidden_size": 128}, False),  # was 172% high as exact
+    ],
+)
+def test_a_stated_field_the_class_derives(extra: dict[str, Any], learned: bool) -> None:
+    # MobileBERT sets true_hidden_size in __post_init__; a stated one overrides the attribute,
+    # but some modules recompute it from intra_bottleneck_size or hidden_size
+    raw = {"model_type": "mobilebert", "architectures": ["MobileBertForPreTraining"]}
+    assert _agrees({**raw, **extra}) == learned
+
+
 def test_classifier_with_a_thousand_labels() -> None:
     raw = {"model_type": "vit", "architectures": ["ViTForImageClassification"]}
     assert _agrees({**raw, "id2label": _labels(1000)})
