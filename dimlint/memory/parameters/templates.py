@@ -628,12 +628,20 @@ def _stated_off_derivation(
     if record is None:
         return None
     undeclared = learned.get("undeclared", {})
-    for path in learned.get("derived", {}):
+    derivations: dict[str, Any] = learned.get("derived", {})
+    for path, expression in derivations.items():
         if "." in path or path in record.fields or path in undeclared:
             continue
         stated = raw.get(path)
         if _number(stated) is None or stated_as_derived(values.get, learned, path, stated):
             continue
+        conditions = learned.get("derived_when", {}).get(path, [])
+        if all(values.get(flag) == wanted for flag, wanted in conditions):
+            needed = {name for _, _, factors in expression for name, _ in factors}
+            if evaluate_expression(expression, {name: values.get(name) for name in needed}) is None:
+                # the fitted derivation gives no whole number here (Switch's 2 layers over 3
+                # sparse ones, which the class floors and clamps): it cannot judge the value
+                continue
         return (
             f"{path} = {stated} is not the value {model_type}'s class derives for it here;"
             " no build learned it stated otherwise"
