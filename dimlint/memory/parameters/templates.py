@@ -58,6 +58,8 @@ from dimlint.memory.parameters import (
     sub_config_views,
 )
 from dimlint.memory.parameters.absent_towers import absent_keys, stated_absent
+from dimlint.memory.parameters.domain_probes import SIZES_NOTHING, inert_unset, outside_pair
+from dimlint.memory.parameters.domain_probes import learned_paths as all_learned_paths
 from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
 from dimlint.memory.parameters.stated import stated_at
@@ -802,7 +804,7 @@ def _legacy_key(raw: dict[str, Any], model_type: str, learned: dict[str, Any]) -
             and key not in record.sub_configs
             and key not in _ROPE_KEYS
             and key not in _STAGE_KEYS
-            and not _SIZES_NOTHING.search(key)  # a token id, a window: no tensor's size
+            and not SIZES_NOTHING.search(key)  # a token id, a window: no tensor's size
             and not (key.endswith("_dict") and key[: -len("_dict")] in record.sub_configs)
         ):
             return key
@@ -899,15 +901,13 @@ def _stated_unset_number(
     GPT-2 ``n_inner`` (None: four times the width) or a wav2vec2 ``adapter_attn_dim`` (None:
     no adapters) that a config states sizes tensors the template never saw sized so. Fields
     the row learned anyway (derived, stand-ins, regimes such as a CTC head's ``vocab_size``)
-    are inside, and so are names that size nothing (token ids, windows, routing top-k)."""
+    are inside, and so are names that size nothing (token ids, windows, routing top-k) and
+    fields meta builds stated at two numbers without a change (:mod:`domain_probes`)."""
     record = architectures.lookup(model_type)
     if record is None:
         return None
-    learned_paths = set(learned.get("defaults", {})) | set(learned.get("examined", []))
-    learned_paths |= set(learned.get("declared", {})) | set(learned.get("derived", {}))
-    learned_paths |= set(learned.get("fixed", [])) | set(learned.get("stand_ins", {}))
-    learned_paths |= {str(regime[0]) for regime in learned.get("regimes", [])}
-    learned_paths |= accepted(learned)
+    learned_paths = all_learned_paths(learned)
+    inert = inert_unset(model_type)
     for key, value in raw.items():
         if value is True and record.defaults.get(key, False) is None and key not in learned_paths:
             # a flag the class leaves None (off, to a truth test) turned on: ESM's
@@ -922,8 +922,14 @@ def _stated_unset_number(
             and record.defaults[key] is None
             and key not in record.sub_configs
             and key not in learned_paths
-            and (SHAPE_KEY.search(key) or SIZE_WORD.search(key))
-            and not _SIZES_NOTHING.search(key)
+            and not SIZES_NOTHING.search(key)
+            and (
+                SHAPE_KEY.search(key)
+                or SIZE_WORD.search(key)
+                # any other integer: inside only where builds at two numbers showed the
+                # default's tensors (Falcon's num_ln_in_parallel_attn of 2 adds two norms)
+                or (not isinstance(value, bool) and key not in inert)
+            )
         ):
             return (
                 f"{key} = {value} is stated where the class default is None, which no build of"
@@ -935,8 +941,6 @@ def _stated_unset_number(
 #: Further words of a size (GPT-2's ``n_inner``, Nemotron-H's ``moe_latent_size``); the shape
 #: generator probes the same names for regimes (``generate_shapes._switching_unset_regimes``).
 SIZE_WORD = re.compile(r"(inner|size)")
-#: Names of the kinds above that size no tensor: token ids, routing's top-k.
-_SIZES_NOTHING = re.compile(r"(_id$|_ids$|per_tok|topk|top_k|window)")
 
 
 #: Key names that may size a tensor (``head_dim``, ``num_experts``…), as opposed to runtime
@@ -1365,6 +1369,9 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
     stand_in = _unlearned_stand_in(raw, model_type, learned, values)
     if stand_in is not None:
         _outside_domain(stand_in)
+    paired = outside_pair(model_type, values.get)
+    if paired is not None:
+        _outside_domain(paired)
     defaults: dict[str, Any] = learned.get("defaults", {})
     scalar = _scalar_for_items(raw, defaults)
     if scalar is not None:

@@ -1,0 +1,335 @@
+"""Probe what single-field builds cannot show about each template's domain.
+
+A shape template learns each field from builds that move it alone
+(:mod:`dimlint.tools.generate_shapes`). Two holes remain, and meta builds probe both; the
+run-time reads the result (:mod:`dimlint.memory.parameters.domain_probes`):
+
+- **Interacting flags.** A tensor's condition is what one flag's flip showed. Two flags can
+  interact: Falcon's ``new_decoder_architecture`` turns ``input_layernorm`` into ``ln_attn`` and
+  ``ln_mlp`` only while ``parallel_attn`` is on; with it off the layer keeps
+  ``input_layernorm`` and adds ``post_attention_layernorm``, so a template that added each
+  flag's own tensors counted a norm too many and called it exact. For every model type the
+  flags its classes' tensors are conditioned on are flipped in pairs in the default config, the
+  primary class is built on the meta device and compared with what the run-time counts for the
+  same config. A pair counted wrong while called exact is recorded with the values that
+  interact (``interacting``). A pair transformers refuses to build is not recorded (no ground
+  truth), nor one the template already calls an estimate.
+- **Fields declared None.** The generator moves numbers and never a None, so a stated number
+  for such a field was never built (Falcon's ``num_ln_in_parallel_attn``: 2 adds two norms).
+  Each such field the row did not learn otherwise is stated at 1 and at 2; where both build the
+  default's tensors, name for name and shape for shape, it is recorded ``inert_unset``
+  (DeepSeek-V2's routing ``n_group``). The run-time refuses a stated integer for any other.
+
+A single flip the template counts wrong as exact (the flag's effect learned in another build
+than the primary's default, Grounding-DINO's untied head) is printed and recorded as well
+(``wrong_flips``): the run-time calls such a config an estimate until the generator learns it.
+
+transformers and torch are imported only inside functions. Usage::
+
+    python -m dimlint.tools.generate_domain_probes [--output PATH] [--only TYPE...] [--cache FILE]
+
+A full run builds about 1,400 pairs and 1,500 unset values (some tens of minutes on two cores);
+``--cache`` keeps each type's result in a JSON-lines file and resumes from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import itertools
+import json
+import signal
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "domain_probes.json"
+#: Numbers a field declared None is stated at: each must build the default's tensors.
+UNSET_TRIALS = (1, 2)
+
+#: Seconds one build may take before the pair is left unjudged.
+LIMIT_S = 120
+
+
+class _OverTime(Exception):
+    pass
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise _OverTime
+
+
+def condition_flags(learned: dict[str, Any]) -> list[str]:
+    """The paths of the booleans some tensor of some class of the row is conditioned on."""
+    flags: set[str] = set()
+    for record in learned.get("classes", {}).values():
+        for tensor in record.get("tensors", []) or []:
+            if isinstance(tensor, list) and len(tensor) > 3:
+                flags |= {str(path) for path, value in tensor[3] if isinstance(value, bool)}
+    return sorted(flags)
+
+
+def _set(document: dict[str, Any], path: str, value: object) -> bool:
+    """Set ``path`` (dotted into sub-config dicts) in ``document``; False where it has none."""
+    *outer, name = path.split(".")
+    holder: Any = document
+    for key in outer:
+        holder = holder.get(key) if isinstance(holder, dict) else None
+    if not isinstance(holder, dict) or not isinstance(holder.get(name), bool):
+        return False
+    holder[name] = value
+    return True
+
+
+def _truth(document: dict[str, Any], class_name: str) -> int | None:
+    """Parameters of ``class_name`` built from ``document`` on the meta device, None when
+    transformers refuses the config or the build runs over :data:`LIMIT_S`."""
+    shapes = _shapes(document, class_name)
+    return None if shapes is None else sum(_numel(shape) for shape in shapes.values())
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    count = 1
+    for size in shape:
+        count *= size
+    return count
+
+
+def _shapes(document: dict[str, Any], class_name: str) -> dict[str, tuple[int, ...]] | None:
+    """Every parameter's shape, by name, of ``class_name`` built from ``document`` on the meta
+    device; None when transformers refuses the config or the build runs over :data:`LIMIT_S`."""
+    import torch
+    import transformers
+
+    model_class = getattr(transformers, class_name, None)
+    if model_class is None:
+        return None
+    kwargs = {key: value for key, value in document.items() if key != "model_type"}
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.alarm(LIMIT_S)
+    try:
+        config = transformers.AutoConfig.for_model(document["model_type"], **kwargs)
+        with torch.device("meta"):
+            model = model_class(config)
+        return {name: tuple(tensor.shape) for name, tensor in model.named_parameters()}
+    except Exception:  # refused (or over time): no ground truth for this pair
+        return None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _counted(document: dict[str, Any]) -> tuple[int | None, bool]:
+    """What the run-time counts for ``document``, and whether it calls the count exact."""
+    from dimlint.config.normalize import specs_for_document
+    from dimlint.memory import model_parameters
+
+    try:
+        counted = model_parameters(specs_for_document("config.json", document))
+    except Exception:  # judged as an estimate: never recorded as interacting
+        return None, False
+    return counted.total, counted.exact
+
+
+def _wrong_exact(document: dict[str, Any], class_name: str) -> tuple[int, int] | None:
+    """``(transformers' count, the template's)`` where the template calls a count exact that
+    the build contradicts, else None."""
+    ours, exact = _counted(document)
+    if not exact or ours is None:
+        return None
+    truth = _truth(document, class_name)
+    if truth is None or truth == ours:
+        return None
+    return truth, ours
+
+
+def default_document(model_type: str, class_name: str) -> dict[str, Any] | None:
+    """The default config of ``model_type`` as a saved ``config.json`` naming ``class_name``."""
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.for_model(model_type)
+        document: dict[str, Any] = json.loads(config.to_json_string(use_diff=False))
+    except Exception:  # no default config: the shape table has no template either
+        return None
+    document["architectures"] = [class_name]
+    document["model_type"] = model_type
+    return document
+
+
+def judged(model_type: str) -> dict[str, Any]:
+    """One type's result: :func:`judged_pairs`' with ``inert_unset`` added."""
+    result = judged_pairs(model_type)
+    result["inert_unset"] = inert_unset(model_type)
+    return result
+
+
+def inert_unset(model_type: str) -> list[str]:
+    """The fields declared None (:func:`~dimlint.memory.parameters.domain_probes.unset_fields`)
+    whose every stated trial number builds the primary class's default tensors."""
+    from dimlint.memory.parameters import templates
+    from dimlint.memory.parameters.domain_probes import unset_fields
+
+    learned = templates.row(model_type)
+    primary = learned.get("primary") if learned else None
+    if learned is None or not isinstance(primary, str):
+        return []
+    base = default_document(model_type, primary)
+    fields = unset_fields(model_type, learned)
+    if base is None or not fields:
+        return []
+    default = _shapes(base, primary)
+    if default is None:
+        return []
+    inert: list[str] = []
+    for field in fields:
+        if base.get(field) is not None:
+            continue  # the class derives it: a stated number is judged as the derived field
+        trials = (_shapes({**base, field: value}, primary) for value in UNSET_TRIALS)
+        if all(shapes == default for shapes in trials):
+            inert.append(field)
+    return inert
+
+
+def judged_pairs(model_type: str) -> dict[str, Any]:
+    """One type's pairs: ``interacting`` (``[[path, value], [path, value]]`` per pair), the
+    number of pairs ``checked``, and the single flips the template counts wrong as exact
+    (``wrong_singles``, ``[path, value]`` each), or ``skipped`` with the reason."""
+    from dimlint.memory.parameters import templates
+
+    learned = templates.row(model_type)
+    primary = learned.get("primary") if learned else None
+    if learned is None or not isinstance(primary, str):
+        return {"skipped": "no template"}
+    flags = condition_flags(learned)
+    if len(flags) < 2:
+        return {"skipped": "fewer than two condition flags", "checked": 0}
+    base = default_document(model_type, primary)
+    if base is None:
+        return {"skipped": "no default config"}
+    ours, exact = _counted(base)
+    if not exact or ours is None or _truth(base, primary) != ours:
+        return {"skipped": "the default is not counted exact"}
+    flipped: dict[str, bool] = {}
+    singles: list[list[object]] = []
+    for path in flags:
+        document = copy.deepcopy(base)
+        current = _value_at(base, path)
+        if not isinstance(current, bool) or not _set(document, path, not current):
+            continue
+        flipped[path] = not current
+        if _wrong_exact(document, primary) is not None:
+            singles.append([path, not current])
+    interacting: list[list[list[object]]] = []
+    checked = 0
+    for first, second in itertools.combinations(sorted(flipped), 2):
+        document = copy.deepcopy(base)
+        _set(document, first, flipped[first])
+        _set(document, second, flipped[second])
+        checked += 1
+        if any(path in (first, second) for path, _ in singles):
+            continue  # already wrong alone: reported, not a pair's doing
+        if _wrong_exact(document, primary) is not None:
+            interacting.append([[first, flipped[first]], [second, flipped[second]]])
+    return {"checked": checked, "interacting": interacting, "wrong_singles": singles}
+
+
+def _with_values(model_type: str, singles: object) -> list[list[object]]:
+    """Single flips cached as bare paths, with the flipped value each was judged at."""
+    from dimlint.memory.parameters import templates
+
+    learned = templates.row(model_type) or {}
+    base = default_document(model_type, str(learned.get("primary", "")))
+    flips: list[list[object]] = []
+    for single in singles if isinstance(singles, list) else []:
+        if isinstance(single, str):
+            current = _value_at(base, single) if base is not None else None
+            if isinstance(current, bool):
+                flips.append([single, not current])
+        else:
+            flips.append(single)
+    return flips
+
+
+def _value_at(document: dict[str, Any], path: str) -> object:
+    holder: Any = document
+    for key in path.split("."):
+        holder = holder.get(key) if isinstance(holder, dict) else None
+    return holder
+
+
+def _cached(cache: Path | None) -> dict[str, dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    if cache is not None and cache.exists():
+        for line in cache.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                rows[entry["model_type"]] = entry["result"]
+    return rows
+
+
+def _types(only: Sequence[str] | None) -> Iterator[str]:
+    from dimlint.memory.parameters import templates
+
+    yield from only if only else sorted(templates.model_type_names())
+
+
+def render(version: str, results: dict[str, dict[str, Any]]) -> str:
+    """One model type per line (a :class:`~dimlint.config.rowtable.RowTable`); only types
+    with an interacting pair, an inert unset field or a wrong single flip get a row."""
+    rows = []
+    for name, result in sorted(results.items()):
+        row = {key: result[key] for key in ("interacting", "inert_unset") if result.get(key)}
+        if result.get("wrong_singles"):
+            row["wrong_flips"] = result["wrong_singles"]
+        if row:
+            rows.append((name, row))
+    lines = ["{", f'  "transformers_version": {json.dumps(version)},', '  "types": {']
+    for index, (name, row) in enumerate(rows):
+        comma = "," if index < len(rows) - 1 else ""
+        lines.append(f"    {json.dumps(name)}: {json.dumps(row, sort_keys=True)}{comma}")
+    lines += ["  }", "}", ""]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="table to write")
+    parser.add_argument("--only", nargs="+", help="judge only these model types (no table)")
+    parser.add_argument("--cache", type=Path, help="JSON-lines file of judged types, resumed")
+    args = parser.parse_args(argv)
+    import transformers
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    from dimlint.memory.parameters import domain_probes
+
+    results = _cached(args.cache)
+    with warnings.catch_warnings(), domain_probes.ignored():
+        warnings.simplefilter("ignore")
+        for model_type in _types(args.only):
+            result = results.get(model_type)
+            if result is not None and "inert_unset" in result and not args.only:
+                continue
+            if result is None or args.only:
+                result = judged(model_type)
+            else:  # a cached type judged before fields declared None were probed
+                result["inert_unset"] = inert_unset(model_type)
+                result["wrong_singles"] = _with_values(model_type, result.get("wrong_singles"))
+            results[model_type] = result
+            if result.get("interacting") or result.get("wrong_singles"):
+                print(model_type, json.dumps(result), flush=True)
+            if args.cache is not None:
+                with args.cache.open("a", encoding="utf-8") as handle:
+                    entry = {"model_type": model_type, "result": result}
+                    handle.write(json.dumps(entry) + "\n")
+    if args.only:
+        return 0
+    args.output.write_text(render(transformers.__version__, results), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

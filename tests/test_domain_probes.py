@@ -1,0 +1,85 @@
+"""``data/domain_probes.json`` against the pinned transformers (see
+:mod:`dimlint.tools.generate_domain_probes`), and the guards it feeds.
+
+Single-field builds cannot show two flags that interact, nor a field declared None that a
+stated number changes; a released Falcon-180B with ``parallel_attn`` off was counted one
+norm per layer too many, labelled exact. A fixed sample of types is probed again (the whole
+table takes about half an hour); the released configs are compared with meta builds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dimlint.memory.parameters import domain_probes, templates
+
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("torch")
+
+import released_ground_truth as truth  # noqa: E402
+
+from dimlint.tools import generate_domain_probes  # noqa: E402
+
+FALCON_180B = Path(__file__).parent / "data/released_configs/tune"
+FALCON_180B /= "Alikhan13r__falcon-180B-chat__config.json"
+#: Types whose rows record an interacting pair, a wrong single flip or an inert None field.
+SAMPLE = ("falcon", "deepseek_v2", "grounding-dino")
+
+
+def _falcon(**changes: Any) -> dict[str, Any]:
+    raw: dict[str, Any] = json.loads(FALCON_180B.read_text(encoding="utf-8"))
+    raw.update(num_hidden_layers=2, **changes)
+    return raw
+
+
+def test_recorded_for_the_pinned_transformers() -> None:
+    text = domain_probes.TABLE.data[:200].decode()
+    assert f'"transformers_version": "{transformers.__version__}"' in text
+    assert templates.transformers_version() == transformers.__version__
+
+
+@pytest.mark.parametrize("model_type", SAMPLE)
+def test_sample_probed_again(model_type: str) -> None:
+    with domain_probes.ignored():
+        result = generate_domain_probes.judged(model_type)
+    assert result.get("interacting", []) == domain_probes.interacting(model_type)
+    assert result.get("wrong_singles", []) == domain_probes.wrong_flips(model_type)
+    assert set(result.get("inert_unset", [])) == domain_probes.inert_unset(model_type)
+
+
+def test_falcon_records_the_norm_pair() -> None:
+    pair = [["new_decoder_architecture", True], ["parallel_attn", False]]
+    assert pair in domain_probes.interacting("falcon")
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"parallel_attn": False},  # new decoder, sequential: input + post-attention norms
+        {"num_ln_in_parallel_attn": 1},  # new decoder, one norm shared by both branches
+        {"new_decoder_architecture": False, "num_ln_in_parallel_attn": 2},  # two norms
+    ],
+)
+def test_falcon_variants_are_estimates_or_right(changes: dict[str, Any]) -> None:
+    raw = _falcon(**changes)
+    expected, ours, exact = truth.compared(raw)
+    assert ours == expected or not exact, (expected, ours)
+    assert not exact  # each lies outside what the template learned
+
+
+def test_released_falcon_180b_stays_exact() -> None:
+    expected, ours, exact = truth.compared(_falcon())
+    assert (ours, exact) == (expected, True)
+
+
+def test_inert_none_field_stays_exact() -> None:
+    # DeepSeek-V2 routes over n_group groups of experts; the number sizes no tensor
+    assert "n_group" in domain_probes.inert_unset("deepseek_v2")
+    raw = dict(transformers.AutoConfig.for_model("deepseek_v2").to_dict(), n_group=8)
+    raw.update(architectures=["DeepseekV2ForCausalLM"], num_hidden_layers=2)
+    expected, ours, exact = truth.compared(raw)
+    assert (ours, exact) == (expected, True)
