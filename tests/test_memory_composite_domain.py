@@ -172,3 +172,23 @@ def test_flat_text_keys_are_read_only_where_the_class_reads_them(raw: dict[str, 
     ours, exact, notes = dimlint_count(raw)
     truth = _truth(raw)
     assert ours == truth or not exact, notes
+
+
+@pytest.mark.parametrize(("encoder_layers", "num_hidden_layers"), [(24, 12), (12, 24), (24, None)])
+def test_sub_config_alias_wins_over_its_field(
+    encoder_layers: int, num_hidden_layers: int | None
+) -> None:
+    # Florence-2's BART text config states num_hidden_layers beside encoder_layers; BART's
+    # attribute_map makes the first set the second, so the encoder has num_hidden_layers layers
+    # (a probe moving encoder_layers alone found 24 counted where transformers built 12).
+    raw = _load(FLORENCE)
+    raw["text_config"]["encoder_layers"] = encoder_layers
+    if num_hidden_layers is None:
+        raw["text_config"].pop("num_hidden_layers", None)
+    else:
+        raw["text_config"]["num_hidden_layers"] = num_hidden_layers
+    expected, _ = transformers_count(raw)
+    if expected is None:
+        pytest.skip("transformers does not build it here")
+    ours, exact, notes = dimlint_count(raw)
+    assert (ours, exact) == (expected, True), notes

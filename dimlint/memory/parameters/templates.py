@@ -747,10 +747,31 @@ def _as_the_class_reads(
             stated = raw.get(key)
             read[key] = {**(stated if isinstance(stated, dict) else {}), **legacy_dict}
             del read[f"{key}_dict"]
+        if isinstance(read.get(key), dict):
+            read[key] = _sub_aliases_read(read[key], record.sub_configs[key])
     text = _flat_text_fields(raw, record, learned or {})
     if text:
         read["text_config"] = {key: value for key, value in raw.items() if key in text}
     return read
+
+
+def _sub_aliases_read(sub: dict[str, Any], default_type: str | None) -> dict[str, Any]:
+    """A stated sub-config with its class's ``attribute_map`` aliases applied, as the class
+    that builds it reads them: the stated model type's, else the composite's default one. A
+    stated alias wins over the field there too (Florence-2's BART text config states
+    ``num_hidden_layers`` 12 beside ``encoder_layers``: the encoder has 12 layers whatever
+    ``encoder_layers`` says)."""
+    stated_type = sub.get("model_type")
+    sub_type = stated_type if isinstance(stated_type, str) and stated_type else default_type
+    sub_record = architectures.lookup(sub_type) if sub_type else None
+    if sub_record is None:
+        return sub
+    moved = {
+        real: sub[standard]
+        for standard, real in sub_record.aliases.items()
+        if standard in sub and sub[standard] is not None and real != standard
+    }
+    return {**sub, **moved} if moved else sub
 
 
 #: Legacy rope spellings (``rope_scaling``, ``rope_theta``): rotary tables are buffers, no
