@@ -453,6 +453,10 @@ def _field_plan(
     for name, (standard, spellings) in INT_FIELDS.items():
         own_key = own_widths.get(name, arch.attribute(standard))
         keys = (own_key, standard, *spellings) if own_key != standard else (standard, *spellings)
+        if own_key == arch.attribute(standard) != standard and _alias_wins(arch, standard):
+            # transformers sets declared fields first and other keywords after, through the
+            # attribute map: a stated alias (BART's num_hidden_layers) wins over its field
+            keys = (standard, own_key, *spellings)
         if flagged and name == FLAGGED_WIDTH_KEYS[model_type or ""][0]:
             keys = (own_key,)  # the blocks' width, stated or the class default: never the other
         if name in DECLARED_ONLY and not arch.sub_configs and arch.fields.isdisjoint(keys):
@@ -473,6 +477,12 @@ def _field_plan(
             default = Located(value, default_key, None, "default")
         plan.append((name, _tokens(keys), minimum, default))
     return tuple(plan)
+
+
+def _alias_wins(arch: Architecture, standard: str) -> bool:
+    """Whether the standard name, stated beside the field it maps to, is what the class
+    keeps: it is no declared field of its own, and the field it maps to is one."""
+    return standard not in arch.fields and arch.attribute(standard) in arch.fields
 
 
 @functools.cache

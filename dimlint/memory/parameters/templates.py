@@ -733,10 +733,7 @@ def _as_the_class_reads(
     record = architectures.lookup(model_type)
     if record is None:
         return raw
-    read = aliased(dict(raw), learned or {})  # legacy keys probed to set one field
-    for standard, real in record.aliases.items():
-        if standard in raw:
-            read[real] = raw[standard]
+    read = _attribute_map_read(aliased(dict(raw), learned or {}), record)
     hidden = record.attribute("hidden_size")
     legacy = LEGACY_FIRST.get("hidden")
     if legacy is not None and legacy in record.fields and raw.get(legacy) is not None:
@@ -756,22 +753,38 @@ def _as_the_class_reads(
 
 
 def _sub_aliases_read(sub: dict[str, Any], default_type: str | None) -> dict[str, Any]:
-    """A stated sub-config with its class's ``attribute_map`` aliases applied, as the class
-    that builds it reads them: the stated model type's, else the composite's default one. A
-    stated alias wins over the field there too (Florence-2's BART text config states
-    ``num_hidden_layers`` 12 beside ``encoder_layers``: the encoder has 12 layers whatever
-    ``encoder_layers`` says)."""
+    """A stated sub-config with its class's ``attribute_map`` aliases applied
+    (:func:`_attribute_map_read`), as the class that builds it reads them: the stated model
+    type's, else the composite's default one (Florence-2's BART text config states
+    ``num_hidden_layers`` 12 beside ``encoder_layers``: the encoder has 12 layers)."""
     stated_type = sub.get("model_type")
     sub_type = stated_type if isinstance(stated_type, str) and stated_type else default_type
     sub_record = architectures.lookup(sub_type) if sub_type else None
-    if sub_record is None:
-        return sub
-    moved = {
-        real: sub[standard]
-        for standard, real in sub_record.aliases.items()
-        if standard in sub and sub[standard] is not None and real != standard
-    }
-    return {**sub, **moved} if moved else sub
+    return sub if sub_record is None else _attribute_map_read(sub, sub_record)
+
+
+def _attribute_map_read(obj: dict[str, Any], record: architectures.Architecture) -> dict[str, Any]:
+    """``obj`` with each ``attribute_map`` pair (a standard name and the attribute it sets)
+    holding one value under both names, the one the config class keeps. transformers sets
+    the declared dataclass fields first and every other keyword afterwards through the map,
+    so where both names are stated the one that is not a declared field wins: BART's
+    ``num_hidden_layers`` over its field ``encoder_layers``, Qwen3-MoE's ``num_local_experts``
+    over its field ``num_experts`` (the standard name is the field there)."""
+    read = obj
+    for standard, real in record.aliases.items():
+        if standard == real:
+            continue
+        stated = {name: obj[name] for name in (standard, real) if obj.get(name) is not None}
+        if not stated:
+            continue
+        if len(stated) == 2 and standard in record.fields and real not in record.fields:
+            value = stated[real]
+        else:
+            value = stated.get(standard, stated.get(real))
+        if read is obj:
+            read = dict(obj)
+        read[standard] = read[real] = value
+    return read
 
 
 #: Legacy rope spellings (``rope_scaling``, ``rope_theta``): rotary tables are buffers, no
