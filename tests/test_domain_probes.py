@@ -4,7 +4,7 @@
 Single-field builds cannot show two flags that interact, nor a field declared None that a
 stated number changes; a released Falcon-180B with ``parallel_attn`` off was counted one
 norm per layer too many, labelled exact. A fixed sample of types is probed again (the whole
-table takes about half an hour); the released configs are compared with meta builds.
+table takes about 12 minutes); the released configs are compared with meta builds.
 """
 
 from __future__ import annotations

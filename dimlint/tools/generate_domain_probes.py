@@ -28,8 +28,8 @@ transformers and torch are imported only inside functions. Usage::
 
     python -m dimlint.tools.generate_domain_probes [--output PATH] [--only TYPE...] [--cache FILE]
 
-A full run builds about 1,400 pairs and 1,500 unset values (some tens of minutes on two cores);
-``--cache`` keeps each type's result in a JSON-lines file and resumes from it.
+A full run builds about 1,300 pairs and the None fields of 820 types (about 12 minutes on two
+cores); ``--cache`` keeps each type's result in a JSON-lines file and resumes from it.
 """
 
 from __future__ import annotations
