@@ -71,7 +71,7 @@ class Outcome(NamedTuple):
 #: The halves ``SOURCES.tsv`` may name (see the module docstring).
 HALVES = (
     "tune", "held_out", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7",
-    "unseen8", "unseen9", "unseen10", "unseen11", "unseen12", "unseen13", "unseen14",
+    "unseen8", "unseen9", "unseen10", "unseen11", "unseen12", "unseen13", "unseen14", "unseen15",
 )  # fmt: skip
 
 
