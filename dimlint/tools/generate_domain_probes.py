@@ -4,7 +4,10 @@ A shape template learns each field from builds that move it alone
 (:mod:`dimlint.tools.generate_shapes`). Two holes remain, and meta builds probe both; the
 run-time reads the result (:mod:`dimlint.memory.parameters.domain_probes`):
 
-- **Interacting flags.** A tensor's condition is what one flag's flip showed. Two flags can
+- **Flags.** Every boolean of the default config (sub-configs included) is flipped alone and
+  the build compared with the run-time's count: a flip counted wrong while called exact
+  (``wrong_flips``: Grounding-DINO's ``decoder_bbox_embed_share`` off, which field learning
+  saw as inert) is recorded. A tensor's condition is what one flag's flip showed, and two can
   interact: Falcon's ``new_decoder_architecture`` turns ``input_layernorm`` into ``ln_attn`` and
   ``ln_mlp`` only while ``parallel_attn`` is on; with it off the layer keeps
   ``input_layernorm`` and adds ``post_attention_layernorm``, so a template that added each
@@ -20,16 +23,20 @@ run-time reads the result (:mod:`dimlint.memory.parameters.domain_probes`):
   default's tensors, name for name and shape for shape, it is recorded ``inert_unset``
   (DeepSeek-V2's routing ``n_group``). The run-time refuses a stated integer for any other.
 
-A single flip the template counts wrong as exact (the flag's effect learned in another build
-than the primary's default, Grounding-DINO's untied head) is printed and recorded as well
-(``wrong_flips``): the run-time calls such a config an estimate until the generator learns it.
+A flip recorded in ``wrong_flips`` is a template's defect, printed for the generator to learn;
+until it does, the run-time calls a config that states it an estimate.
 
 transformers and torch are imported only inside functions. Usage::
 
     python -m dimlint.tools.generate_domain_probes [--output PATH] [--only TYPE...] [--cache FILE]
+        [--shard K/N]
 
-A full run builds about 1,300 pairs and the None fields of 820 types (about 12 minutes on two
-cores); ``--cache`` keeps each type's result in a JSON-lines file and resumes from it.
+``--shard K/N`` judges every N-th type from the K-th into the cache and writes no table (run
+N shards side by side, concatenate their caches, and run once more on the result to write it).
+
+A full run flips every boolean and builds about 1,300 pairs and the None fields of 820 types
+(about ten minutes on two cores, half that in two shards side by side); ``--cache`` keeps each
+type's result in a JSON-lines file and resumes from it.
 """
 
 from __future__ import annotations
@@ -194,34 +201,33 @@ def inert_unset(model_type: str) -> list[str]:
 
 
 def judged_pairs(model_type: str) -> dict[str, Any]:
-    """One type's pairs: ``interacting`` (``[[path, value], [path, value]]`` per pair), the
-    number of pairs ``checked``, and the single flips the template counts wrong as exact
-    (``wrong_singles``, ``[path, value]`` each), or ``skipped`` with the reason."""
+    """One type's flips: ``interacting`` (``[[path, value], [path, value]]`` per pair of
+    condition flags), the number of pairs ``checked``, and the single flips of any boolean of
+    the default config that the template counts wrong as exact (``wrong_singles``,
+    ``[path, value]`` each), or ``skipped`` with the reason."""
     from dimlint.memory.parameters import templates
 
     learned = templates.row(model_type)
     primary = learned.get("primary") if learned else None
     if learned is None or not isinstance(primary, str):
         return {"skipped": "no template"}
-    flags = condition_flags(learned)
-    if len(flags) < 2:
-        return {"skipped": "fewer than two condition flags", "checked": 0}
     base = default_document(model_type, primary)
     if base is None:
         return {"skipped": "no default config"}
     ours, exact = _counted(base)
     if not exact or ours is None or _truth(base, primary) != ours:
         return {"skipped": "the default is not counted exact"}
-    flipped: dict[str, bool] = {}
     singles: list[list[object]] = []
-    for path in flags:
+    for path in booleans(base):
         document = copy.deepcopy(base)
+        flipped_value = not _value_at(base, path)
+        if _set(document, path, flipped_value) and _wrong_exact(document, primary) is not None:
+            singles.append([path, flipped_value])
+    flipped: dict[str, bool] = {}
+    for path in condition_flags(learned):
         current = _value_at(base, path)
-        if not isinstance(current, bool) or not _set(document, path, not current):
-            continue
-        flipped[path] = not current
-        if _wrong_exact(document, primary) is not None:
-            singles.append([path, not current])
+        if isinstance(current, bool):
+            flipped[path] = not current
     interacting: list[list[list[object]]] = []
     checked = 0
     for first, second in itertools.combinations(sorted(flipped), 2):
@@ -234,6 +240,27 @@ def judged_pairs(model_type: str) -> dict[str, Any]:
         if _wrong_exact(document, primary) is not None:
             interacting.append([[first, flipped[first]], [second, flipped[second]]])
     return {"checked": checked, "interacting": interacting, "wrong_singles": singles}
+
+
+#: Booleans that choose runtime behaviour or bookkeeping, never a tensor.
+_RUNTIME = frozenset(
+    {"use_cache", "output_attentions", "output_hidden_states", "return_dict", "torchscript",
+     "use_return_dict", "gradient_checkpointing", "_commit_hash", "tf_legacy_loss",
+     "use_bfloat16", "chunk_size_feed_forward", "remove_invalid_values", "do_sample",
+     "early_stopping", "output_scores", "return_dict_in_generate", "pruned_heads"}
+)  # fmt: skip
+
+
+def booleans(document: dict[str, Any], prefix: str = "", depth: int = 0) -> list[str]:
+    """Every boolean of ``document`` by dotted path, sub-config dicts two levels deep,
+    runtime switches left out."""
+    paths: list[str] = []
+    for key, value in document.items():
+        if isinstance(value, bool) and key not in _RUNTIME:
+            paths.append(f"{prefix}{key}")
+        elif isinstance(value, dict) and depth < 2 and key not in ("id2label", "label2id"):
+            paths += booleans(value, f"{prefix}{key}.", depth + 1)
+    return paths
 
 
 def _with_values(model_type: str, singles: object) -> list[list[object]]:
@@ -299,7 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="table to write")
     parser.add_argument("--only", nargs="+", help="judge only these model types (no table)")
     parser.add_argument("--cache", type=Path, help="JSON-lines file of judged types, resumed")
+    parser.add_argument("--shard", help="K/N: judge only every N-th type from the K-th")
     args = parser.parse_args(argv)
+    shard, shards = (int(part) for part in args.shard.split("/")) if args.shard else (0, 1)
     import transformers
     from transformers.utils import logging
 
@@ -309,7 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = _cached(args.cache)
     with warnings.catch_warnings(), domain_probes.ignored():
         warnings.simplefilter("ignore")
-        for model_type in _types(args.only):
+        for index, model_type in enumerate(_types(args.only)):
+            if index % shards != shard:
+                continue
             result = results.get(model_type)
             if result is not None and "inert_unset" in result and not args.only:
                 continue
@@ -325,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with args.cache.open("a", encoding="utf-8") as handle:
                     entry = {"model_type": model_type, "result": result}
                     handle.write(json.dumps(entry) + "\n")
-    if args.only:
+    if args.only or args.shard:
         return 0
     args.output.write_text(render(transformers.__version__, results), encoding="utf-8")
     return 0
