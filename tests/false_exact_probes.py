@@ -29,7 +29,7 @@ from typing import Any
 import released_ground_truth as truth
 
 #: Halves gathered after the probes were written: kept unseen by them.
-UNSEEN = ("unseen12", "unseen13", "unseen14", "unseen15")
+UNSEEN = ("unseen12", "unseen13", "unseen14", "unseen15", "unseen16")
 #: Name endings of numbers that size nothing (ids, rates, epsilons).
 _INERT = ("id", "ids", "token_id", "eps", "dropout", "range", "std", "theta", "factor", "prob",
           "_rate", "seed")  # fmt: skip

@@ -26,8 +26,10 @@ a twelfth, gathered after ``unseen11`` had been measured and its misses fixed, c
 anything measured it (``released_configs/UNSEEN12.md``); and ``unseen13`` a thirteenth, gathered
 at the start of stop 40 and committed before anything measured it
 (``released_configs/UNSEEN13.md``); and ``unseen14`` a fourteenth, gathered at the start of stop
-41 with the per-type cap raised to 8 (``released_configs/UNSEEN14.md``). The test suite
-measures only ``tune`` and ``held_out``.
+41 with the per-type cap raised to 8 (``released_configs/UNSEEN14.md``); and ``unseen16`` a
+sixteenth, gathered after ``unseen15`` with types beyond BERT/GPT-2/Llama preferred, committed
+before anything measured it (``released_configs/UNSEEN16.md``). The test suite measures only
+``tune`` and ``held_out``.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class Outcome(NamedTuple):
 HALVES = (
     "tune", "held_out", "unseen", "unseen2", "unseen3", "unseen4", "unseen5", "unseen6", "unseen7",
     "unseen8", "unseen9", "unseen10", "unseen11", "unseen12", "unseen13", "unseen14", "unseen15",
+    "unseen16",
 )  # fmt: skip
 
 
