@@ -26,7 +26,9 @@ a twelfth, gathered after ``unseen11`` had been measured and its misses fixed, c
 anything measured it (``released_configs/UNSEEN12.md``); and ``unseen13`` a thirteenth, gathered
 at the start of stop 40 and committed before anything measured it
 (``released_configs/UNSEEN13.md``); and ``unseen14`` a fourteenth, gathered at the start of stop
-41 with the per-type cap raised to 8 (``released_configs/UNSEEN14.md``); and ``unseen16`` a
+41 with the per-type cap raised to 8 (``released_configs/UNSEEN14.md``); and ``unseen15`` a
+fifteenth, gathered after ``unseen14`` had been measured (``released_configs/UNSEEN15.md``); and
+``unseen16`` a
 sixteenth, gathered after ``unseen15`` with types beyond BERT/GPT-2/Llama preferred, committed
 before anything measured it (``released_configs/UNSEEN16.md``). The test suite measures only
 ``tune`` and ``held_out``.

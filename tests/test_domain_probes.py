@@ -2,9 +2,11 @@
 :mod:`dimlint.tools.generate_domain_probes`), and the guards it feeds.
 
 Single-field builds cannot show two flags that interact, nor a field declared None that a
-stated number changes; a released Falcon-180B with ``parallel_attn`` off was counted one
-norm per layer too many, labelled exact. A fixed sample of types is probed again (the whole
-table takes about ten minutes); the released configs are compared with meta builds.
+stated number changes, nor which law a field fitted through two values follows; a released
+Falcon-180B with ``parallel_attn`` off was counted one norm per layer too many, and a YOLOS
+with a patch of 17 550,656 parameters too many, both labelled exact. A fixed sample of types
+is probed again (the whole table takes about 20 minutes); the released configs are compared
+with meta builds.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from dimlint.tools import generate_domain_probes  # noqa: E402
 
 FALCON_180B = Path(__file__).parent / "data/released_configs/tune"
 FALCON_180B /= "Alikhan13r__falcon-180B-chat__config.json"
-#: Types whose rows record an interacting pair, a wrong single flip or an inert None field.
-SAMPLE = ("falcon", "deepseek_v2", "grounding-dino")
+#: Types whose rows record an interacting pair, a wrong single flip, a wrong move or an inert
+#: None field.
+SAMPLE = ("falcon", "deepseek_v2", "grounding-dino", "yolos")
 
 
 def _falcon(**changes: Any) -> dict[str, Any]:
@@ -48,6 +51,7 @@ def test_sample_probed_again(model_type: str) -> None:
         result = generate_domain_probes.judged(model_type)
     assert result.get("interacting", []) == domain_probes.interacting(model_type)
     assert result.get("wrong_singles", []) == domain_probes.wrong_flips(model_type)
+    assert result.get("wrong_moves", []) == domain_probes.wrong_moves(model_type)
     assert set(result.get("inert_unset", [])) == domain_probes.inert_unset(model_type)
 
 
@@ -89,6 +93,41 @@ def test_unshared_box_head_is_an_estimate() -> None:
     expected, ours, exact = truth.compared(dict(raw, decoder_bbox_embed_share=False))
     assert ours == expected or not exact, (expected, ours)
     assert ["decoder_bbox_embed_share", False] in domain_probes.wrong_flips("grounding-dino")
+
+
+YOLOS = Path(__file__).parent / "data/released_configs/unseen9"
+YOLOS /= "sushmitha-n07__EvidexAI__models__config.json"
+
+
+@pytest.mark.parametrize("patch_size", [17, 8])
+def test_patch_grid_off_the_default_is_an_estimate(patch_size: int) -> None:
+    # (512 // p) · (864 // p) positions, fitted through p = 16 and 32 as a line: a patch of
+    # 17 was counted 550,656 parameters high, labelled exact
+    raw = json.loads(YOLOS.read_text(encoding="utf-8"))
+    expected, ours, exact = truth.compared(raw)
+    assert (ours, exact) == (expected, True)
+    expected, ours, exact = truth.compared(dict(raw, patch_size=patch_size))
+    assert ours == expected or not exact, (expected, ours)
+    assert not exact
+
+
+def test_scalar_beside_a_stated_derived_list() -> None:
+    # DeepSeek-V3.2 derives mlp_layer_types from first_k_dense_replace and keeps a stated
+    # list: a config saved by transformers states both, and moving only the number changes
+    # nothing transformers builds (counted 11 billion low, labelled exact)
+    entry = ["first_k_dense_replace", [3], ["mlp_layer_types"]]
+    assert entry in domain_probes.wrong_moves("deepseek_v32")
+    saved = dict(transformers.AutoConfig.for_model("deepseek_v32").to_dict())
+    saved.update(architectures=["DeepseekV32ForCausalLM"], first_k_dense_replace=4)
+    expected, ours, exact = truth.compared(saved)
+    assert ours == expected or not exact, (expected, ours)
+    assert not exact
+    derived = dict(saved, num_hidden_layers=6)
+    for derived_list in ("mlp_layer_types", "layer_types"):  # six layers: the class derives
+        derived.pop(derived_list)
+    for first_k in (1, 4):
+        expected, ours, exact = truth.compared(dict(derived, first_k_dense_replace=first_k))
+        assert (ours, exact) == (expected, True)  # the class derives the list from the number
 
 
 def test_inert_none_field_stays_exact() -> None:

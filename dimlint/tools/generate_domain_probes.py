@@ -1,7 +1,7 @@
 """Probe what single-field builds cannot show about each template's domain.
 
 A shape template learns each field from builds that move it alone
-(:mod:`dimlint.tools.generate_shapes`). Two holes remain, and meta builds probe both; the
+(:mod:`dimlint.tools.generate_shapes`). Three holes remain, and meta builds probe them; the
 run-time reads the result (:mod:`dimlint.memory.parameters.domain_probes`):
 
 - **Flags.** Every boolean of the default config (sub-configs included) is flipped alone and
@@ -17,14 +17,23 @@ run-time reads the result (:mod:`dimlint.memory.parameters.domain_probes`):
   same config. A pair counted wrong while called exact is recorded with the values that
   interact (``interacting``). A pair transformers refuses to build is not recorded (no ground
   truth), nor one the template already calls an estimate.
+- **Integers.** A field is fitted from one move, and two values cannot tell a line from a
+  floor: YOLOS's patch grid ``(512 // p) · (864 // p)`` was fitted through 16 and 32 as
+  ``3024 - 81 p`` and a patch of 17 counted 550,656 parameters high, called exact. Every
+  integer of the default config (sub-configs two levels deep) is moved to a value no learning
+  build stated (:func:`moved_value`); where that is counted wrong while called exact, the
+  default and the powers-of-two multiples a build confirms are recorded as the only proven
+  values (``wrong_moves``), with the list beside the field that a stated copy of makes the
+  number inert (DeepSeek-V3.2's ``mlp_layer_types`` beside ``first_k_dense_replace``).
 - **Fields declared None.** The generator moves numbers and never a None, so a stated number
   for such a field was never built (Falcon's ``num_ln_in_parallel_attn``: 2 adds two norms).
   Each such field the row did not learn otherwise is stated at 1 and at 2; where both build the
   default's tensors, name for name and shape for shape, it is recorded ``inert_unset``
   (DeepSeek-V2's routing ``n_group``). The run-time refuses a stated integer for any other.
 
-A flip recorded in ``wrong_flips`` is a template's defect, printed for the generator to learn;
-until it does, the run-time calls a config that states it an estimate.
+A flip recorded in ``wrong_flips`` or a move in ``wrong_moves`` is a template's defect, printed
+for the generator to learn; until it does, the run-time calls a config that states it an
+estimate.
 
 transformers and torch are imported only inside functions. Usage::
 
@@ -34,9 +43,9 @@ transformers and torch are imported only inside functions. Usage::
 ``--shard K/N`` judges every N-th type from the K-th into the cache and writes no table (run
 N shards side by side, concatenate their caches, and run once more on the result to write it).
 
-A full run flips every boolean and builds about 1,300 pairs and the None fields of 820 types
-(about ten minutes on two cores, half that in two shards side by side); ``--cache`` keeps each
-type's result in a JSON-lines file and resumes from it.
+A full run flips every boolean, moves every integer and builds about 1,300 pairs and the None
+fields of 820 types (about 20 minutes in one process; two shards side by side on two cores take
+about 11); ``--cache`` keeps each type's result in a JSON-lines file and resumes from it.
 """
 
 from __future__ import annotations
@@ -79,12 +88,13 @@ def condition_flags(learned: dict[str, Any]) -> list[str]:
 
 
 def _set(document: dict[str, Any], path: str, value: object) -> bool:
-    """Set ``path`` (dotted into sub-config dicts) in ``document``; False where it has none."""
+    """Set ``path`` (dotted into sub-config dicts) in ``document`` where it holds a value of
+    ``value``'s type (a boolean for a boolean, an integer for an integer); False elsewhere."""
     *outer, name = path.split(".")
     holder: Any = document
     for key in outer:
         holder = holder.get(key) if isinstance(holder, dict) else None
-    if not isinstance(holder, dict) or not isinstance(holder.get(name), bool):
+    if not isinstance(holder, dict) or type(holder.get(name)) is not type(value):
         return False
     holder[name] = value
     return True
@@ -167,10 +177,98 @@ def default_document(model_type: str, class_name: str) -> dict[str, Any] | None:
 
 
 def judged(model_type: str) -> dict[str, Any]:
-    """One type's result: :func:`judged_pairs`' with ``inert_unset`` added."""
+    """One type's result: :func:`judged_pairs`' with ``wrong_moves`` and ``inert_unset``
+    added."""
     result = judged_pairs(model_type)
+    if "skipped" not in result:
+        result["wrong_moves"] = wrong_moves(model_type)
     result["inert_unset"] = inert_unset(model_type)
     return result
+
+
+def moved_value(value: int) -> int:
+    """A value no learning build states: learning doubles or halves a field, or adds one
+    where that breaks a divisibility (:func:`dimlint.tools.generate_shapes._trials`). One more
+    than a value above 2 divides differently from it (a floor that a fit through two divisible
+    points read as a line shows), and 0, 1, 2 move by 3."""
+    return value + 1 if value > 2 else value + 3
+
+
+def wrong_moves(model_type: str) -> list[list[object]]:
+    """The integer fields of the default config (sub-configs two levels deep) that moved to
+    :func:`moved_value` build other tensors than the template counts, called exact:
+    ``[path, proven]`` each, ``proven`` the values a build confirmed (the default, and those
+    of :func:`scaled` where the template counts them right). A
+    field is fitted from one move; YOLOS's patch grid ``(512 // p) · (864 // p)``, fitted
+    through ``p`` = 16 and 32 as ``3024 - 81 p``, counted a patch of 17 at 1,647 positions
+    where transformers builds 1,500.
+
+    Where the move is counted right once a list beside the field is left out, the entry
+    names that list (``[path, proven, [list]]``): the class derives the list from the field
+    and keeps a stated one (DeepSeek-V3.2's ``mlp_layer_types`` beside
+    ``first_k_dense_replace``), so only a config stating both is outside."""
+    from dimlint.memory.parameters import templates
+
+    learned = templates.row(model_type)
+    primary = learned.get("primary") if learned else None
+    if learned is None or not isinstance(primary, str):
+        return []
+    base = default_document(model_type, primary)
+    if base is None:
+        return []
+    wrong: list[list[object]] = []
+    for path in integers(base):
+        value = _value_at(base, path)
+        moved = moved_value(value) if isinstance(value, int) else 0
+        if not isinstance(value, int) or _exact_at(base, path, moved, primary) is not False:
+            continue
+        proven = [value, *(v for v in scaled(value) if _exact_at(base, path, v, primary))]
+        beside = _lists_beside(base, path, moved, primary)
+        wrong.append([path, sorted(proven), beside] if beside else [path, sorted(proven)])
+    return wrong
+
+
+def scaled(value: int) -> list[int]:
+    """The values a power of two up to 8 away from ``value``, doubled or halved (whole and
+    positive): the patches, frames and widths a released config moves a field to, each then
+    built and kept proven where the template counts it right (ViViT's 8 frames, a quarter of
+    the default 32, where odd counts are floored)."""
+    found = [value * 2**step for step in (1, 2, 3)]
+    found += [value // 2**step for step in (1, 2, 3) if value % 2**step == 0 and value > 2**step]
+    return found
+
+
+def _lists_beside(base: dict[str, Any], path: str, value: int, class_name: str) -> list[str]:
+    """The list fields beside ``path`` (in its own dict) whose absence makes the count of
+    ``path`` at ``value`` right: the first that does alone, else all of them where only
+    together they do, else none."""
+    *outer, _ = path.split(".")
+    holder = _value_at(base, ".".join(outer)) if outer else base
+    if not isinstance(holder, dict):
+        return []
+    lists = sorted(key for key, item in holder.items() if isinstance(item, list) and item)
+    for keys in [[key] for key in lists] + ([lists] if len(lists) > 1 else []):
+        document = copy.deepcopy(base)
+        inner = _value_at(document, ".".join(outer)) if outer else document
+        for key in keys:
+            if isinstance(inner, dict):
+                inner.pop(key)
+        if _exact_at(document, path, value, class_name):
+            return keys
+    return []
+
+
+def _exact_at(base: dict[str, Any], path: str, value: int, class_name: str) -> bool | None:
+    """Whether the count of ``base`` with ``path`` at ``value``, called exact, is right (True)
+    or wrong (False); None where it is called an estimate or transformers builds nothing."""
+    document = copy.deepcopy(base)
+    if not _set(document, path, value):
+        return None
+    ours, exact = _counted(document)
+    if not exact or ours is None:
+        return None
+    truth = _truth(document, class_name)
+    return None if truth is None else truth == ours
 
 
 def inert_unset(model_type: str) -> list[str]:
@@ -263,21 +361,30 @@ def booleans(document: dict[str, Any], prefix: str = "", depth: int = 0) -> list
     return paths
 
 
-def _with_values(model_type: str, singles: object) -> list[list[object]]:
-    """Single flips cached as bare paths, with the flipped value each was judged at."""
-    from dimlint.memory.parameters import templates
+def integers(document: dict[str, Any], prefix: str = "", depth: int = 0) -> list[str]:
+    """Every integer of ``document`` by dotted path, sub-config dicts two levels deep; names
+    that size nothing (token ids, windows, top-k: ``SIZES_NOTHING``) and runtime settings
+    left out."""
+    from dimlint.memory.parameters.domain_probes import SIZES_NOTHING
 
-    learned = templates.row(model_type) or {}
-    base = default_document(model_type, str(learned.get("primary", "")))
-    flips: list[list[object]] = []
-    for single in singles if isinstance(singles, list) else []:
-        if isinstance(single, str):
-            current = _value_at(base, single) if base is not None else None
-            if isinstance(current, bool):
-                flips.append([single, not current])
-        else:
-            flips.append(single)
-    return flips
+    paths: list[str] = []
+    for key, value in document.items():
+        if isinstance(value, dict) and depth < 2 and key not in ("id2label", "label2id"):
+            paths += integers(value, f"{prefix}{key}.", depth + 1)
+        elif (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and key not in _RUNTIME
+            and not SIZES_NOTHING.search(key)
+        ):
+            paths.append(f"{prefix}{key}")
+    return paths
+
+
+def _current(result: dict[str, Any]) -> bool:
+    """Whether a cached result holds every part this generator judges (a cache written
+    before the integer moves were probed is judged again)."""
+    return "inert_unset" in result and ("wrong_moves" in result or "skipped" in result)
 
 
 def _value_at(document: dict[str, Any], path: str) -> object:
@@ -311,6 +418,8 @@ def render(version: str, results: dict[str, dict[str, Any]]) -> str:
         row = {key: result[key] for key in ("interacting", "inert_unset") if result.get(key)}
         if result.get("wrong_singles"):
             row["wrong_flips"] = result["wrong_singles"]
+        if result.get("wrong_moves"):
+            row["wrong_moves"] = result["wrong_moves"]
         if row:
             rows.append((name, row))
     lines = ["{", f'  "transformers_version": {json.dumps(version)},', '  "types": {']
@@ -342,15 +451,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if index % shards != shard:
                 continue
             result = results.get(model_type)
-            if result is not None and "inert_unset" in result and not args.only:
-                continue
-            if result is None or args.only:
+            if result is None or args.only or not _current(result):
                 result = judged(model_type)
-            else:  # a cached type judged before fields declared None were probed
-                result["inert_unset"] = inert_unset(model_type)
-                result["wrong_singles"] = _with_values(model_type, result.get("wrong_singles"))
             results[model_type] = result
-            if result.get("interacting") or result.get("wrong_singles"):
+            if any(result.get(key) for key in ("interacting", "wrong_singles", "wrong_moves")):
                 print(model_type, json.dumps(result), flush=True)
             if args.cache is not None:
                 with args.cache.open("a", encoding="utf-8") as handle:

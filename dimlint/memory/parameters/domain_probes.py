@@ -11,6 +11,12 @@ are probed afterwards and recorded per model type:
   first for ``ln_attn`` and ``ln_mlp``, or adds the second). A config that states both values
   of such a pair is outside the learned domain. So is a config stating one of the
   ``wrong_flips``: a single flip whose build the template was found to count wrong.
+- ``wrong_moves``: integer fields that, moved to a value no learning build stated, built other
+  tensors than the template counts. A field is fitted from one move, and two points cannot
+  tell a line from a floor: YOLOS's patch grid ``(512 // p) · (864 // p)`` was fitted through
+  16 and 32 as ``3024 - 81 p``. Each entry is ``[path, proven]``: a config stating another
+  value than a proven one is outside; or ``[path, proven, lists]`` where the class derives
+  those lists from the field and keeps a stated one: outside only while one is stated.
 - ``inert_unset``: fields the class declares with a None default whose stated number built the
   default's tensors at every probed value (DeepSeek-V2's routing ``n_group``). Any other stated
   integer for a None field is outside: no build stated it (Falcon's ``num_ln_in_parallel_attn``
@@ -75,6 +81,33 @@ def wrong_flips(model_type: str) -> list[list[Any]]:
     """``[path, value]`` per single flag flip the template was found to count wrong."""
     flips: list[list[Any]] = _row(model_type).get("wrong_flips", [])
     return flips
+
+
+def wrong_moves(model_type: str) -> list[list[Any]]:
+    """``[path, proven]`` (or ``[path, proven, lists]``) per integer field whose template is
+    proven at the ``proven`` values only (only while one of ``lists`` is stated beside it)."""
+    moves: list[list[Any]] = _row(model_type).get("wrong_moves", [])
+    return moves
+
+
+def outside_move(model_type: str, stated: Callable[[str], object]) -> str | None:
+    """Why a number ``stated`` reads lies off the proven values of one of the
+    ``wrong_moves``, or None."""
+    for path, proven, *beside in wrong_moves(model_type):
+        value = stated(path)
+        if not isinstance(value, int) or isinstance(value, bool) or value in proven:
+            continue
+        parent = path.rpartition(".")[0]
+        lists = [f"{parent}.{key}" if parent else key for key in (beside[0] if beside else [])]
+        if lists and all(stated(name) is None for name in lists):
+            continue  # the class derives the list from the field, which the template reads
+        beside_lists = f" with {', '.join(lists)} stated" if lists else ""
+        return (
+            f"{path} = {value}: {model_type}'s template is proven at"
+            f" {' or '.join(map(str, proven))} only{beside_lists} (a meta build at another"
+            " value showed other tensors than it counts)"
+        )
+    return None
 
 
 def inert_unset(model_type: str) -> frozenset[str]:

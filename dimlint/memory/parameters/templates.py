@@ -58,7 +58,12 @@ from dimlint.memory.parameters import (
     sub_config_views,
 )
 from dimlint.memory.parameters.absent_towers import absent_keys, stated_absent
-from dimlint.memory.parameters.domain_probes import SIZES_NOTHING, inert_unset, outside_pair
+from dimlint.memory.parameters.domain_probes import (
+    SIZES_NOTHING,
+    inert_unset,
+    outside_move,
+    outside_pair,
+)
 from dimlint.memory.parameters.domain_probes import learned_paths as all_learned_paths
 from dimlint.memory.parameters.nested_configs import unlearned_nested
 from dimlint.memory.parameters.probed_keys import accepted, aliased, stated_as_derived, stated_null
@@ -1406,6 +1411,9 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
     paired = outside_pair(model_type, values.get)
     if paired is not None:
         _outside_domain(paired)
+    moved = outside_move(model_type, lambda path: stated_at(raw, path))
+    if moved is not None:
+        _outside_domain(moved)
     defaults: dict[str, Any] = learned.get("defaults", {})
     scalar = _scalar_for_items(raw, defaults)
     if scalar is not None:
