@@ -774,14 +774,16 @@ def _attribute_map_read(obj: dict[str, Any], record: architectures.Architecture)
     the declared dataclass fields first and every other keyword afterwards through the map,
     so where both names are stated the one that is not a declared field wins: BART's
     ``num_hidden_layers`` over its field ``encoder_layers``, Qwen3-MoE's ``num_local_experts``
-    over its field ``num_experts`` (the standard name is the field there)."""
+    over its field ``num_experts`` (the standard name is the field there). The attribute
+    stated alone is left as it is: naming it under the standard name too would read a plan
+    the class keeps (Granite-4-hybrid's ``layer_types``) as the legacy ``layers_block_type``."""
     read = obj
     for standard, real in record.aliases.items():
         if standard == real:
             continue
         stated = {name: obj[name] for name in (standard, real) if obj.get(name) is not None}
-        if not stated:
-            continue
+        if standard not in stated:
+            continue  # the attribute alone: the class reads it as stated
         if len(stated) == 2 and standard in record.fields and real not in record.fields:
             value = stated[real]
         else:
