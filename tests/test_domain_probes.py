@@ -130,6 +130,19 @@ def test_scalar_beside_a_stated_derived_list() -> None:
         assert (ours, exact) == (expected, True)  # the class derives the list from the number
 
 
+def test_moves_two_sub_configs_deep_are_read() -> None:
+    # ESMFold2's diffusion module sits in a sub-config of a sub-config: the guard walks every
+    # dict of the path, as the generator that recorded it did
+    path = "structure_head.diffusion_module.fourier_dim"
+    assert [path, [256]] in domain_probes.wrong_moves("esmfold2")
+    moved = {"structure_head": {"diffusion_module": {"fourier_dim": 257}}}
+    reason = domain_probes.outside_move("esmfold2", moved)
+    assert reason is not None
+    assert reason.startswith(f"{path} = 257"), reason
+    proven = {"structure_head": {"diffusion_module": {"fourier_dim": 256}}}
+    assert domain_probes.outside_move("esmfold2", proven) is None
+
+
 def test_inert_none_field_stays_exact() -> None:
     # DeepSeek-V2 routes over n_group groups of experts; the number sizes no tensor
     assert "n_group" in domain_probes.inert_unset("deepseek_v2")

@@ -4,7 +4,7 @@
 whose rows are written ``\\n    "<model type>": {…},`` on one line each. A check asks for one or
 two model types, so a lookup finds the row's key by a substring search and decodes that line
 alone instead of parsing the whole file; the index of every row is built only when someone
-lists the model types.
+lists the model types. The generators write them with :func:`render`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 _ROW_KEY = re.compile(rb'\n    ("(?:[^"\\]|\\.)*"): ')
@@ -47,3 +48,14 @@ class RowTable:
         start = found + len(key)
         end = data.index(b"\n", start)
         return json.loads(data[start:end].rstrip(b","))
+
+
+def render(version: str, rows: Sequence[tuple[str, Any]]) -> str:
+    """A table of ``rows`` (model type, row) for the transformers ``version`` it was learned
+    from, one row per line as :class:`RowTable` reads it."""
+    lines = ["{", f'  "transformers_version": {json.dumps(version)},', '  "types": {']
+    for index, (name, row) in enumerate(rows):
+        comma = "," if index < len(rows) - 1 else ""
+        lines.append(f"    {json.dumps(name)}: {json.dumps(row, sort_keys=True)}{comma}")
+    lines += ["  }", "}", ""]
+    return "\n".join(lines)

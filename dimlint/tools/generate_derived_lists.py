@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dimlint.config import rowtable
+
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "derived_lists.json"
 
 #: Lists and dicts that shape no tensor, or whose meaning every config shares.
@@ -169,14 +171,7 @@ def build() -> dict[str, Any]:
 
 def render(table: dict[str, Any]) -> str:
     """One model type per line, as ``architectures.json``: a lookup parses one line."""
-    lines = ["{", f'  "transformers_version": {json.dumps(table["transformers_version"])},']
-    lines.append('  "types": {')
-    items = list(table["types"].items())
-    for index, (name, row) in enumerate(items):
-        comma = "," if index < len(items) - 1 else ""
-        lines.append(f"    {json.dumps(name)}: {json.dumps(row, sort_keys=True)}{comma}")
-    lines += ["  }", "}", ""]
-    return "\n".join(lines)
+    return rowtable.render(table["transformers_version"], list(table["types"].items()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -57,9 +57,12 @@ import json
 import signal
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+from dimlint.config import rowtable
+from dimlint.memory.parameters.domain_probes import value_at
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "domain_probes.json"
 #: Numbers a field declared None is stated at: each must build the default's tensors.
@@ -90,10 +93,8 @@ def condition_flags(learned: dict[str, Any]) -> list[str]:
 def _set(document: dict[str, Any], path: str, value: object) -> bool:
     """Set ``path`` (dotted into sub-config dicts) in ``document`` where it holds a value of
     ``value``'s type (a boolean for a boolean, an integer for an integer); False elsewhere."""
-    *outer, name = path.split(".")
-    holder: Any = document
-    for key in outer:
-        holder = holder.get(key) if isinstance(holder, dict) else None
+    parent, _, name = path.rpartition(".")
+    holder = value_at(document, parent) if parent else document
     if not isinstance(holder, dict) or type(holder.get(name)) is not type(value):
         return False
     holder[name] = value
@@ -150,16 +151,22 @@ def _counted(document: dict[str, Any]) -> tuple[int | None, bool]:
     return counted.total, counted.exact
 
 
-def _wrong_exact(document: dict[str, Any], class_name: str) -> tuple[int, int] | None:
-    """``(transformers' count, the template's)`` where the template calls a count exact that
-    the build contradicts, else None."""
+def _exact(document: dict[str, Any], class_name: str) -> bool | None:
+    """Whether the run-time's count of ``document``, called exact, is right (True) or wrong
+    (False); None where it is called an estimate or transformers builds nothing."""
     ours, exact = _counted(document)
     if not exact or ours is None:
         return None
     truth = _truth(document, class_name)
-    if truth is None or truth == ours:
+    return None if truth is None else truth == ours
+
+
+def _exact_at(base: dict[str, Any], changes: Mapping[str, object], class_name: str) -> bool | None:
+    """:func:`_exact` of ``base`` with each path of ``changes`` set (None where one cannot be)."""
+    document = copy.deepcopy(base)
+    if not all(_set(document, path, value) for path, value in changes.items()):
         return None
-    return truth, ours
+    return _exact(document, class_name)
 
 
 def default_document(model_type: str, class_name: str) -> dict[str, Any] | None:
@@ -176,13 +183,40 @@ def default_document(model_type: str, class_name: str) -> dict[str, Any] | None:
     return document
 
 
+class _Subject(NamedTuple):
+    """One model type as every probe judges it: its template row, the class the row counts
+    (``primary``) and the default config saved naming it."""
+
+    model_type: str
+    learned: dict[str, Any]
+    primary: str
+    base: dict[str, Any]
+
+
+def _subject(model_type: str) -> _Subject | str:
+    """The type's :class:`_Subject`, or why it has none."""
+    from dimlint.memory.parameters import templates
+
+    learned = templates.row(model_type)
+    primary = learned.get("primary") if learned else None
+    if learned is None or not isinstance(primary, str):
+        return "no template"
+    base = default_document(model_type, primary)
+    if base is None:
+        return "no default config"
+    return _Subject(model_type, learned, primary, base)
+
+
 def judged(model_type: str) -> dict[str, Any]:
     """One type's result: :func:`judged_pairs`' with ``wrong_moves`` and ``inert_unset``
-    added."""
-    result = judged_pairs(model_type)
+    added, or ``skipped`` with the reason."""
+    subject = _subject(model_type)
+    if isinstance(subject, str):
+        return {"skipped": subject, "inert_unset": []}
+    result = judged_pairs(subject)
     if "skipped" not in result:
-        result["wrong_moves"] = wrong_moves(model_type)
-    result["inert_unset"] = inert_unset(model_type)
+        result["wrong_moves"] = wrong_moves(subject)
+    result["inert_unset"] = inert_unset(subject)
     return result
 
 
@@ -194,7 +228,7 @@ def moved_value(value: int) -> int:
     return value + 1 if value > 2 else value + 3
 
 
-def wrong_moves(model_type: str) -> list[list[object]]:
+def wrong_moves(subject: _Subject) -> list[list[object]]:
     """The integer fields of the default config (sub-configs two levels deep) that moved to
     :func:`moved_value` build other tensors than the template counts, called exact:
     ``[path, proven]`` each, ``proven`` the values a build confirmed (the default, and those
@@ -207,22 +241,16 @@ def wrong_moves(model_type: str) -> list[list[object]]:
     names that list (``[path, proven, [list]]``): the class derives the list from the field
     and keeps a stated one (DeepSeek-V3.2's ``mlp_layer_types`` beside
     ``first_k_dense_replace``), so only a config stating both is outside."""
-    from dimlint.memory.parameters import templates
-
-    learned = templates.row(model_type)
-    primary = learned.get("primary") if learned else None
-    if learned is None or not isinstance(primary, str):
-        return []
-    base = default_document(model_type, primary)
-    if base is None:
-        return []
+    base, primary = subject.base, subject.primary
     wrong: list[list[object]] = []
     for path in integers(base):
-        value = _value_at(base, path)
-        moved = moved_value(value) if isinstance(value, int) else 0
-        if not isinstance(value, int) or _exact_at(base, path, moved, primary) is not False:
+        value = value_at(base, path)
+        if not isinstance(value, int):
             continue
-        proven = [value, *(v for v in scaled(value) if _exact_at(base, path, v, primary))]
+        moved = moved_value(value)
+        if _exact_at(base, {path: moved}, primary) is not False:
+            continue
+        proven = [value, *(v for v in scaled(value) if _exact_at(base, {path: v}, primary))]
         beside = _lists_beside(base, path, moved, primary)
         wrong.append([path, sorted(proven), beside] if beside else [path, sorted(proven)])
     return wrong
@@ -242,48 +270,30 @@ def _lists_beside(base: dict[str, Any], path: str, value: int, class_name: str) 
     """The list fields beside ``path`` (in its own dict) whose absence makes the count of
     ``path`` at ``value`` right: the first that does alone, else all of them where only
     together they do, else none."""
-    *outer, _ = path.split(".")
-    holder = _value_at(base, ".".join(outer)) if outer else base
+    parent = path.rpartition(".")[0]
+    holder = value_at(base, parent) if parent else base
     if not isinstance(holder, dict):
         return []
     lists = sorted(key for key, item in holder.items() if isinstance(item, list) and item)
     for keys in [[key] for key in lists] + ([lists] if len(lists) > 1 else []):
         document = copy.deepcopy(base)
-        inner = _value_at(document, ".".join(outer)) if outer else document
-        for key in keys:
-            if isinstance(inner, dict):
+        inner = value_at(document, parent) if parent else document
+        if isinstance(inner, dict):
+            for key in keys:
                 inner.pop(key)
-        if _exact_at(document, path, value, class_name):
+        if _exact_at(document, {path: value}, class_name):
             return keys
     return []
 
 
-def _exact_at(base: dict[str, Any], path: str, value: int, class_name: str) -> bool | None:
-    """Whether the count of ``base`` with ``path`` at ``value``, called exact, is right (True)
-    or wrong (False); None where it is called an estimate or transformers builds nothing."""
-    document = copy.deepcopy(base)
-    if not _set(document, path, value):
-        return None
-    ours, exact = _counted(document)
-    if not exact or ours is None:
-        return None
-    truth = _truth(document, class_name)
-    return None if truth is None else truth == ours
-
-
-def inert_unset(model_type: str) -> list[str]:
+def inert_unset(subject: _Subject) -> list[str]:
     """The fields declared None (:func:`~dimlint.memory.parameters.domain_probes.unset_fields`)
     whose every stated trial number builds the primary class's default tensors."""
-    from dimlint.memory.parameters import templates
     from dimlint.memory.parameters.domain_probes import unset_fields
 
-    learned = templates.row(model_type)
-    primary = learned.get("primary") if learned else None
-    if learned is None or not isinstance(primary, str):
-        return []
-    base = default_document(model_type, primary)
-    fields = unset_fields(model_type, learned)
-    if base is None or not fields:
+    base, primary = subject.base, subject.primary
+    fields = unset_fields(subject.model_type, subject.learned)
+    if not fields:
         return []
     default = _shapes(base, primary)
     if default is None:
@@ -298,44 +308,32 @@ def inert_unset(model_type: str) -> list[str]:
     return inert
 
 
-def judged_pairs(model_type: str) -> dict[str, Any]:
+def judged_pairs(subject: _Subject) -> dict[str, Any]:
     """One type's flips: ``interacting`` (``[[path, value], [path, value]]`` per pair of
     condition flags), the number of pairs ``checked``, and the single flips of any boolean of
     the default config that the template counts wrong as exact (``wrong_singles``,
     ``[path, value]`` each), or ``skipped`` with the reason."""
-    from dimlint.memory.parameters import templates
-
-    learned = templates.row(model_type)
-    primary = learned.get("primary") if learned else None
-    if learned is None or not isinstance(primary, str):
-        return {"skipped": "no template"}
-    base = default_document(model_type, primary)
-    if base is None:
-        return {"skipped": "no default config"}
-    ours, exact = _counted(base)
-    if not exact or ours is None or _truth(base, primary) != ours:
+    base, primary = subject.base, subject.primary
+    if _exact(base, primary) is not True:
         return {"skipped": "the default is not counted exact"}
     singles: list[list[object]] = []
     for path in booleans(base):
-        document = copy.deepcopy(base)
-        flipped_value = not _value_at(base, path)
-        if _set(document, path, flipped_value) and _wrong_exact(document, primary) is not None:
+        flipped_value = not value_at(base, path)
+        if _exact_at(base, {path: flipped_value}, primary) is False:
             singles.append([path, flipped_value])
     flipped: dict[str, bool] = {}
-    for path in condition_flags(learned):
-        current = _value_at(base, path)
+    for path in condition_flags(subject.learned):
+        current = value_at(base, path)
         if isinstance(current, bool):
             flipped[path] = not current
     interacting: list[list[list[object]]] = []
     checked = 0
     for first, second in itertools.combinations(sorted(flipped), 2):
-        document = copy.deepcopy(base)
-        _set(document, first, flipped[first])
-        _set(document, second, flipped[second])
         checked += 1
         if any(path in (first, second) for path, _ in singles):
             continue  # already wrong alone: reported, not a pair's doing
-        if _wrong_exact(document, primary) is not None:
+        pair = {first: flipped[first], second: flipped[second]}
+        if _exact_at(base, pair, primary) is False:
             interacting.append([[first, flipped[first]], [second, flipped[second]]])
     return {"checked": checked, "interacting": interacting, "wrong_singles": singles}
 
@@ -349,34 +347,33 @@ _RUNTIME = frozenset(
 )  # fmt: skip
 
 
-def booleans(document: dict[str, Any], prefix: str = "", depth: int = 0) -> list[str]:
-    """Every boolean of ``document`` by dotted path, sub-config dicts two levels deep,
-    runtime switches left out."""
-    paths: list[str] = []
-    for key, value in document.items():
-        if isinstance(value, bool) and key not in _RUNTIME:
-            paths.append(f"{prefix}{key}")
-        elif isinstance(value, dict) and depth < 2 and key not in ("id2label", "label2id"):
-            paths += booleans(value, f"{prefix}{key}.", depth + 1)
-    return paths
+def booleans(document: dict[str, Any]) -> list[str]:
+    """Every boolean of ``document`` by dotted path (:func:`_paths`)."""
+    return _paths(document, lambda value: isinstance(value, bool))
 
 
-def integers(document: dict[str, Any], prefix: str = "", depth: int = 0) -> list[str]:
-    """Every integer of ``document`` by dotted path, sub-config dicts two levels deep; names
-    that size nothing (token ids, windows, top-k: ``SIZES_NOTHING``) and runtime settings
-    left out."""
+def integers(document: dict[str, Any]) -> list[str]:
+    """Every integer of ``document`` by dotted path (:func:`_paths`), names that size nothing
+    (token ids, windows, top-k: ``SIZES_NOTHING``) left out as well."""
     from dimlint.memory.parameters.domain_probes import SIZES_NOTHING
 
+    return [
+        path
+        for path in _paths(document, lambda value: type(value) is int)
+        if not SIZES_NOTHING.search(path.rpartition(".")[2])
+    ]
+
+
+def _paths(
+    document: dict[str, Any], wanted: Callable[[object], bool], prefix: str = "", depth: int = 0
+) -> list[str]:
+    """The dotted paths of the ``wanted`` values of ``document``, sub-config dicts two levels
+    deep, runtime switches and label maps left out."""
     paths: list[str] = []
     for key, value in document.items():
         if isinstance(value, dict) and depth < 2 and key not in ("id2label", "label2id"):
-            paths += integers(value, f"{prefix}{key}.", depth + 1)
-        elif (
-            isinstance(value, int)
-            and not isinstance(value, bool)
-            and key not in _RUNTIME
-            and not SIZES_NOTHING.search(key)
-        ):
+            paths += _paths(value, wanted, f"{prefix}{key}.", depth + 1)
+        elif wanted(value) and key not in _RUNTIME:
             paths.append(f"{prefix}{key}")
     return paths
 
@@ -385,13 +382,6 @@ def _current(result: dict[str, Any]) -> bool:
     """Whether a cached result holds every part this generator judges (a cache written
     before the integer moves were probed is judged again)."""
     return "inert_unset" in result and ("wrong_moves" in result or "skipped" in result)
-
-
-def _value_at(document: dict[str, Any], path: str) -> object:
-    holder: Any = document
-    for key in path.split("."):
-        holder = holder.get(key) if isinstance(holder, dict) else None
-    return holder
 
 
 def _cached(cache: Path | None) -> dict[str, dict[str, Any]]:
@@ -422,12 +412,7 @@ def render(version: str, results: dict[str, dict[str, Any]]) -> str:
             row["wrong_moves"] = result["wrong_moves"]
         if row:
             rows.append((name, row))
-    lines = ["{", f'  "transformers_version": {json.dumps(version)},', '  "types": {']
-    for index, (name, row) in enumerate(rows):
-        comma = "," if index < len(rows) - 1 else ""
-        lines.append(f"    {json.dumps(name)}: {json.dumps(row, sort_keys=True)}{comma}")
-    lines += ["  }", "}", ""]
-    return "\n".join(lines)
+    return rowtable.render(version, rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,7 +32,7 @@ import contextvars
 import functools
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from dimlint.config import architectures
@@ -90,16 +90,16 @@ def wrong_moves(model_type: str) -> list[list[Any]]:
     return moves
 
 
-def outside_move(model_type: str, stated: Callable[[str], object]) -> str | None:
-    """Why a number ``stated`` reads lies off the proven values of one of the
-    ``wrong_moves``, or None."""
+def outside_move(model_type: str, raw: Mapping[str, Any]) -> str | None:
+    """Why a number ``raw`` states lies off the proven values of one of the ``wrong_moves``,
+    or None."""
     for path, proven, *beside in wrong_moves(model_type):
-        value = stated(path)
+        value = value_at(raw, path)
         if not isinstance(value, int) or isinstance(value, bool) or value in proven:
             continue
         parent = path.rpartition(".")[0]
         lists = [f"{parent}.{key}" if parent else key for key in (beside[0] if beside else [])]
-        if lists and all(stated(name) is None for name in lists):
+        if lists and all(value_at(raw, name) is None for name in lists):
             continue  # the class derives the list from the field, which the template reads
         beside_lists = f" with {', '.join(lists)} stated" if lists else ""
         return (
@@ -108,6 +108,16 @@ def outside_move(model_type: str, stated: Callable[[str], object]) -> str | None
             " value showed other tensors than it counts)"
         )
     return None
+
+
+def value_at(document: Mapping[str, Any], path: str) -> object:
+    """What ``document`` holds at ``path``, dotted through every dict on the way (the probes
+    reach two sub-configs deep: ESMFold2's ``structure_head.diffusion_module.fourier_dim``),
+    None where it holds nothing."""
+    holder: object = document
+    for key in path.split("."):
+        holder = holder.get(key) if isinstance(holder, Mapping) else None
+    return holder
 
 
 def inert_unset(model_type: str) -> frozenset[str]:

@@ -1413,7 +1413,7 @@ def _learned_tensors(raw: dict[str, Any], architecture: str) -> list[Tensor] | R
     paired = outside_pair(model_type, values.get)
     if paired is not None:
         _outside_domain(paired)
-    moved = outside_move(model_type, lambda path: stated_at(raw, path))
+    moved = outside_move(model_type, raw)
     if moved is not None:
         _outside_domain(moved)
     defaults: dict[str, Any] = learned.get("defaults", {})
